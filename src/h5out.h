@@ -1,0 +1,59 @@
+/* h5out.h — HDF5 output (DESIGN.md §5) and its XDMF sidecar.
+ *
+ * Layout (paths are a contract):
+ *   /  attributes: version, scene (text), resolved_parameters (text), command_line, device,
+ *                  precision, units
+ *   /mesh/rest_positions (nv x 3 f64), /mesh/tets (nt x 4 i32, 0-based),
+ *   /mesh/surface_triangles (nf x 3 i32), /mesh/body (nv i32)
+ *   /frames/positions (frames x nv x 3 f32; chunk = one frame; shuffle + deflate)
+ *   /frames/time (frames f64)
+ *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
+ *                 contacts (i32), wall_time (f64), history_offset (i64)}: one row per solve
+ *   /convergence/history/{residual, energy, alpha} (f64): every iteration of every solve,
+ *                 solve k's rows start at history_offset[k] and number iterations[k]
+ * Every dataset that grows is 1-D or frame-major extendible and the file is flushed after
+ * every frame, so a killed run leaves all completed frames readable.  The .xdmf next to the
+ * .h5 is rewritten atomically (temp + rename) after every frame.
+ */
+#ifndef SIPD_H5OUT_H
+#define SIPD_H5OUT_H
+
+#include <stdint.h>
+
+typedef struct sipd_h5out sipd_h5out;
+
+typedef struct {
+    const char *version, *scene_text, *resolved_parameters, *command_line;
+    const char *device, *precision, *units;
+} sipd_h5_meta;
+
+typedef struct {
+    int nv, nt, nf;
+    const double *rest;  /* nv*3 */
+    const int *tets;     /* nt*4 */
+    const int *tris;     /* nf*3 */
+    const int *body;     /* nv   */
+} sipd_h5_mesh;
+
+typedef struct {
+    int frame, substep, iterations;
+    double residual, energy;
+    int line_search_steps, contacts;
+    double wall_time;
+} sipd_h5_solve;
+
+/* compression: 0 (none) .. 9 deflate level; xdmf: write path-with-.xdmf sidecar.
+ * Creates the parent directory if missing. Returns SIPD_OK or SIPD_EFAIL (message printed). */
+int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
+                 const sipd_h5_mesh *mesh, int compression, int xdmf);
+/* Append one frame (x: nv*3 doubles, converted to float32), flush, rewrite the XDMF. */
+int h5out_append_frame(sipd_h5out *out, double time, const double *x);
+/* Append one solve row and its n per-iteration values (arrays of length n; energy or alpha
+ * may be NULL -> NaN). Not flushed until the next frame. */
+int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n,
+                       const double *residual, const double *energy, const double *alpha);
+/* Set/overwrite a string attribute on the root group (e.g. wall time, exit reason). */
+int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
+int h5out_close(sipd_h5out *out);
+
+#endif

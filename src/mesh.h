@@ -1,0 +1,27 @@
+/* mesh.h — tetrahedral mesh input (TetGen .node/.ele[/.face], gmsh .msh 2.2 and 4.1,
+ * ASCII and binary).
+ *
+ * Loaded meshes are normalised: vertex indices are dense and 0-based in file order of the
+ * node section (gmsh tags may be sparse and unordered), every tet has positive signed
+ * volume (two corners swapped when negative), degenerate tets are refused naming the
+ * element, and the surface triangles are oriented outward (taken from the file when it has
+ * them, otherwise extracted as the faces that belong to exactly one tet).
+ */
+#ifndef SIPD_MESH_H
+#define SIPD_MESH_H
+
+typedef struct {
+    int nv, nt, nf;
+    double *x;   /* nv*3 vertex positions             */
+    int *tets;   /* nt*4, 0-based, positive volume    */
+    int *tris;   /* nf*3, 0-based, outward surface    */
+} sipd_mesh;
+
+/* path ending in ".msh" -> gmsh; otherwise a TetGen base name ("part.1" -> part.1.node ...).
+ * Returns SIPD_OK, SIPD_EINPUT (error printed as "file:line: message") or SIPD_EFAIL. */
+int mesh_load(const char *path, sipd_mesh *m);
+int mesh_load_gmsh(const char *path, sipd_mesh *m);
+int mesh_load_tetgen(const char *base, sipd_mesh *m);
+void mesh_free(sipd_mesh *m);
+
+#endif

@@ -1,0 +1,110 @@
+/* scene.h — the resolved scene: every parameter of a run with its default filled in.
+ *
+ * scene_load() reads a libconfig file (DESIGN.md §4), validates every key and value, and
+ * resolves mesh/output paths against the scene file's directory.  Unknown keys, wrong types,
+ * missing files and bad values are input errors reported as "scene.cfg:LINE: key: message"
+ * and make scene_load return SIPD_EINPUT.
+ */
+#ifndef SIPD_SCENE_H
+#define SIPD_SCENE_H
+
+#include <stdio.h>
+
+#define SIPD_MAX_BOXES 16
+
+typedef enum { SIPD_METHOD_SIPD = 0 } sipd_method;          /* others: later issues */
+typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
+typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
+/* SIPD positive/negative split of K = P F^-1 (DESIGN.md §3.4). */
+typedef enum { SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2 } sipd_projection;
+typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
+typedef enum { SIPD_MODEL_STABLE_NEOHOOKEAN = 0 } sipd_material_model;
+
+typedef struct {
+    char name[64];
+    sipd_material_model model;
+    double youngs;   /* Pa, > 0                     */
+    double poisson;  /* in (-1, 0.5)                */
+    double density;  /* kg/m^3, > 0                 */
+    int line;        /* line in the scene file      */
+} sipd_scene_material;
+
+/* An axis-aligned box in world coordinates (after the body's transform). */
+typedef struct {
+    double box_min[3], box_max[3];
+} sipd_scene_box;
+
+/* Kinematic motion of the vertices inside a box, which start where they are at t = 0:
+ *   p(t) = c + R(angular_velocity * t) (p0 - c) + velocity * t
+ * R is the rotation by the vector angular_velocity*t (axis-angle, rad); c = center
+ * (defaults to the box centre). */
+typedef struct {
+    sipd_scene_box box;
+    double velocity[3];          /* m/s, default 0   */
+    double angular_velocity[3];  /* rad/s, default 0 */
+    double center[3];
+} sipd_scene_move;
+
+typedef struct {
+    char *mesh;           /* resolved path: a .msh file or a TetGen base name */
+    int material;         /* index into scene->materials                      */
+    double translate[3];  /* default 0                                        */
+    double rotate_deg[3]; /* Euler angles in degrees, applied X then Y then Z */
+    double scale;         /* uniform, default 1, > 0                          */
+    double velocity[3];   /* initial velocity, default 0                      */
+    int npin;
+    sipd_scene_box pin[SIPD_MAX_BOXES];
+    int nmove;
+    sipd_scene_move move[SIPD_MAX_BOXES];
+    int line;
+} sipd_scene_body;
+
+typedef struct {
+    /* time */
+    double dt;         /* frame time step, default 1/60 s        */
+    int substeps;      /* default 1                              */
+    int frames;        /* default 60                             */
+    int quasistatic;   /* default 0                              */
+    /* solver */
+    sipd_method method;          /* "sipd"                       */
+    sipd_sweep sweep;            /* "jacobi"                     */
+    int iterations;              /* per substep, default 100     */
+    double tolerance;            /* relative residual, 1e-4      */
+    sipd_line_search line_search;/* "auto"                       */
+    sipd_projection projection;  /* "expanded"                   */
+    int chebyshev;               /* default 0                    */
+    double chebyshev_rho;        /* 0 = estimate adaptively      */
+    double omega;                /* GS over-relaxation, default 1 */
+    /* device */
+    sipd_device device;
+    double gravity[3];           /* default (0, -9.81, 0)        */
+    int nmaterials;
+    sipd_scene_material *materials;
+    int nbodies;
+    sipd_scene_body *bodies;
+    /* output */
+    char *output_file;  /* resolved path; default results/<scene basename>.h5 (cwd) */
+    int output_every;   /* default 1   */
+    int compression;    /* 0..9, default 4 */
+    int xdmf;           /* default 1   */
+
+    char *path;         /* the scene file as given          */
+    char *dir;          /* its directory                    */
+    char *text;         /* the scene file's text            */
+} sipd_scene;
+
+/* Load and validate. On error prints "file:line: ..." and returns SIPD_EINPUT
+ * (SIPD_EFAIL for out-of-memory). On success *sc owns its memory (scene_free). */
+int scene_load(const char *path, sipd_scene *sc);
+void scene_free(sipd_scene *sc);
+/* Print every resolved parameter (defaults included) in libconfig syntax. */
+void scene_print(FILE *f, const sipd_scene *sc);
+
+const char *scene_method_name(sipd_method m);
+const char *scene_sweep_name(sipd_sweep s);
+const char *scene_line_search_name(sipd_line_search l);
+const char *scene_projection_name(sipd_projection p);
+const char *scene_device_name(sipd_device d);
+const char *scene_model_name(sipd_material_model m);
+
+#endif
