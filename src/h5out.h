@@ -14,6 +14,14 @@
  * Every dataset that grows is 1-D or frame-major extendible and the file is flushed after
  * every frame, so a killed run leaves all completed frames readable.  The .xdmf next to the
  * .h5 is rewritten atomically (temp + rename) after every frame.
+ *
+ * Crash behaviour (checked by tests/test_h5out_kill.c): no SWMR.  The file is written in the
+ * HDF5 1.8 format (libver bounds V18..V18: superblock v2, readable by HDF5 >= 1.8), which has
+ * no "open for writing" flag, so after SIGKILL it opens read-only (H5Fopen, h5dump) with every
+ * flushed frame and needs no `h5clear -s`.  (With the latest format, as SWMR requires, the same
+ * kill leaves a file that every H5Fopen refuses until `h5clear -s`.)  A reader of a file still
+ * being written is not guaranteed a consistent view.  The sidecar is <path minus .h5/.hdf5/.hdf>
+ * + ".xdmf" and names the .h5 by basename.  h5out_create calls H5dont_atexit() (see h5out.c).
  */
 #ifndef SIPD_H5OUT_H
 #define SIPD_H5OUT_H

@@ -3,9 +3,14 @@
  *
  * Loaded meshes are normalised: vertex indices are dense and 0-based in file order of the
  * node section (gmsh tags may be sparse and unordered), every tet has positive signed
- * volume (two corners swapped when negative), degenerate tets are refused naming the
- * element, and the surface triangles are oriented outward (taken from the file when it has
- * them, otherwise extracted as the faces that belong to exactly one tet).
+ * volume (two corners swapped when negative), degenerate tets (|6V| <= 1e-12 Lmax^3, Lmax
+ * the tet's longest edge) are refused naming the element, and the surface triangles are
+ * oriented outward (normal pointing away from the tet they bound).
+ *
+ * Surface choice: the surface is ALWAYS extracted from the tets as the faces that belong to
+ * exactly one tet, whatever the format, so gmsh and TetGen inputs give the same result.
+ * Triangles in the file (gmsh type 2, TetGen .face) are read and their node references
+ * validated, but not used.  Order of tris: grouped by smallest vertex index, then sorted.
  */
 #ifndef SIPD_MESH_H
 #define SIPD_MESH_H

@@ -52,6 +52,9 @@ typedef struct {
     double rotate_deg[3]; /* Euler angles in degrees, applied X then Y then Z */
     double scale;         /* uniform, default 1, > 0                          */
     double velocity[3];   /* initial velocity, default 0                      */
+    double initial_stretch[3]; /* initial positions = rest scaled by these factors
+                                  about the body's bounding-box centre (world axes);
+                                  default 1 (start at rest); each > 0             */
     int npin;
     sipd_scene_box pin[SIPD_MAX_BOXES];
     int nmove;

@@ -1,0 +1,68 @@
+/* backend.h — the one small interface between the step driver and a compute backend.
+ *
+ * The driver owns the algorithm (line search, Chebyshev recurrence, stopping); a backend
+ * owns the state arrays and provides the passes over them.  State per vertex:
+ *   x  positions at the start of the step, v velocities,
+ *   ỹ  inertial target (x + h v + h² g; x in quasi-static mode),
+ *   y  current iterate, y_prev the iterate before the last apply, dy the last direction,
+ *   g  the last gradient, y_snap a snapshot.
+ * Dirichlet vertices are placed at their prescribed end-of-step position by begin_step and
+ * never move during the iterations (their dy is 0).
+ * Every call returns SIPD_OK or an error status.
+ */
+#ifndef SIPD_BACKEND_H
+#define SIPD_BACKEND_H
+
+#include "model.h"
+
+typedef struct sipd_backend sipd_backend;
+
+typedef struct {
+    int split;        /* SIPD_SPLIT_* */
+    int threads;      /* 0 = default */
+} sipd_backend_params;
+
+/* Reductions of one direction pass (all sums over free vertices). */
+typedef struct {
+    double rmax;   /* max_a |dy_a|                                                    */
+    double gdy;    /* Σ g·dy  (< 0 for a descent direction)                           */
+    double gs;     /* Σ g·s, s = y − y_prev  (g at the current y)                     */
+    double sDs;    /* Σ sᵀ D s                                                          */
+    int nonspd;    /* blocks that were not positive definite                          */
+} sipd_dir_stats;
+
+typedef struct {
+    double rmax;   /* max_a |dy_a| of the full local steps                           */
+    int backtracks;/* local line-search halvings                                     */
+    int rejected;  /* vertices whose local line search found no decrease             */
+} sipd_gs_stats;
+
+typedef struct {
+    const char *name;
+    int (*create)(sipd_backend **b, const sipd_model *m, const sipd_backend_params *p);
+    /* Set positions and velocities (nv*3 each). */
+    int (*upload)(sipd_backend *b, const double *x, const double *v);
+    /* Start a step of length h ending at time t_end: ỹ, Dirichlet positions, initial y. */
+    int (*begin_step)(sipd_backend *b, double t_end, double h, const double gravity[3], int quasistatic);
+    /* Jacobi pass: g, D, dy = −D⁻¹g at the current y. */
+    int (*direction)(sipd_backend *b, sipd_dir_stats *st);
+    /* E(y + α dy). */
+    int (*energy)(sipd_backend *b, double alpha, double *E);
+    /* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new.  *gs = Σ g·(y_new − y). */
+    int (*apply)(sipd_backend *b, double alpha, double omega, double *gs);
+    /* y ← y_prev (one level). */
+    int (*undo)(sipd_backend *b);
+    int (*snapshot)(sipd_backend *b);
+    int (*restore)(sipd_backend *b);
+    /* One Gauss–Seidel sweep over the colours, with a per-vertex line search when ls != 0;
+       the local step starts at omega (over-relaxation). */
+    int (*gs_sweep)(sipd_backend *b, int ls, double omega, sipd_gs_stats *st);
+    /* v = (y − x)/h (0 when quasi-static), x = y. */
+    int (*end_step)(sipd_backend *b);
+    int (*download)(sipd_backend *b, double *x, double *v);
+    void (*destroy)(sipd_backend *b);
+} sipd_backend_ops;
+
+extern const sipd_backend_ops sipd_backend_cpu;
+
+#endif

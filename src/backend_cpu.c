@@ -1,0 +1,340 @@
+/* backend_cpu.c — the CPU backend: OpenMP loops around the shared physics headers.
+ *
+ * Jacobi direction = element pass (per tet: gradient on its 4 vertices and K⁺, stored per
+ * tet) + vertex pass (per vertex: gather over its incidences, solve the 3x3 block).  No
+ * atomics; each pass is a parallel loop with reductions.  Gauss–Seidel recomputes the
+ * element quantities it needs per vertex, colour by colour, so neighbours are fresh.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "physics/inertia.h"
+#include "physics/kinematic.h"
+#include "physics/tet.h"
+#include "util.h"
+
+#define ARMIJO_C 1e-4
+/* below this many items a loop runs serially: a parallel region costs more than it saves */
+#define PAR_MIN 4096
+#define GS_MAX_HALVINGS 12
+
+struct sipd_backend {
+    const sipd_model *m;
+    int split, quasistatic;
+    double h, inv_h2, t_end;
+    double gq[3];    /* gravity as a potential (quasi-static only) */
+    double *x, *v, *yt, *y, *yp, *dy, *g, *ys;
+    double *egrad;   /* nt*12 */
+    double *eKp;     /* nt*6  */
+};
+
+static void cpu_destroy(sipd_backend *b)
+{
+    if (!b)
+        return;
+    free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
+    free(b->ys); free(b->egrad); free(b->eKp);
+    free(b);
+}
+
+static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
+{
+    sipd_backend *b = sipd_calloc(1, sizeof *b);
+    size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+    if (!b)
+        return SIPD_EFAIL;
+    b->m = m;
+    b->split = p->split;
+#ifdef _OPENMP
+    if (p->threads > 0)
+        omp_set_num_threads(p->threads);
+#endif
+    b->x = sipd_calloc(1, n3); b->v = sipd_calloc(1, n3); b->yt = sipd_calloc(1, n3);
+    b->y = sipd_calloc(1, n3); b->yp = sipd_calloc(1, n3); b->dy = sipd_calloc(1, n3);
+    b->g = sipd_calloc(1, n3); b->ys = sipd_calloc(1, n3);
+    b->egrad = sipd_malloc((size_t)m->nt * 12 * sizeof(double));
+    b->eKp = sipd_malloc((size_t)m->nt * 6 * sizeof(double));
+    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->egrad || !b->eKp) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
+    }
+    *out = b;
+    return SIPD_OK;
+}
+
+static int cpu_upload(sipd_backend *b, const double *x, const double *v)
+{
+    size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    memcpy(b->x, x, n3);
+    memcpy(b->v, v, n3);
+    memcpy(b->y, x, n3);
+    memcpy(b->yp, x, n3);
+    return SIPD_OK;
+}
+
+static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
+{
+    const sipd_model *m = b->m;
+    int a;
+    b->h = h;
+    b->t_end = t_end;
+    b->quasistatic = qs;
+    b->inv_h2 = qs ? 0 : 1 / (h * h);
+    for (a = 0; a < 3; a++) b->gq[a] = qs ? gravity[a] : 0;
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        int k;
+        if (m->fixed[a]) {
+            model_prescribed(m, a, t_end, b->y + 3 * a);
+            for (k = 0; k < 3; k++) b->yt[3 * a + k] = b->y[3 * a + k];
+        } else {
+            for (k = 0; k < 3; k++) {
+                double xt = qs ? b->x[3 * a + k] : b->x[3 * a + k] + h * b->v[3 * a + k] + h * h * gravity[k];
+                b->yt[3 * a + k] = xt;
+                b->y[3 * a + k] = xt;   /* initial guess: the inertial target */
+            }
+        }
+        for (k = 0; k < 3; k++) {
+            b->yp[3 * a + k] = b->y[3 * a + k];
+            b->dy[3 * a + k] = 0;
+        }
+    }
+    return SIPD_OK;
+}
+
+static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
+
+static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
+{
+    const sipd_model *m = b->m;
+    const double *y = b->y;
+    double rmax = 0, gdy = 0, gs = 0, sDs = 0;
+    int nonspd = 0, e, a;
+    vec3 gq = v3_load(b->gq);
+
+    /* element pass */
+#pragma omp parallel for schedule(static) if (m->nt > PAR_MIN)
+    for (e = 0; e < m->nt; e++) {
+        const int *t = m->tets + 4 * e;
+        vec3 gr[4];
+        sym3 Kp;
+        int l;
+        tet_element(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e], yv(y, t[0]), yv(y, t[1]),
+                    yv(y, t[2]), yv(y, t[3]), gr, &Kp);
+        for (l = 0; l < 4; l++) v3_store(b->egrad + 12 * e + 3 * l, gr[l]);
+        s3_store(b->eKp + 6 * e, Kp);
+    }
+    /* vertex pass */
+#pragma omp parallel for schedule(static) reduction(max : rmax) reduction(+ : gdy, gs, sDs, nonspd) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        vec3 ga, d, s;
+        sym3 D;
+        int k;
+        double n2;
+        if (m->fixed[a]) {
+            v3_store(b->dy + 3 * a, v3(0, 0, 0));
+            v3_store(b->g + 3 * a, v3(0, 0, 0));
+            continue;
+        }
+        ga = inertia_gradient(m->mass[a], b->inv_h2, gq, yv(y, a), yv(b->yt, a));
+        D = s3_diag(m->mass[a] * b->inv_h2);
+        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+            int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
+            sym3 Kp;
+            ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
+            s3_load(b->eKp + 6 * e2, &Kp);
+            D = s3_axpy(m->inc_w[k], Kp, D);
+        }
+        s = v3_sub(yv(y, a), yv(b->yp, a));
+        gs += v3_dot(ga, s);
+        sDs += v3_dot(s, s3_mulv(D, s));
+        if (!s3_solve(D, v3_scale(ga, -1), &d))
+            nonspd++;
+        else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
+            nonspd++;
+        v3_store(b->dy + 3 * a, d);
+        v3_store(b->g + 3 * a, ga);
+        gdy += v3_dot(ga, d);
+        n2 = v3_norm2(d);
+        if (n2 > rmax)
+            rmax = n2;
+    }
+    st->rmax = sqrt(rmax);
+    st->gdy = gdy;
+    st->gs = gs;
+    st->sDs = sDs;
+    st->nonspd = nonspd;
+    return SIPD_OK;
+}
+
+static int cpu_energy(sipd_backend *b, double alpha, double *E)
+{
+    const sipd_model *m = b->m;
+    const double *y = b->y, *dy = b->dy;
+    double Ee = 0, Ei = 0;
+    vec3 gq = v3_load(b->gq);
+    int e, a;
+#pragma omp parallel for schedule(static) reduction(+ : Ee) if (m->nt > PAR_MIN)
+    for (e = 0; e < m->nt; e++) {
+        const int *t = m->tets + 4 * e;
+        vec3 p[4];
+        int l;
+        for (l = 0; l < 4; l++) p[l] = v3_axpy(alpha, yv(dy, t[l]), yv(y, t[l]));
+        Ee += tet_energy(&m->mats[m->tet_mat[e]], m->Bm + 9 * e, m->vol[e], p[0], p[1], p[2], p[3]);
+    }
+#pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++)
+        Ei += inertia_energy(m->mass[a], b->inv_h2, gq, v3_axpy(alpha, yv(dy, a), yv(y, a)), yv(b->yt, a));
+    *E = Ee + Ei;
+    return SIPD_OK;
+}
+
+static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
+{
+    const sipd_model *m = b->m;
+    double gs = 0;
+    int a;
+#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        int k;
+        if (m->fixed[a])
+            continue;
+        for (k = 0; k < 3; k++) {
+            int i = 3 * a + k;
+            double yn = b->yp[i] + omega * (b->y[i] + alpha * b->dy[i] - b->yp[i]);
+            gs += b->g[i] * (yn - b->y[i]);
+            b->yp[i] = b->y[i];
+            b->y[i] = yn;
+        }
+    }
+    if (gs_out)
+        *gs_out = gs;
+    return SIPD_OK;
+}
+
+static int cpu_undo(sipd_backend *b)
+{
+    memcpy(b->y, b->yp, (size_t)b->m->nv * 3 * sizeof(double));
+    return SIPD_OK;
+}
+
+static int cpu_snapshot(sipd_backend *b)
+{
+    memcpy(b->ys, b->y, (size_t)b->m->nv * 3 * sizeof(double));
+    return SIPD_OK;
+}
+
+static int cpu_restore(sipd_backend *b)
+{
+    size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    memcpy(b->y, b->ys, n3);
+    memcpy(b->yp, b->ys, n3);
+    return SIPD_OK;
+}
+
+/* Local energy of the terms that involve vertex a, with a placed at p. */
+static double local_energy(const sipd_backend *b, int a, vec3 p)
+{
+    const sipd_model *m = b->m;
+    double E = inertia_energy(m->mass[a], b->inv_h2, v3_load(b->gq), p, yv(b->yt, a));
+    int k;
+    for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+        int inc = m->inc[k], e = inc >> 2, l = inc & 3, j;
+        const int *t = m->tets + 4 * e;
+        vec3 q[4];
+        for (j = 0; j < 4; j++) q[j] = yv(b->y, t[j]);
+        q[l] = p;
+        E += tet_energy(&m->mats[m->tet_mat[e]], m->Bm + 9 * e, m->vol[e], q[0], q[1], q[2], q[3]);
+    }
+    return E;
+}
+
+static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
+{
+    const sipd_model *m = b->m;
+    double rmax = 0;
+    int backtracks = 0, rejected = 0, c;
+    vec3 gq = v3_load(b->gq);
+    for (c = 0; c < m->ncolors; c++) {
+        int i;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax) reduction(+ : backtracks, rejected) \
+    if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
+        for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
+            int a = m->color_verts[i], k;
+            vec3 ya = yv(b->y, a), ga, d;
+            sym3 D;
+            double alpha = omega, n2;
+            if (m->fixed[a])
+                continue;
+            ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
+            D = s3_diag(m->mass[a] * b->inv_h2);
+            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+                int inc = m->inc[k], e = inc >> 2, l = inc & 3;
+                const int *t = m->tets + 4 * e;
+                sym3 Kp;
+                ga = v3_add(ga, tet_vertex_gradient(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e],
+                                                    yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]),
+                                                    yv(b->y, t[3]), l, &Kp));
+                D = s3_axpy(m->inc_w[k], Kp, D);
+            }
+            s3_solve(D, v3_scale(ga, -1), &d);
+            n2 = v3_norm2(d);
+            if (n2 > rmax)
+                rmax = n2;
+            if (ls) {
+                double E0 = local_energy(b, a, ya), gd = v3_dot(ga, d);
+                int h;
+                for (h = 0; h < GS_MAX_HALVINGS; h++) {
+                    double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));
+                    if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd)
+                        break;
+                    alpha *= 0.5;
+                    backtracks++;
+                }
+                if (h == GS_MAX_HALVINGS) {
+                    rejected++;
+                    continue;
+                }
+            }
+            v3_store(b->y + 3 * a, v3_axpy(alpha, d, ya));
+        }
+    }
+    st->rmax = sqrt(rmax);
+    st->backtracks = backtracks;
+    st->rejected = rejected;
+    /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */
+    memcpy(b->yp, b->y, (size_t)m->nv * 3 * sizeof(double));
+    return SIPD_OK;
+}
+
+static int cpu_end_step(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    int i;
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (i = 0; i < 3 * m->nv; i++) {
+        b->v[i] = b->quasistatic ? 0 : (b->y[i] - b->x[i]) / b->h;
+        b->x[i] = b->y[i];
+    }
+    return SIPD_OK;
+}
+
+static int cpu_download(sipd_backend *b, double *x, double *v)
+{
+    size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    if (x)
+        memcpy(x, b->x, n3);
+    if (v)
+        memcpy(v, b->v, n3);
+    return SIPD_OK;
+}
+
+const sipd_backend_ops sipd_backend_cpu = {
+    "cpu",        cpu_create, cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy, cpu_apply,
+    cpu_undo,     cpu_snapshot, cpu_restore, cpu_gs_sweep,  cpu_end_step,  cpu_download, cpu_destroy,
+};

@@ -1,0 +1,382 @@
+/* driver.c — frames → substeps → iterations.
+ *
+ * Design notes (the choices DESIGN.md §3.5 and §3.8 leave to us):
+ *
+ * Jacobi sweep.  Each iteration computes g and dy = −D⁻¹g for every vertex and takes one of:
+ *  - a plain step with a global backtracking line search (Armijo, start at 1, halve);
+ *  - a plain full step (line_search = "never", or "auto" once full steps keep being accepted);
+ *  - a Chebyshev step (Wang & Yang 2016) y ← y_prev + ω (y + dy − y_prev) with the step fixed
+ *    at 1, ω₁ = 1, ω₂ = 2/(2 − ρ²), ω_{k+1} = 4/(4 − ρ² ω_k).
+ * "auto" skips energy evaluations in windows of AUTO_WINDOW iterations: it snapshots y, runs
+ * the window unchecked, and evaluates E once; if E rose it restores the snapshot and falls back
+ * to a line-searched plain step (restarting the Chebyshev recurrence).  "always" checks every
+ * iteration; under Chebyshev a rise undoes the step and restarts the recurrence.
+ *
+ * Adaptive ρ.  With s = y_k − y_{k−1}, (g_k − g_{k−1})·s / sᵀDs ≈ sᵀHs / sᵀDs is a Rayleigh
+ * quotient of D⁻¹H.  Slow modes dominate s after a few iterations, so the smallest observed
+ * quotient estimates λ_min(D⁻¹H) from above and ρ = 1 − λ_min from below (safe side: an
+ * underestimated ρ slows Chebyshev but keeps it convergent).  The estimate is kept across
+ * steps; the first step runs CHEB_WARMUP plain iterations to seed it.  The recurrence is
+ * restarted when the estimate of 1 − ρ shrinks by more than 20%.
+ *
+ * Gauss–Seidel sweep.  Colour by colour; each vertex takes its local step with a local
+ * backtracking line search on the energy terms it touches (which decreases the total energy),
+ * starting at ω (SOR when ω > 1).
+ *
+ * Residual: r = max_a |D_a⁻¹ g_a| / bbox diagonal, measured before the update.
+ */
+#include "driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define ARMIJO_C 1e-4
+#define MAX_HALVINGS 30
+#define AUTO_TRUST 4     /* full steps accepted in a row before "auto" stops checking */
+#define AUTO_WINDOW 8    /* unchecked iterations between energy checks                 */
+#define CHEB_WARMUP 8
+#define RHO_MAX (1.0 - 1e-6)
+
+int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
+             const sipd_backend_params *bp)
+{
+    int rc;
+    memset(s, 0, sizeof *s);
+    s->sc = sc;
+    s->m = m;
+    s->ops = ops;
+    s->lam_min = INFINITY;
+    s->hcap = sc->iterations + 1;
+    s->hres = sipd_malloc((size_t)s->hcap * sizeof(double));
+    s->hE = sipd_malloc((size_t)s->hcap * sizeof(double));
+    s->halpha = sipd_malloc((size_t)s->hcap * sizeof(double));
+    if (!s->hres || !s->hE || !s->halpha) {
+        sim_free(s);
+        return SIPD_EFAIL;
+    }
+    rc = ops->create(&s->b, m, bp);
+    if (rc != SIPD_OK) {
+        sim_free(s);
+        return rc;
+    }
+    return ops->upload(s->b, m->X0, m->V0);
+}
+
+void sim_free(sipd_sim *s)
+{
+    if (s->b)
+        s->ops->destroy(s->b);
+    free(s->hres);
+    free(s->hE);
+    free(s->halpha);
+    memset(s, 0, sizeof *s);
+}
+
+static void log_iter(sipd_sim *s, double r, double E, double alpha)
+{
+    if (s->nhist < s->hcap) {
+        s->hres[s->nhist] = r;
+        s->hE[s->nhist] = E;
+        s->halpha[s->nhist] = alpha;
+        s->nhist++;
+    }
+}
+
+static double rho_from(const sipd_sim *s)
+{
+    double rho;
+    if (s->sc->chebyshev_rho > 0)
+        return s->sc->chebyshev_rho;
+    if (!(s->lam_min < 1))
+        return 0;
+    rho = 1 - s->lam_min;
+    return rho > RHO_MAX ? RHO_MAX : rho;
+}
+
+/* Backtracking line search along dy from energy E; returns α (0 when none decreases E). */
+static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings)
+{
+    double alpha = 1, Et;
+    int k;
+    for (k = 0; k < MAX_HALVINGS; k++) {
+        s->ops->energy(s->b, alpha, &Et);
+        if (Et <= E + ARMIJO_C * alpha * gdy) {
+            *E_new = Et;
+            return alpha;
+        }
+        alpha *= 0.5;
+        (*halvings)++;
+    }
+    return 0;
+}
+
+static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
+{
+    const sipd_scene *sc = s->sc;
+    const sipd_backend_ops *ops = s->ops;
+    sipd_backend *b = s->b;
+    const double diag = s->m->bbox_diag;
+    const int ls = sc->line_search;
+    const int fixed_rho = sc->chebyshev_rho > 0;
+    double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = sc->chebyshev ? rho_from(s) : 0;
+    int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0;
+    int warmup = (sc->chebyshev && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0;
+
+    if (ls != SIPD_LS_NEVER)
+        ops->energy(b, 0, &E);
+    for (it = 0; it < sc->iterations; it++) {
+        sipd_dir_stats st;
+        double r, alpha = 1;
+        ops->direction(b, &st);                                   /* g, D, dy = −D⁻¹g     */
+        r = st.rmax / diag;
+        res->iterations = it + 1;
+        res->residual = r;
+        if (!isfinite(r) || !isfinite(st.gdy)) {
+            sipd_error("solver diverged at t = %g s (non-finite residual at iteration %d)", s->t, it + 1);
+            return SIPD_EFAIL;
+        }
+        if (rq_valid && st.sDs > 0) {                             /* Rayleigh quotient    */
+            double lam = (st.gs - gs_prev) / st.sDs;
+            if (lam > 1e-9 && lam < s->lam_min) {
+                double old = 1 - rho;
+                s->lam_min = lam;
+                if (sc->chebyshev && !fixed_rho && (1 - rho_from(s)) < 0.8 * old) {
+                    rho = rho_from(s);
+                    k = 0;
+                }
+            }
+        }
+        if (r < sc->tolerance) {                                  /* converged            */
+            res->converged = 1;
+            log_iter(s, r, E, 0);
+            break;
+        }
+        if (ls != SIPD_LS_NEVER && !(st.gdy < 0)) {               /* no descent: stop     */
+            res->stalled = 1;
+            log_iter(s, r, E, 0);
+            break;
+        }
+        if (sc->chebyshev && rho > 0 && it >= warmup && !force_plain) {
+            /* Chebyshev step, α = 1 */
+            omega = k == 0 ? 1 : k == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
+            k++;
+            if (ls == SIPD_LS_AUTO && window == 0) {
+                ops->snapshot(b);
+                E_snap = E;
+            }
+            ops->apply(b, 1, omega, &gs_prev);
+            rq_valid = 1;
+            alpha = omega;
+            if (ls == SIPD_LS_ALWAYS) {
+                double En;
+                ops->energy(b, 0, &En);
+                if (En > E) {
+                    ops->undo(b);
+                    k = 0;
+                    force_plain = 1;
+                    rq_valid = 0;
+                    res->restarts++;
+                    alpha = 0;
+                } else
+                    E = En;
+            } else if (ls == SIPD_LS_AUTO) {
+                E = NAN;
+                if (++window == AUTO_WINDOW) {
+                    double En;
+                    window = 0;
+                    ops->energy(b, 0, &En);
+                    if (En > E_snap) {
+                        ops->restore(b);
+                        E = E_snap;
+                        k = 0;
+                        force_plain = 1;
+                        rq_valid = 0;
+                        res->restarts++;
+                        alpha = 0;
+                    } else
+                        E = En;
+                }
+            }
+        } else {
+            /* plain step */
+            force_plain = 0;
+            k = 0;
+            if (ls == SIPD_LS_NEVER) {
+                ops->apply(b, 1, 1, &gs_prev);
+            } else if (ls == SIPD_LS_AUTO && trust >= AUTO_TRUST) {
+                if (window == 0) {
+                    ops->snapshot(b);
+                    E_snap = E;
+                }
+                ops->apply(b, 1, 1, &gs_prev);
+                E = NAN;
+                if (++window == AUTO_WINDOW) {
+                    double En;
+                    window = 0;
+                    ops->energy(b, 0, &En);
+                    if (En > E_snap) {
+                        ops->restore(b);
+                        E = E_snap;
+                        trust = 0;
+                        res->restarts++;
+                        alpha = 0;
+                    } else
+                        E = En;
+                }
+            } else {
+                double En = E;
+                alpha = line_search(s, E, st.gdy, &En, &res->ls_steps);
+                if (alpha == 0) {                                 /* round-off floor      */
+                    res->stalled = 1;
+                    log_iter(s, r, E, 0);
+                    break;
+                }
+                ops->apply(b, alpha, 1, &gs_prev);
+                E = En;
+                trust = alpha == 1 ? trust + 1 : 0;
+            }
+            rq_valid = 1;
+        }
+        log_iter(s, r, E, alpha);
+    }
+    if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
+        double En;
+        ops->energy(b, 0, &En);
+        if (En > E_snap) {
+            ops->restore(b);
+            En = E_snap;
+            res->restarts++;
+        }
+        E = En;
+    }
+    res->energy = E;
+    res->rho = sc->chebyshev ? rho : 0;
+    return SIPD_OK;
+}
+
+static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
+{
+    const sipd_scene *sc = s->sc;
+    double E = NAN;
+    int it;
+    for (it = 0; it < sc->iterations; it++) {
+        sipd_gs_stats st;
+        double r;
+        s->ops->gs_sweep(s->b, sc->line_search != SIPD_LS_NEVER, sc->omega, &st); /* colour sweep */
+        r = st.rmax / s->m->bbox_diag;
+        if (!isfinite(r)) {
+            sipd_error("solver diverged at t = %g s (non-finite residual at sweep %d)", s->t, it + 1);
+            return SIPD_EFAIL;
+        }
+        res->iterations = it + 1;
+        res->residual = r;
+        res->ls_steps += st.backtracks;
+        if (sc->line_search == SIPD_LS_ALWAYS)
+            s->ops->energy(s->b, 0, &E);
+        log_iter(s, r, E, sc->omega);
+        if (r < sc->tolerance) {
+            res->converged = 1;
+            break;
+        }
+    }
+    res->energy = E;
+    return SIPD_OK;
+}
+
+int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
+{
+    double t0 = sipd_now();
+    int rc;
+    memset(res, 0, sizeof *res);
+    s->nhist = 0;
+    /* ỹ = x + h v + h² g, Dirichlet vertices at their end-of-step positions */
+    rc = s->ops->begin_step(s->b, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
+    if (rc != SIPD_OK)
+        return rc;
+    /* y⁺ = argmin E(y) */
+    rc = s->sc->sweep == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res) : solve_jacobi(s, res);
+    if (rc != SIPD_OK)
+        return rc;
+    /* v = (y⁺ − x)/h, x = y⁺ */
+    rc = s->ops->end_step(s->b);
+    s->t += h;
+    res->wall = sipd_now() - t0;
+    return rc;
+}
+
+static void progress(const sipd_sim *s, int frame, int frames, double elapsed, long iters, int steps,
+                     double res, int last)
+{
+    static double last_print = -1;
+    double eta;
+    if (sipd_quiet || (!last && elapsed - last_print < 1.0 && last_print >= 0))
+        return;
+    last_print = elapsed;
+    eta = frame > 0 ? elapsed / frame * (frames - frame) : 0;
+    fprintf(stderr, "sipd-run: frame %d/%d  t=%.4g s  iters/step %.1f  residual %.2e  elapsed %.1f s  ETA %.1f s\n",
+            frame, frames, s->t, steps ? (double)iters / steps : 0.0, res, elapsed, eta);
+}
+
+int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
+{
+    const sipd_scene *sc = s->sc;
+    const int nv = s->m->nv;
+    double *x = sipd_malloc((size_t)nv * 3 * sizeof(double));
+    double h = sc->dt / sc->substeps, t_start = sipd_now();
+    int frame, rc = SIPD_OK;
+    *frames_done = 0;
+    if (!x)
+        return SIPD_EFAIL;
+    /* frame 0: the initial state */
+    if (o->out) {
+        s->ops->download(s->b, x, NULL);
+        rc = h5out_append_frame(o->out, s->t, x);
+    }
+    for (frame = 1; rc == SIPD_OK && frame <= o->frames; frame++) {
+        long iters = 0;
+        double last_res = 0;
+        int sub;
+        for (sub = 0; sub < sc->substeps; sub++) {
+            sipd_solve_result r;
+            rc = sim_step(s, h, &r);                              /* one implicit step    */
+            if (rc != SIPD_OK)
+                break;
+            iters += r.iterations;
+            last_res = r.residual;
+            if (o->out) {                                        /* convergence log      */
+                sipd_h5_solve row;
+                row.frame = frame;
+                row.substep = sub;
+                row.iterations = r.iterations;
+                row.residual = r.residual;
+                row.energy = r.energy;
+                row.line_search_steps = r.ls_steps;
+                row.contacts = 0;
+                row.wall_time = r.wall;
+                rc = h5out_append_solve(o->out, &row, s->nhist, s->hres, s->hE, s->halpha);
+                if (rc != SIPD_OK)
+                    break;
+            }
+        }
+        if (rc != SIPD_OK)
+            break;
+        if (o->out && frame % sc->output_every == 0) {            /* write the frame      */
+            s->ops->download(s->b, x, NULL);
+            rc = h5out_append_frame(o->out, s->t, x);
+            if (rc != SIPD_OK)
+                break;
+        }
+        *frames_done = frame;
+        progress(s, frame, o->frames, sipd_now() - t_start, iters, sc->substeps, last_res, frame == o->frames);
+        if (o->stop && *o->stop) {                                /* signal: stop cleanly */
+            rc = SIPD_ESIGNAL;
+            break;
+        }
+    }
+    free(x);
+    return rc;
+}

@@ -1,0 +1,55 @@
+/* driver.h — the step driver: frames → substeps → iterations (DESIGN.md §3.5).
+ *
+ * The solver algorithm lives here once, on top of the backend passes; a backend only
+ * evaluates.  sim_* is the programmatic API the tests and benchmarks use; driver_run is the
+ * whole run with output and progress.
+ */
+#ifndef SIPD_DRIVER_H
+#define SIPD_DRIVER_H
+
+#include "backend.h"
+#include "h5out.h"
+#include "model.h"
+#include "scene.h"
+
+typedef struct {
+    int iterations;     /* direction passes (Jacobi) or sweeps (Gauss–Seidel)      */
+    double residual;    /* last relative residual max|D⁻¹g| / bbox diagonal        */
+    double energy;      /* last known energy (NaN when never evaluated)            */
+    int ls_steps;       /* line-search halvings                                    */
+    int restarts;       /* Chebyshev restarts / auto line-search fallbacks          */
+    int converged;      /* residual < tolerance                                    */
+    int stalled;        /* line search found no decrease (round-off floor)         */
+    double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
+    double wall;        /* seconds                                                 */
+} sipd_solve_result;
+
+typedef struct {
+    const sipd_scene *sc;
+    const sipd_model *m;
+    const sipd_backend_ops *ops;
+    sipd_backend *b;
+    double t;           /* simulated time at the start of the next step            */
+    double lam_min;     /* running estimate of min spec(D⁻¹H) (adaptive Chebyshev)  */
+    /* per-iteration history of the last solve */
+    int nhist, hcap;
+    double *hres, *hE, *halpha;
+} sipd_sim;
+
+int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
+             const sipd_backend_params *bp);
+/* One backward-Euler step of length h from s->t. */
+int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
+void sim_free(sipd_sim *s);
+
+typedef struct {
+    int frames;                 /* frames to simulate after frame 0                    */
+    sipd_h5out *out;            /* may be NULL                                         */
+    volatile const int *stop;   /* set asynchronously (signal) to stop after a frame   */
+} sipd_run_opts;
+
+/* Run every frame: returns SIPD_OK, SIPD_ESIGNAL (stopped after a complete frame) or an
+ * error.  *frames_done = frames written after frame 0. */
+int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
+
+#endif

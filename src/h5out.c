@@ -1,0 +1,821 @@
+/* h5out.c — HDF5 output and XDMF sidecar (layout: see h5out.h).
+ *
+ * Crash safety, and why there is no SWMR here.
+ * A run may die at any moment (SIGKILL at a SLURM time limit, a node failure), and the frames
+ * it completed must stay readable without repair tools.  Two ways to get there:
+ *
+ *  - SWMR needs the latest file format (superblock v3).  That superblock carries a "file is
+ *    open for writing" status flag; a killed writer never clears it, and every later H5Fopen
+ *    (read-only included) refuses the file until someone runs `h5clear -s`.
+ *  - Plain writing with the file format bounded to HDF5 1.8 (H5F_LIBVER_V18 for both bounds:
+ *    superblock v2, v2 object headers, v1 B-tree chunk indexes).  Superblocks before v3 keep
+ *    no open-for-write flag, so a killed file opens as is.  H5Fflush(H5F_SCOPE_GLOBAL) after
+ *    every frame writes all dirty metadata and cached chunks, leaving a consistent file on
+ *    disk at each frame boundary.  The 1.8 format (rather than the 1.0 default) is needed for
+ *    dense attribute storage: the scene text and resolved parameters can exceed the 64 KiB
+ *    limit of attributes stored in an object header.  The file is readable by HDF5 >= 1.8.
+ *
+ * We use the second (checked by tests/test_h5out_kill.c: SIGKILL a writer mid-loop, then
+ * H5Fopen read-only must succeed and hold every reported frame, without h5clear).  What it
+ * does not give: a reader following the file while it is written is not guaranteed a
+ * consistent view (copy the file, or wait for the run to finish), and a kill in the middle of
+ * a flush can in principle leave half-written metadata (the window is one flush per frame).
+ * Solve rows (h5out_append_solve) are flushed with the next frame.
+ *
+ * Chunks: /frames/positions is chunked one frame per chunk (1 x nv x 3 float32) so a frame is
+ * one compressed write and a reader decompresses only the frames it wants; past 4 MiB a frame
+ * is split along the vertex dimension.  Shuffle before deflate groups the float32 bytes by
+ * significance, which is what makes coordinates compress at all.
+ *
+ * The XDMF sidecar lists every frame with the current dataset shape ("frames nv 3"), so it is
+ * rewritten whole after each frame (temp file + rename: a reader never sees a torn file).  Its
+ * size grows linearly with frames, so rewriting costs O(frames) per frame; ~700 bytes a frame.
+ * It refers to the .h5 by basename, so the pair can be moved together.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "h5out.h"
+#include "util.h"
+
+#include <hdf5.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS, CONV_CONTACTS,
+       CONV_WALL, CONV_HOFF, CONV_N };
+static const char *const conv_names[CONV_N] = {
+    "frame", "substep", "iterations", "residual", "energy", "line_search_steps", "contacts",
+    "wall_time", "history_offset"};
+enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_N };
+static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha"};
+
+#define CONV_CHUNK 1024
+#define HIST_CHUNK 4096
+#define FRAME_CHUNK_MAX (4u << 20) /* bytes */
+
+struct sipd_h5out {
+    char *path, *xdmf_path, *xdmf_tmp, *h5ref; /* h5ref: basename, XML-escaped */
+    hid_t file, pos, time;
+    hid_t conv[CONV_N], hist[HIST_N];
+    int nv, nt;
+    hsize_t nframes, nsolves, nhist;
+    float *fbuf;   /* nv*3 conversion buffer */
+    double *times; /* frame times for the XDMF */
+    size_t times_cap;
+    int compression;
+};
+
+/* ---- error reporting ---------------------------------------------------------------------- */
+
+struct h5err {
+    char msg[512];
+};
+
+static herr_t h5err_walk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    struct h5err *r = data;
+    if (n == 0 && e->desc) {
+        char *p;
+        snprintf(r->msg, sizeof r->msg, "%s", e->desc);
+        if ((p = strstr(r->msg, ", buf = ")) != NULL) /* the rest is driver internals */
+            *p = '\0';
+        for (p = r->msg; *p; p++) /* the sec2 driver's message embeds ctime()'s newline */
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    return 0;
+}
+
+/* Report "path: what (innermost HDF5 message)" and clear the HDF5 error stack. */
+static void h5fail(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void h5fail(const char *path, const char *fmt, ...)
+{
+    char what[256];
+    struct h5err r;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    r.msg[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5err_walk, &r);
+    H5Eclear2(H5E_DEFAULT);
+    if (r.msg[0])
+        sipd_error_at(path, 0, "%s (HDF5: %s)", what, r.msg);
+    else
+        sipd_error_at(path, 0, "%s", what);
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *r = sipd_malloc(n);
+    if (r)
+        memcpy(r, s, n);
+    return r;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char *d = dupstr(dir);
+    struct stat st;
+    size_t i, n;
+    if (!d)
+        return SIPD_EFAIL;
+    n = strlen(d);
+    for (i = 1; i <= n; i++) {
+        if (d[i] != '/' && d[i] != '\0')
+            continue;
+        char c = d[i];
+        d[i] = '\0';
+        if (mkdir(d, 0777) != 0 && errno != EEXIST) {
+            sipd_error_at(d, 0, "cannot create output directory: %s", strerror(errno));
+            free(d);
+            return SIPD_EFAIL;
+        }
+        d[i] = c;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        sipd_error_at(dir, 0, "cannot create output directory: %s",
+                      stat(dir, &st) != 0 ? strerror(errno) : "exists and is not a directory");
+        free(d);
+        return SIPD_EFAIL;
+    }
+    free(d);
+    return SIPD_OK;
+}
+
+/* XML-escaped copy of s. */
+static char *xml_escape(const char *s)
+{
+    size_t n = 0;
+    const char *p;
+    char *r, *q;
+    for (p = s; *p; p++)
+        n += (*p == '&') ? 5 : (*p == '<' || *p == '>') ? 4 : (*p == '"' || *p == '\'') ? 6 : 1;
+    r = sipd_malloc(n + 1);
+    if (!r)
+        return NULL;
+    for (p = s, q = r; *p; p++) {
+        const char *e = NULL;
+        switch (*p) {
+        case '&': e = "&amp;"; break;
+        case '<': e = "&lt;"; break;
+        case '>': e = "&gt;"; break;
+        case '"': e = "&quot;"; break;
+        case '\'': e = "&apos;"; break;
+        default: *q++ = *p; continue;
+        }
+        size_t l = strlen(e);
+        memcpy(q, e, l);
+        q += l;
+    }
+    *q = '\0';
+    return r;
+}
+
+/* path with a trailing .h5/.hdf5/.hdf replaced by ext (appended when there is none). */
+static char *replace_ext(const char *path, const char *ext)
+{
+    static const char *const known[] = {".h5", ".hdf5", ".hdf"};
+    size_t n = strlen(path), k, base = n;
+    char *r;
+    for (k = 0; k < sizeof known / sizeof known[0]; k++) {
+        size_t l = strlen(known[k]);
+        if (n > l && strcmp(path + n - l, known[k]) == 0 && path[n - l - 1] != '/') {
+            base = n - l;
+            break;
+        }
+    }
+    r = sipd_malloc(base + strlen(ext) + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, path, base);
+    strcpy(r + base, ext);
+    return r;
+}
+
+static int set_str_attr(hid_t obj, const char *path, const char *name, const char *value)
+{
+    size_t len = strlen(value);
+    hid_t type = -1, space = -1, attr = -1;
+    int rc = SIPD_EFAIL;
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0))
+        goto done;
+    if ((type = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(type, len ? len : 1) < 0 ||
+        H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)
+        goto done;
+    if ((space = H5Screate(H5S_SCALAR)) < 0)
+        goto done;
+    if ((attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        goto done;
+    if (H5Awrite(attr, type, len ? value : "") < 0)
+        goto done;
+    rc = SIPD_OK;
+done:
+    if (rc != SIPD_OK)
+        h5fail(path, "cannot write root attribute '%s'", name);
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    return rc;
+}
+
+/* Fixed-size 2-D (or 1-D when cols == 0) dataset written in one go. */
+static int write_fixed(hid_t loc, const char *path, const char *name, hid_t ftype, hid_t mtype,
+                       hsize_t rows, hsize_t cols, const void *data)
+{
+    hsize_t dims[2] = {rows, cols};
+    hid_t space = -1, d = -1;
+    int rc = SIPD_EFAIL;
+    if ((space = H5Screate_simple(cols ? 2 : 1, dims, NULL)) < 0)
+        goto done;
+    if ((d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        goto done;
+    if (rows > 0 && data &&
+        H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+        goto done;
+    rc = SIPD_OK;
+done:
+    if (rc != SIPD_OK)
+        h5fail(path, "cannot write /mesh/%s", name);
+    if (d >= 0)
+        H5Dclose(d);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+/* Dataset creation property list: chunked, shuffle + deflate when level > 0. */
+static hid_t make_dcpl(int rank, const hsize_t *chunk, int level)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    if (p < 0)
+        return -1;
+    if (H5Pset_chunk(p, rank, chunk) < 0 ||
+        (level > 0 && (H5Pset_shuffle(p) < 0 || H5Pset_deflate(p, (unsigned)level) < 0))) {
+        H5Pclose(p);
+        return -1;
+    }
+    return p;
+}
+
+/* Empty extendible 1-D dataset. */
+static hid_t create_series(hid_t loc, const char *path, const char *what, const char *name,
+                           hid_t ftype, hsize_t chunk, int level)
+{
+    hsize_t dims = 0, maxd = H5S_UNLIMITED;
+    hid_t space = -1, dcpl = -1, d = -1;
+    if ((space = H5Screate_simple(1, &dims, &maxd)) >= 0 &&
+        (dcpl = make_dcpl(1, &chunk, level)) >= 0)
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        h5fail(path, "cannot create %s/%s", what, name);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return d;
+}
+
+/* Append n elements of mtype from buf to the 1-D dataset d, which holds old elements. */
+static int append_1d(hid_t d, hsize_t old, hsize_t n, hid_t mtype, const void *buf)
+{
+    hsize_t size = old + n;
+    hid_t fs = -1, ms = -1;
+    int rc = SIPD_EFAIL;
+    if (n == 0)
+        return SIPD_OK;
+    if (H5Dset_extent(d, &size) < 0)
+        return SIPD_EFAIL;
+    if ((fs = H5Dget_space(d)) < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &old, NULL, &n, NULL) < 0 ||
+        (ms = H5Screate_simple(1, &n, NULL)) < 0 ||
+        H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
+        goto done;
+    rc = SIPD_OK;
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (rc != SIPD_OK)
+        H5Dset_extent(d, &old); /* best effort: keep the series aligned */
+    return rc;
+}
+
+/* ---- XDMF --------------------------------------------------------------------------------- */
+
+struct sbuf {
+    char *s;
+    size_t n, cap;
+    int oom;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    if (b->oom)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && (size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc < b->n + (size_t)k + 1)
+            nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+}
+
+static int write_xdmf(sipd_h5out *o)
+{
+    struct sbuf b = {NULL, 0, 0, 0};
+    const char *h = o->h5ref;
+    FILE *f;
+    hsize_t i;
+    int ok;
+
+    sb_printf(&b, "<?xml version=\"1.0\" ?>\n"
+                  "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
+                  "  <Domain>\n"
+                  "    <Grid Name=\"frames\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (i = 0; i < o->nframes; i++) {
+        sb_printf(&b,
+                  "      <Grid Name=\"frame_%llu\" GridType=\"Uniform\">\n"
+                  "        <Time Value=\"%.17g\"/>\n"
+                  "        <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n"
+                  "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
+                  "Dimensions=\"%d 4\">%s:/mesh/tets</DataItem>\n"
+                  "        </Topology>\n"
+                  "        <Geometry GeometryType=\"XYZ\">\n"
+                  "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %d 3\" Type=\"HyperSlab\">\n"
+                  "            <DataItem Format=\"XML\" NumberType=\"Int\" Dimensions=\"3 3\">"
+                  "%llu 0 0  1 1 1  1 %d 3</DataItem>\n"
+                  "            <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+                  "Dimensions=\"%llu %d 3\">%s:/frames/positions</DataItem>\n"
+                  "          </DataItem>\n"
+                  "        </Geometry>\n"
+                  "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+                  "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
+                  "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
+                  "        </Attribute>\n"
+                  "      </Grid>\n",
+                  (unsigned long long)i, o->times[i], o->nt, o->nt, h, o->nv,
+                  (unsigned long long)i, o->nv, (unsigned long long)o->nframes, o->nv, h, o->nv,
+                  h);
+    }
+    sb_printf(&b, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+    if (b.oom) {
+        free(b.s);
+        sipd_error_at(o->xdmf_path, 0, "out of memory while building the XDMF file");
+        return SIPD_EFAIL;
+    }
+    f = fopen(o->xdmf_tmp, "wb");
+    if (!f) {
+        sipd_error_at(o->xdmf_tmp, 0, "cannot write XDMF file: %s", strerror(errno));
+        free(b.s);
+        return SIPD_EFAIL;
+    }
+    ok = fwrite(b.s, 1, b.n, f) == b.n;
+    if (fclose(f) != 0)
+        ok = 0;
+    free(b.s);
+    if (!ok) {
+        sipd_error_at(o->xdmf_tmp, 0, "cannot write XDMF file: %s", strerror(errno));
+        remove(o->xdmf_tmp);
+        return SIPD_EFAIL;
+    }
+    if (rename(o->xdmf_tmp, o->xdmf_path) != 0) {
+        sipd_error_at(o->xdmf_path, 0, "cannot replace XDMF file: %s", strerror(errno));
+        remove(o->xdmf_tmp);
+        return SIPD_EFAIL;
+    }
+    return SIPD_OK;
+}
+
+/* ---- public API --------------------------------------------------------------------------- */
+
+static void free_handle(sipd_h5out *o)
+{
+    int k;
+    for (k = 0; k < CONV_N; k++)
+        if (o->conv[k] >= 0)
+            H5Dclose(o->conv[k]);
+    for (k = 0; k < HIST_N; k++)
+        if (o->hist[k] >= 0)
+            H5Dclose(o->hist[k]);
+    if (o->pos >= 0)
+        H5Dclose(o->pos);
+    if (o->time >= 0)
+        H5Dclose(o->time);
+    if (o->file >= 0)
+        H5Fclose(o->file);
+    free(o->path);
+    free(o->xdmf_path);
+    free(o->xdmf_tmp);
+    free(o->h5ref);
+    free(o->fbuf);
+    free(o->times);
+    free(o);
+}
+
+static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_mesh *m)
+{
+    const char *p = o->path;
+    hid_t g = -1;
+    int k, lvl = o->compression;
+
+    if (meta) {
+        const char *names[7] = {"version", "scene", "resolved_parameters", "command_line",
+                                "device", "precision", "units"};
+        const char *vals[7] = {meta->version, meta->scene_text, meta->resolved_parameters,
+                               meta->command_line, meta->device, meta->precision, meta->units};
+        for (k = 0; k < 7; k++)
+            if (vals[k] && set_str_attr(o->file, p, names[k], vals[k]) != SIPD_OK)
+                return SIPD_EFAIL;
+    }
+
+    /* /mesh */
+    if ((g = H5Gcreate2(o->file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        h5fail(p, "cannot create group /mesh");
+        return SIPD_EFAIL;
+    }
+    if (write_fixed(g, p, "rest_positions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (hsize_t)m->nv,
+                    3, m->rest) != SIPD_OK ||
+        write_fixed(g, p, "tets", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->nt, 4, m->tets) !=
+            SIPD_OK ||
+        write_fixed(g, p, "surface_triangles", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->nf, 3,
+                    m->tris) != SIPD_OK ||
+        write_fixed(g, p, "body", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->nv, 0, m->body) !=
+            SIPD_OK) {
+        H5Gclose(g);
+        return SIPD_EFAIL;
+    }
+    H5Gclose(g);
+
+    /* /frames */
+    if ((g = H5Gcreate2(o->file, "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        h5fail(p, "cannot create group /frames");
+        return SIPD_EFAIL;
+    }
+    {
+        hsize_t dims[3] = {0, (hsize_t)m->nv, 3}, maxd[3] = {H5S_UNLIMITED, (hsize_t)m->nv, 3};
+        hsize_t chunk[3] = {1, (hsize_t)m->nv, 3};
+        hsize_t maxv = FRAME_CHUNK_MAX / (3 * sizeof(float));
+        hid_t space = -1, dcpl = -1;
+        if (chunk[1] > maxv)
+            chunk[1] = maxv;
+        if ((space = H5Screate_simple(3, dims, maxd)) >= 0 &&
+            (dcpl = make_dcpl(3, chunk, lvl)) >= 0)
+            o->pos = H5Dcreate2(g, "positions", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl,
+                                H5P_DEFAULT);
+        if (o->pos < 0)
+            h5fail(p, "cannot create /frames/positions");
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+        if (space >= 0)
+            H5Sclose(space);
+    }
+    if (o->pos >= 0)
+        o->time = create_series(g, p, "/frames", "time", H5T_IEEE_F64LE, CONV_CHUNK, 0);
+    H5Gclose(g);
+    if (o->pos < 0 || o->time < 0)
+        return SIPD_EFAIL;
+
+    /* /convergence and /convergence/history */
+    if ((g = H5Gcreate2(o->file, "convergence", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        h5fail(p, "cannot create group /convergence");
+        return SIPD_EFAIL;
+    }
+    for (k = 0; k < CONV_N; k++) {
+        hid_t t = (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL) ? H5T_IEEE_F64LE
+                  : k == CONV_HOFF                                           ? H5T_STD_I64LE
+                                                                             : H5T_STD_I32LE;
+        if ((o->conv[k] = create_series(g, p, "/convergence", conv_names[k], t, CONV_CHUNK,
+                                        lvl)) < 0) {
+            H5Gclose(g);
+            return SIPD_EFAIL;
+        }
+    }
+    H5Gclose(g);
+    if ((g = H5Gcreate2(o->file, "convergence/history", H5P_DEFAULT, H5P_DEFAULT,
+                        H5P_DEFAULT)) < 0) {
+        h5fail(p, "cannot create group /convergence/history");
+        return SIPD_EFAIL;
+    }
+    for (k = 0; k < HIST_N; k++) {
+        if ((o->hist[k] = create_series(g, p, "/convergence/history", hist_names[k],
+                                        H5T_IEEE_F64LE, HIST_CHUNK, lvl)) < 0) {
+            H5Gclose(g);
+            return SIPD_EFAIL;
+        }
+    }
+    H5Gclose(g);
+    return SIPD_OK;
+}
+
+int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
+                 const sipd_h5_mesh *mesh, int compression, int xdmf)
+{
+    sipd_h5out *o;
+    hid_t fapl;
+    char *dir, *slash;
+    int k;
+
+    *out = NULL;
+    /* HDF5 1.10 frees a file whose H5Fclose failed (disk full) but keeps its id, and its exit
+     * handler then crashes on that id (HDFGroup/hdf5#2257, fixed in 1.14).  Not registering
+     * the handler avoids the crash; it only takes effect when this is the process's first
+     * HDF5 call (as in sipd-run) and is a harmless no-op otherwise.  h5out always closes its
+     * own files, and every frame is flushed, so nothing relies on the handler. */
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!path || !path[0] || !mesh || mesh->nv <= 0 || mesh->nt < 0 || mesh->nf < 0 ||
+        !mesh->rest || (mesh->nt > 0 && !mesh->tets) || (mesh->nf > 0 && !mesh->tris) ||
+        !mesh->body) {
+        sipd_error_at(path, 0, "cannot create output file: empty or incomplete mesh");
+        return SIPD_EFAIL;
+    }
+    if (compression < 0 || compression > 9) {
+        sipd_error_at(path, 0, "compression level %d out of range 0..9", compression);
+        return SIPD_EFAIL;
+    }
+    if (compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) {
+        sipd_error_at(path, 0, "this HDF5 library has no deflate filter: writing uncompressed");
+        compression = 0;
+    }
+
+    o = sipd_calloc(1, sizeof *o);
+    if (!o)
+        return SIPD_EFAIL;
+    o->file = o->pos = o->time = -1;
+    for (k = 0; k < CONV_N; k++)
+        o->conv[k] = -1;
+    for (k = 0; k < HIST_N; k++)
+        o->hist[k] = -1;
+    o->nv = mesh->nv;
+    o->nt = mesh->nt;
+    o->compression = compression;
+
+    if (!(o->path = dupstr(path)) ||
+        !(o->fbuf = sipd_malloc((size_t)mesh->nv * 3 * sizeof(float))))
+        goto fail;
+    slash = strrchr(path, '/');
+    if (!(o->h5ref = xml_escape(slash ? slash + 1 : path)))
+        goto fail;
+    if (xdmf) {
+        if (!(o->xdmf_path = replace_ext(path, ".xdmf")) ||
+            !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp")))
+            goto fail;
+    }
+
+    if (!(dir = sipd_dirname(path)))
+        goto fail;
+    k = mkdir_p(dir);
+    free(dir);
+    if (k != SIPD_OK)
+        goto fail;
+
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+        h5fail(path, "cannot set up HDF5 file access");
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        goto fail;
+    }
+    o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (o->file < 0) /* report before H5Pclose, which clears the error stack */
+        h5fail(path, "cannot create output file");
+    H5Pclose(fapl);
+    if (o->file < 0)
+        goto fail;
+    if (create_layout(o, meta, mesh) != SIPD_OK)
+        goto fail;
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(path, "cannot flush output file");
+        goto fail;
+    }
+    if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
+        goto fail;
+    *out = o;
+    return SIPD_OK;
+fail:
+    free_handle(o);
+    H5Eclear2(H5E_DEFAULT);
+    return SIPD_EFAIL;
+}
+
+int h5out_append_frame(sipd_h5out *o, double time, const double *x)
+{
+    hsize_t n = o->nframes, dims[3] = {n + 1, (hsize_t)o->nv, 3};
+    hsize_t start[3] = {n, 0, 0}, count[3] = {1, (hsize_t)o->nv, 3};
+    size_t i, nx = (size_t)o->nv * 3;
+    hid_t fs = -1, ms = -1;
+    int rc = SIPD_EFAIL;
+
+    if (o->xdmf_path && n >= o->times_cap) {
+        size_t nc = o->times_cap ? 2 * o->times_cap : 64;
+        double *nt = realloc(o->times, nc * sizeof *nt);
+        if (!nt) {
+            sipd_error_at(o->path, 0, "out of memory appending frame %llu",
+                          (unsigned long long)n);
+            return SIPD_EFAIL;
+        }
+        o->times = nt;
+        o->times_cap = nc;
+    }
+    for (i = 0; i < nx; i++)
+        o->fbuf[i] = (float)x[i];
+
+    if (H5Dset_extent(o->pos, dims) < 0) {
+        h5fail(o->path, "cannot extend /frames/positions to %llu frames",
+               (unsigned long long)(n + 1));
+        return SIPD_EFAIL;
+    }
+    if ((fs = H5Dget_space(o->pos)) < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        (ms = H5Screate_simple(3, count, NULL)) < 0 ||
+        H5Dwrite(o->pos, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, o->fbuf) < 0) {
+        h5fail(o->path, "cannot write frame %llu to /frames/positions", (unsigned long long)n);
+        goto done;
+    }
+    if (append_1d(o->time, n, 1, H5T_NATIVE_DOUBLE, &time) != SIPD_OK) {
+        h5fail(o->path, "cannot append frame %llu to /frames/time", (unsigned long long)n);
+        goto done;
+    }
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush after frame %llu", (unsigned long long)n);
+        /* the frame is in the datasets; count it so the XDMF and file stay consistent */
+        o->nframes = n + 1;
+        if (o->times)
+            o->times[n] = time;
+        goto done;
+    }
+    o->nframes = n + 1;
+    if (o->times)
+        o->times[n] = time;
+    rc = SIPD_OK;
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (o->nframes == n) { /* frame not written: shrink back so /frames stays aligned */
+        dims[0] = n;
+        H5Dset_extent(o->pos, dims);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    if (rc == SIPD_OK && o->xdmf_path)
+        rc = write_xdmf(o);
+    return rc;
+}
+
+int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const double *residual,
+                       const double *energy, const double *alpha)
+{
+    int32_t iv[CONV_N];
+    double dv[CONV_N];
+    int64_t hoff = (int64_t)o->nhist;
+    double *nanbuf = NULL;
+    const double *hv[HIST_N];
+    int k, ok = 1;
+
+    if (n < 0 || (n > 0 && !residual)) {
+        sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
+        return SIPD_EFAIL;
+    }
+    if (n > 0 && (!energy || !alpha)) {
+        if (!(nanbuf = sipd_malloc((size_t)n * sizeof *nanbuf)))
+            return SIPD_EFAIL;
+        for (k = 0; k < n; k++)
+            nanbuf[k] = NAN;
+    }
+    hv[HIST_RESIDUAL] = residual;
+    hv[HIST_ENERGY] = energy ? energy : nanbuf;
+    hv[HIST_ALPHA] = alpha ? alpha : nanbuf;
+
+    iv[CONV_FRAME] = rec->frame;
+    iv[CONV_SUBSTEP] = rec->substep;
+    iv[CONV_ITER] = rec->iterations;
+    iv[CONV_LS] = rec->line_search_steps;
+    iv[CONV_CONTACTS] = rec->contacts;
+    dv[CONV_RESIDUAL] = rec->residual;
+    dv[CONV_ENERGY] = rec->energy;
+    dv[CONV_WALL] = rec->wall_time;
+
+    for (k = 0; k < CONV_N && ok; k++) {
+        const void *buf;
+        hid_t mt;
+        if (k == CONV_HOFF) {
+            buf = &hoff;
+            mt = H5T_NATIVE_INT64;
+        } else if (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL) {
+            buf = &dv[k];
+            mt = H5T_NATIVE_DOUBLE;
+        } else {
+            buf = &iv[k];
+            mt = H5T_NATIVE_INT32;
+        }
+        if (append_1d(o->conv[k], o->nsolves, 1, mt, buf) != SIPD_OK) {
+            h5fail(o->path, "cannot append solve %llu to /convergence/%s",
+                   (unsigned long long)o->nsolves, conv_names[k]);
+            ok = 0;
+        }
+    }
+    for (k = 0; k < HIST_N && ok; k++) {
+        if (append_1d(o->hist[k], o->nhist, (hsize_t)n, H5T_NATIVE_DOUBLE, hv[k]) != SIPD_OK) {
+            h5fail(o->path, "cannot append %d values to /convergence/history/%s", n,
+                   hist_names[k]);
+            ok = 0;
+        }
+    }
+    free(nanbuf);
+    if (!ok) {
+        /* roll every series back to its previous length (best effort) */
+        hsize_t s = o->nsolves, h = o->nhist;
+        for (k = 0; k < CONV_N; k++)
+            H5Dset_extent(o->conv[k], &s);
+        for (k = 0; k < HIST_N; k++)
+            H5Dset_extent(o->hist[k], &h);
+        H5Eclear2(H5E_DEFAULT);
+        return SIPD_EFAIL;
+    }
+    o->nsolves++;
+    o->nhist += (hsize_t)n;
+    return SIPD_OK;
+}
+
+int h5out_set_attr(sipd_h5out *o, const char *name, const char *value)
+{
+    if (!name || !value) {
+        sipd_error_at(o->path, 0, "set_attr: missing name or value");
+        return SIPD_EFAIL;
+    }
+    return set_str_attr(o->file, o->path, name, value);
+}
+
+int h5out_close(sipd_h5out *o)
+{
+    int rc = SIPD_OK;
+    if (!o)
+        return SIPD_OK;
+    if (o->file >= 0 && H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush output file on close");
+        rc = SIPD_EFAIL;
+    }
+    {
+        int k;
+        for (k = 0; k < CONV_N; k++)
+            if (o->conv[k] >= 0 && H5Dclose(o->conv[k]) < 0)
+                rc = SIPD_EFAIL;
+        for (k = 0; k < HIST_N; k++)
+            if (o->hist[k] >= 0 && H5Dclose(o->hist[k]) < 0)
+                rc = SIPD_EFAIL;
+        if (o->pos >= 0 && H5Dclose(o->pos) < 0)
+            rc = SIPD_EFAIL;
+        if (o->time >= 0 && H5Dclose(o->time) < 0)
+            rc = SIPD_EFAIL;
+        o->pos = o->time = -1;
+        for (k = 0; k < CONV_N; k++)
+            o->conv[k] = -1;
+        for (k = 0; k < HIST_N; k++)
+            o->hist[k] = -1;
+    }
+    if (o->file >= 0 && H5Fclose(o->file) < 0) {
+        h5fail(o->path, "cannot close output file");
+        rc = SIPD_EFAIL;
+    }
+    o->file = -1;
+    H5Eclear2(H5E_DEFAULT);
+    free_handle(o);
+    return rc;
+}

@@ -1,0 +1,285 @@
+/* model.c — build the simulated system from a resolved scene (see model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh.h"
+#include "physics/kinematic.h"
+#include "physics/tet.h"
+#include "util.h"
+
+#define SIPD_PI 3.14159265358979323846
+
+void model_free(sipd_model *m)
+{
+    free(m->X);
+    free(m->X0);
+    free(m->V0);
+    free(m->tets);
+    free(m->tris);
+    free(m->body);
+    free(m->mass);
+    free(m->Bm);
+    free(m->vol);
+    free(m->tet_mat);
+    free(m->mats);
+    free(m->fixed);
+    free(m->move_of);
+    free(m->motions);
+    free(m->inc_off);
+    free(m->inc);
+    free(m->inc_w);
+    free(m->color_off);
+    free(m->color_verts);
+    memset(m, 0, sizeof *m);
+}
+
+/* R = Rz Ry Rx from Euler angles in degrees. */
+static mat3 euler_rotation(const double deg[3])
+{
+    double a = deg[0] * SIPD_PI / 180, b = deg[1] * SIPD_PI / 180, c = deg[2] * SIPD_PI / 180;
+    mat3 rx = m3_identity(), ry = m3_identity(), rz = m3_identity();
+    rx.m[4] = cos(a); rx.m[5] = -sin(a); rx.m[7] = sin(a); rx.m[8] = cos(a);
+    ry.m[0] = cos(b); ry.m[2] = sin(b); ry.m[6] = -sin(b); ry.m[8] = cos(b);
+    rz.m[0] = cos(c); rz.m[1] = -sin(c); rz.m[3] = sin(c); rz.m[4] = cos(c);
+    return m3_mul(rz, m3_mul(ry, rx));
+}
+
+static int in_box(const sipd_scene_box *b, const double *p)
+{
+    int k;
+    for (k = 0; k < 3; k++)
+        if (p[k] < b->box_min[k] || p[k] > b->box_max[k])
+            return 0;
+    return 1;
+}
+
+static int build_incidence(sipd_model *m)
+{
+    int a, e, l;
+    int *fill;
+    m->inc_off = sipd_calloc((size_t)m->nv + 1, sizeof(int));
+    m->inc = sipd_malloc((size_t)m->nt * 4 * sizeof(int));
+    m->inc_w = sipd_malloc((size_t)m->nt * 4 * sizeof(double));
+    fill = sipd_calloc((size_t)m->nv, sizeof(int));
+    if (!m->inc_off || !m->inc || !m->inc_w || !fill) {
+        free(fill);
+        return SIPD_EFAIL;
+    }
+    for (e = 0; e < m->nt; e++)
+        for (l = 0; l < 4; l++) m->inc_off[m->tets[4 * e + l] + 1]++;
+    for (a = 0; a < m->nv; a++) m->inc_off[a + 1] += m->inc_off[a];
+    for (e = 0; e < m->nt; e++)
+        for (l = 0; l < 4; l++) {
+            int v = m->tets[4 * e + l], k = m->inc_off[v] + fill[v]++;
+            vec3 gn = tet_gradN(m->Bm + 9 * e, l);
+            m->inc[k] = 4 * e + l;
+            m->inc_w[k] = m->vol[e] * v3_norm2(gn);
+        }
+    free(fill);
+    return SIPD_OK;
+}
+
+/* Greedy colouring in vertex order: smallest colour unused by any vertex sharing a tet. */
+static int build_colouring(sipd_model *m)
+{
+    int *color = sipd_malloc((size_t)m->nv * sizeof(int));
+    int *mark = NULL, ncol = 0, cap = 64, a, k, l, c;
+    if (!color)
+        return SIPD_EFAIL;
+    mark = sipd_malloc((size_t)cap * sizeof(int));
+    if (!mark) {
+        free(color);
+        return SIPD_EFAIL;
+    }
+    for (c = 0; c < cap; c++) mark[c] = -1;
+    for (a = 0; a < m->nv; a++) color[a] = -1;
+    for (a = 0; a < m->nv; a++) {
+        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+            int e = m->inc[k] >> 2;
+            for (l = 0; l < 4; l++) {
+                int b = m->tets[4 * e + l];
+                if (b != a && color[b] >= 0)
+                    mark[color[b]] = a;
+            }
+        }
+        for (c = 0; c < cap && mark[c] == a; c++)
+            ;
+        if (c == cap) {
+            int *nm = realloc(mark, (size_t)(2 * cap) * sizeof(int)), i;
+            if (!nm) {
+                free(mark);
+                free(color);
+                sipd_error("out of memory while colouring");
+                return SIPD_EFAIL;
+            }
+            mark = nm;
+            for (i = cap; i < 2 * cap; i++) mark[i] = -1;
+            cap *= 2;
+        }
+        color[a] = c;
+        if (c + 1 > ncol)
+            ncol = c + 1;
+    }
+    m->ncolors = ncol;
+    m->color_off = sipd_calloc((size_t)ncol + 1, sizeof(int));
+    m->color_verts = sipd_malloc((size_t)m->nv * sizeof(int));
+    if (!m->color_off || !m->color_verts) {
+        free(mark);
+        free(color);
+        return SIPD_EFAIL;
+    }
+    for (a = 0; a < m->nv; a++) m->color_off[color[a] + 1]++;
+    for (c = 0; c < ncol; c++) m->color_off[c + 1] += m->color_off[c];
+    memset(mark, 0, (size_t)cap * sizeof(int));
+    for (a = 0; a < m->nv; a++) m->color_verts[m->color_off[color[a]] + mark[color[a]]++] = a;
+    free(mark);
+    free(color);
+    return SIPD_OK;
+}
+
+int model_build(const sipd_scene *sc, sipd_model *m)
+{
+    sipd_mesh *meshes;
+    int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+    memset(m, 0, sizeof *m);
+    meshes = sipd_calloc((size_t)sc->nbodies, sizeof *meshes);
+    if (!meshes)
+        return SIPD_EFAIL;
+    for (b = 0; b < sc->nbodies; b++) {
+        rc = mesh_load(sc->bodies[b].mesh, &meshes[b]);
+        if (rc != SIPD_OK)
+            goto done;
+        m->nv += meshes[b].nv;
+        m->nt += meshes[b].nt;
+        m->nf += meshes[b].nf;
+        for (k = 0; k < sc->bodies[b].nmove; k++) m->nmotions++;
+    }
+    m->nbodies = sc->nbodies;
+    m->nmat = sc->nmaterials;
+    m->X = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    m->X0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    m->V0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    m->tets = sipd_malloc((size_t)m->nt * 4 * sizeof(int));
+    m->tris = sipd_malloc((size_t)m->nf * 3 * sizeof(int));
+    m->body = sipd_malloc((size_t)m->nv * sizeof(int));
+    m->mass = sipd_calloc((size_t)m->nv, sizeof(double));
+    m->Bm = sipd_malloc((size_t)m->nt * 9 * sizeof(double));
+    m->vol = sipd_malloc((size_t)m->nt * sizeof(double));
+    m->tet_mat = sipd_malloc((size_t)m->nt * sizeof(int));
+    m->mats = sipd_malloc((size_t)m->nmat * sizeof(sipd_material));
+    m->fixed = sipd_calloc((size_t)m->nv, 1);
+    m->move_of = sipd_malloc((size_t)m->nv * sizeof(int));
+    m->motions = sipd_calloc((size_t)m->nmotions + 1, sizeof(sipd_motion));
+    if (!m->X || !m->X0 || !m->V0 || !m->tets || !m->tris || !m->body || !m->mass || !m->Bm || !m->vol ||
+        !m->tet_mat || !m->mats || !m->fixed || !m->move_of || !m->motions) {
+        rc = SIPD_EFAIL;
+        goto done;
+    }
+    for (i = 0; i < m->nmat; i++)
+        m->mats[i] = material_stable_neohookean(sc->materials[i].youngs, sc->materials[i].poisson);
+
+    vo = to = fo = mo = 0;
+    for (b = 0; b < sc->nbodies; b++) {
+        const sipd_scene_body *bd = &sc->bodies[b];
+        const sipd_mesh *me = &meshes[b];
+        const sipd_scene_material *mat = &sc->materials[bd->material];
+        mat3 R = euler_rotation(bd->rotate_deg);
+        for (i = 0; i < me->nv; i++) {
+            vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(me->x + 3 * i), bd->scale)),
+                            v3_load(bd->translate));
+            v3_store(m->X + 3 * (vo + i), p);
+            v3_store(m->V0 + 3 * (vo + i), v3_load(bd->velocity));
+            m->body[vo + i] = b;
+            m->move_of[vo + i] = -1;
+            for (k = 0; k < 3; k++) {
+                if (p.v[k] < lo[k]) lo[k] = p.v[k];
+                if (p.v[k] > hi[k]) hi[k] = p.v[k];
+            }
+        }
+        for (i = 0; i < me->nt; i++) {
+            int e = to + i, *t = m->tets + 4 * e;
+            double V;
+            for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
+            V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
+                         v3_load(m->X + 3 * t[3]), m->Bm + 9 * e);
+            if (!(V > 0)) { /* the loader refuses degenerate tets; a transform cannot make one */
+                sipd_error_at(bd->mesh, 0, "tet %d has non-positive volume after the body transform", i + 1);
+                rc = SIPD_EINPUT;
+                goto done;
+            }
+            m->vol[e] = V;
+            m->tet_mat[e] = bd->material;
+            for (k = 0; k < 4; k++) m->mass[t[k]] += mat->density * V / 4;
+        }
+        for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
+        {   /* initial positions: rest stretched about the body's bounding-box centre */
+            double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            for (i = 0; i < me->nv; i++)
+                for (k = 0; k < 3; k++) {
+                    double p = m->X[3 * (vo + i) + k];
+                    blo[k] = p < blo[k] ? p : blo[k];
+                    bhi[k] = p > bhi[k] ? p : bhi[k];
+                }
+            for (i = 0; i < me->nv; i++)
+                for (k = 0; k < 3; k++) {
+                    double c = 0.5 * (blo[k] + bhi[k]);
+                    m->X0[3 * (vo + i) + k] = c + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - c);
+                }
+        }
+        /* Dirichlet boxes: move boxes take precedence over pin boxes. */
+        for (i = 0; i < me->nv; i++) {
+            const double *p = m->X0 + 3 * (vo + i);
+            for (k = 0; k < bd->npin; k++)
+                if (in_box(&bd->pin[k], p))
+                    m->fixed[vo + i] = 1;
+            for (k = 0; k < bd->nmove; k++)
+                if (in_box(&bd->move[k].box, p)) {
+                    m->fixed[vo + i] = 2;
+                    m->move_of[vo + i] = mo + k;
+                }
+        }
+        for (k = 0; k < bd->nmove; k++) {
+            memcpy(m->motions[mo + k].center, bd->move[k].center, sizeof(double) * 3);
+            memcpy(m->motions[mo + k].velocity, bd->move[k].velocity, sizeof(double) * 3);
+            memcpy(m->motions[mo + k].omega, bd->move[k].angular_velocity, sizeof(double) * 3);
+        }
+        vo += me->nv;
+        to += me->nt;
+        fo += me->nf;
+        mo += bd->nmove;
+    }
+    /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
+    for (i = 0; i < m->nv; i++) {
+        if (m->mass[i] <= 0)
+            m->fixed[i] = m->fixed[i] ? m->fixed[i] : 1;
+        m->total_mass += m->mass[i];
+    }
+    m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    if (!(m->bbox_diag > 0))
+        m->bbox_diag = 1;
+    rc = build_incidence(m);
+    if (rc == SIPD_OK)
+        rc = build_colouring(m);
+done:
+    for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);
+    free(meshes);
+    if (rc != SIPD_OK)
+        model_free(m);
+    return rc;
+}
+
+void model_prescribed(const sipd_model *m, int a, double t, double out[3])
+{
+    vec3 p = v3_load(m->X0 + 3 * a);
+    if (m->fixed[a] == 2) {
+        const sipd_motion *mv = &m->motions[m->move_of[a]];
+        p = kinematic_position(p, v3_load(mv->center), v3_load(mv->velocity), v3_load(mv->omega), t);
+    }
+    v3_store(out, p);
+}

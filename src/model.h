@@ -1,0 +1,55 @@
+/* model.h — the simulated system as host arrays (structs of arrays), built from a scene.
+ *
+ * Vertices of all bodies are concatenated in scene order.  Per tet: rest Bm = Dm⁻¹ and
+ * volume; per vertex: lumped mass ρV/4, body, Dirichlet state.  The vertex→tet incidence
+ * (CSR) and a vertex colouring (two vertices sharing a tet have different colours) serve the
+ * Jacobi gather and the Gauss–Seidel sweep.
+ */
+#ifndef SIPD_MODEL_H
+#define SIPD_MODEL_H
+
+#include "physics/material.h"
+#include "scene.h"
+
+typedef struct {
+    double center[3], velocity[3], omega[3];
+} sipd_motion;
+
+typedef struct {
+    int nv, nt, nf, nbodies;
+    double *X;       /* nv*3 rest positions (world)                                */
+    double *X0;      /* nv*3 initial positions (rest unless initial_stretch is set)  */
+    double *V0;      /* nv*3 initial velocities                                    */
+    int *tets;       /* nt*4                                                       */
+    int *tris;       /* nf*3 surface triangles                                     */
+    int *body;       /* nv body index                                              */
+    double *mass;    /* nv lumped mass (0 for a vertex in no tet)                  */
+    double *Bm;      /* nt*9                                                       */
+    double *vol;     /* nt                                                         */
+    int *tet_mat;    /* nt material index                                          */
+    int nmat;
+    sipd_material *mats;
+    /* Dirichlet: fixed[a] = 0 free, 1 pinned (or in no tet), 2 moved by motions[move_of[a]] */
+    unsigned char *fixed;
+    int *move_of;
+    int nmotions;
+    sipd_motion *motions;
+    /* incidence: vertex a's incidences are inc[inc_off[a] .. inc_off[a+1]), each tet*4+local;
+       inc_w[k] = V |∇N_local|² of that incidence */
+    int *inc_off, *inc;
+    double *inc_w;
+    /* colouring: colour c's vertices are color_verts[color_off[c] .. color_off[c+1]) */
+    int ncolors;
+    int *color_off, *color_verts;
+    double bbox_diag;
+    double total_mass;
+} sipd_model;
+
+/* Load every body's mesh, transform, and build the arrays. SIPD_EINPUT on bad meshes. */
+int model_build(const sipd_scene *sc, sipd_model *m);
+void model_free(sipd_model *m);
+/* Prescribed position of Dirichlet vertex a at time t (X0 for pinned vertices).
+ * Pin and move boxes select vertices by their initial position X0. */
+void model_prescribed(const sipd_model *m, int a, double t, double out[3]);
+
+#endif

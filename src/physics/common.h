@@ -1,0 +1,42 @@
+/* common.h — the portability layer of the shared physics headers.
+ *
+ * Every per-element formula of sipd-run lives once, in the headers of src/physics, as static inline
+ * functions marked SIPD_HD.  Under nvcc (__CUDACC__) SIPD_HD adds __host__ __device__, so the
+ * CUDA kernels call exactly the functions that the CPU backend (and the CPU tests) call.
+ * Keep these headers in the common subset of C11 and C++: no restrict (use SIPD_RESTRICT), no
+ * VLAs, compound literals, designated initialisers or _Generic.
+ *
+ * Scalar type: sipd_real is double unless SIPD_REAL_FLOAT is defined (the CUDA backend
+ * defines it: float32 on the device, as in the paper).
+ */
+#ifndef SIPD_PHYSICS_COMMON_H
+#define SIPD_PHYSICS_COMMON_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define SIPD_HD __host__ __device__ static inline
+#define SIPD_RESTRICT __restrict__
+#else
+#define SIPD_HD static inline
+#define SIPD_RESTRICT restrict
+#endif
+
+#ifdef SIPD_REAL_FLOAT
+typedef float sipd_real;
+#define SIPD_R(x) ((float)(x))
+#define sipd_sqrt sqrtf
+#define sipd_fabs fabsf
+#define SIPD_REAL_NAME "float32"
+#else
+typedef double sipd_real;
+#define SIPD_R(x) ((double)(x))
+#define sipd_sqrt sqrt
+#define sipd_fabs fabs
+#define SIPD_REAL_NAME "float64"
+#endif
+
+SIPD_HD sipd_real sipd_max(sipd_real a, sipd_real b) { return a > b ? a : b; }
+SIPD_HD sipd_real sipd_min(sipd_real a, sipd_real b) { return a < b ? a : b; }
+
+#endif

@@ -1,0 +1,111 @@
+/* material.h — hyperelastic materials and their SIPD quantities.
+ *
+ * A material provides, for a deformation gradient F:
+ *   Ψ(F)         energy density,
+ *   P(F)         first Piola–Kirchhoff stress ∂Ψ/∂F,
+ *   K⁺(F)        the implicit part of K = P F⁻¹ used in the SIPD preconditioner
+ *                D_a = m_a/h² I + Σ_e V_e |∇N_a|² K⁺_e   (DESIGN.md §3.3–3.4).
+ * K⁺ must be symmetric positive semi-definite for every F, inverted and degenerate ones
+ * included, so that D is SPD and −D⁻¹g is a descent direction.  The solver only calls
+ * material_eval / material_psi; a new model adds a case to each switch below and needs no
+ * solver change.
+ *
+ * Stable neo-Hookean (Smith et al. 2018 form, DESIGN.md §3.3):
+ *   Ψ = μ/2 (tr FᵀF − 3) + λ/2 (J − α)²,  α = 1 + μ/λ
+ *   P = μF + λ(J − α) cof F
+ *   K = P F⁻¹ = μI + λ (J − α)/J · cof cofᵀ      (J B⁻¹ = cof cofᵀ / J)
+ * Lamé mapping: μ = μ_L, λ = λ_L + μ_L, so that the small-strain response equals linear
+ * elasticity with (E, ν).
+ *
+ * Splits of K, all SVD-free, computed from cof F (never through B⁻¹, which blows up as J→0):
+ *   expanded: K⁺ = μI + λ cof cofᵀ            (drops −λα cof cofᵀ/J; PSD always)
+ *   sign:     K⁺ = μI + max(c, 0)/J² cof cofᵀ,  c = λ(J−α)J   (J² floored at SIPD_J2_FLOOR)
+ *   none:     K⁺ = K (ablation: indefinite under compression; J² floored likewise)
+ */
+#ifndef SIPD_PHYSICS_MATERIAL_H
+#define SIPD_PHYSICS_MATERIAL_H
+
+#include "mat3.h"
+
+enum { SIPD_MAT_STABLE_NEOHOOKEAN = 0 };
+enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2 };
+
+#define SIPD_J2_FLOOR SIPD_R(1e-8)
+
+typedef struct {
+    int model;
+    sipd_real mu, lambda, alpha;
+} sipd_material;
+
+/* Material from Young's modulus E and Poisson's ratio ν (−1 < ν < 0.5). */
+SIPD_HD sipd_material material_stable_neohookean(double E, double nu)
+{
+    sipd_material m;
+    double mu_l = E / (2.0 * (1.0 + nu));
+    double la_l = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+    m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
+    m.mu = (sipd_real)mu_l;
+    m.lambda = (sipd_real)(la_l + mu_l);
+    m.alpha = (sipd_real)(1.0 + mu_l / (la_l + mu_l));
+    return m;
+}
+
+SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
+{
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN:
+    default: {
+        sipd_real J = m3_det(F), d = J - mat->alpha;
+        return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) + SIPD_R(0.5) * mat->lambda * d * d;
+    }
+    }
+}
+
+SIPD_HD mat3 material_P(const sipd_material *mat, mat3 F)
+{
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN:
+    default: {
+        mat3 C = m3_cof(F), P;
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
+        sipd_real s = mat->lambda * (J - mat->alpha);
+        int i;
+        for (i = 0; i < 9; i++) P.m[i] = mat->mu * F.m[i] + s * C.m[i];
+        return P;
+    }
+    }
+}
+
+/* The full K = P F⁻¹ in invariant form (tests; the "none" split). */
+SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
+{
+    mat3 C = m3_cof(F);
+    sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
+    sipd_real c = mat->lambda * (J - mat->alpha) * J / sipd_max(J * J, SIPD_J2_FLOOR);
+    return s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+}
+
+/* One evaluation per element: P and K⁺ sharing cof F. */
+SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+{
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN:
+    default: {
+        mat3 C = m3_cof(F);
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
+        sipd_real s = mat->lambda * (J - mat->alpha), c;
+        int i;
+        for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + s * C.m[i];
+        if (split == SIPD_SPLIT_EXPANDED)
+            c = mat->lambda;
+        else if (split == SIPD_SPLIT_SIGN)
+            c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
+        else
+            c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+        return;
+    }
+    }
+}
+
+#endif

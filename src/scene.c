@@ -1,0 +1,1038 @@
+/* scene.c — libconfig scene loader, validation and the resolved-parameter printer.
+ *
+ * Strictness is the point of this module: a typo in a scene must never silently fall back to a
+ * default.  So every group is checked against its list of known keys, every value is read
+ * through a typed getter that reports the key's full dotted path and the line it came from, and
+ * the first problem ends the load with SIPD_EINPUT.
+ *
+ * Integers are NOT accepted where a float is expected (`dt = 1;`): libconfig types `1` as an
+ * int, and silently converting would make `1` and `1.0` mean the same thing in some places but
+ * not others (arrays of ints are a different type again).  We refuse it and say how to write
+ * it ("write 1.0").  Likewise floats are refused where an integer is expected.
+ *
+ * scene_print() writes the resolved scene in libconfig syntax that scene_load() reads back to
+ * identical values: floats as %.17g with a forced decimal point, paths made absolute so the
+ * printed file can live anywhere.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scene.h"
+#include "util.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEYLEN 256
+
+/* ---------------------------------------------------------------- names */
+
+const char *scene_method_name(sipd_method m)
+{
+    return m == SIPD_METHOD_SIPD ? "sipd" : "?";
+}
+
+const char *scene_sweep_name(sipd_sweep s)
+{
+    switch (s) {
+    case SIPD_SWEEP_JACOBI: return "jacobi";
+    case SIPD_SWEEP_GS: return "gauss-seidel";
+    }
+    return "?";
+}
+
+const char *scene_line_search_name(sipd_line_search l)
+{
+    switch (l) {
+    case SIPD_LS_AUTO: return "auto";
+    case SIPD_LS_ALWAYS: return "always";
+    case SIPD_LS_NEVER: return "never";
+    }
+    return "?";
+}
+
+const char *scene_projection_name(sipd_projection p)
+{
+    switch (p) {
+    case SIPD_PROJ_EXPANDED: return "expanded";
+    case SIPD_PROJ_SIGN: return "sign";
+    case SIPD_PROJ_NONE: return "none";
+    }
+    return "?";
+}
+
+const char *scene_device_name(sipd_device d)
+{
+    switch (d) {
+    case SIPD_DEVICE_AUTO: return "auto";
+    case SIPD_DEVICE_CUDA: return "cuda";
+    case SIPD_DEVICE_CPU: return "cpu";
+    }
+    return "?";
+}
+
+const char *scene_model_name(sipd_material_model m)
+{
+    return m == SIPD_MODEL_STABLE_NEOHOOKEAN ? "stable-neohookean" : "?";
+}
+
+/* Enum tables: value -1 marks a name that is planned but "not supported yet". */
+typedef struct {
+    const char *name;
+    int value;
+} enum_entry;
+
+static const enum_entry method_table[] = {
+    {"sipd", SIPD_METHOD_SIPD}, {"vbd", -1}, {"block-jacobi", -1}, {"diag-jacobi", -1},
+    {"gd", -1}, {"newton", -1}, {"mixed-fem", -1}, {NULL, 0}};
+static const enum_entry sweep_table[] = {
+    {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
+static const enum_entry ls_table[] = {
+    {"auto", SIPD_LS_AUTO}, {"always", SIPD_LS_ALWAYS}, {"never", SIPD_LS_NEVER}, {NULL, 0}};
+/* "analytic" is an alias of "expanded" (the analytic eigen-expansion of DESIGN.md §3.4). */
+static const enum_entry proj_table[] = {
+    {"expanded", SIPD_PROJ_EXPANDED}, {"sign", SIPD_PROJ_SIGN}, {"none", SIPD_PROJ_NONE},
+    {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", -1}, {"abs", -1}, {NULL, 0}};
+static const enum_entry device_table[] = {
+    {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
+static const enum_entry model_table[] = {
+    {"stable-neohookean", SIPD_MODEL_STABLE_NEOHOOKEAN}, {NULL, 0}};
+
+/* Known keys of every group; NULL-terminated. */
+static const char *const root_keys[] = {"time", "solver", "device", "gravity", "materials",
+                                        "bodies", "contact", "output", NULL};
+static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
+static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
+                                          "line_search", "projection", "chebyshev",
+                                          "chebyshev_rho", "omega", NULL};
+static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
+                                            NULL};
+static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
+                                        "velocity", "initial_stretch", "pin", "move", NULL};
+static const char *const pin_keys[] = {"box_min", "box_max", NULL};
+static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
+                                        "center", NULL};
+static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "friction", "self",
+                                           "detect_every", "ground", NULL};
+static const char *const ground_keys[] = {"height", NULL};
+static const char *const output_keys[] = {"file", "every", "compression", "xdmf", NULL};
+
+/* ---------------------------------------------------------------- error reporting */
+
+/* Line for an error at setting s: its own line, else the nearest ancestor's, else the last line
+ * of the scene (for keys that are missing from the top level). */
+static int setting_line(const sipd_scene *sc, const config_setting_t *s)
+{
+    for (; s; s = config_setting_parent(s))
+        if (config_setting_source_line(s) > 0)
+            return config_setting_source_line(s);
+    int n = 1;
+    if (sc->text) {
+        const char *p = sc->text;
+        for (; *p; p++)
+            if (*p == '\n' && p[1])
+                n++;
+    }
+    return n;
+}
+
+static const char *setting_file(const sipd_scene *sc, const config_setting_t *s)
+{
+    for (; s; s = config_setting_parent(s))
+        if (config_setting_source_file(s))
+            return config_setting_source_file(s);
+    return sc->path;
+}
+
+/* "file:line: key: message"; returns SIPD_EINPUT so callers can `return err(...)`. */
+static int err(const sipd_scene *sc, const config_setting_t *s, const char *key,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int err(const sipd_scene *sc, const config_setting_t *s, const char *key,
+               const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sipd_error_at(setting_file(sc, s), setting_line(sc, s), "%s: %s", key, msg);
+    return SIPD_EINPUT;
+}
+
+static const char *type_name(int t)
+{
+    switch (t) {
+    case CONFIG_TYPE_GROUP: return "a group { ... }";
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a float";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "a boolean";
+    case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
+    case CONFIG_TYPE_LIST: return "a list ( ... )";
+    }
+    return "an unknown type";
+}
+
+static void key_join(char *out, const char *parent, const char *name)
+{
+    int n;
+    if (parent && parent[0])
+        n = snprintf(out, KEYLEN, "%s.%s", parent, name);
+    else
+        n = snprintf(out, KEYLEN, "%s", name);
+    if (n >= KEYLEN) /* a key this deep is already unreadable: truncation is fine */
+        out[KEYLEN - 1] = '\0';
+}
+
+static void key_index(char *out, const char *parent, int i)
+{
+    if (snprintf(out, KEYLEN, "%s[%d]", parent, i) >= KEYLEN)
+        out[KEYLEN - 1] = '\0';
+}
+
+/* Every member of group g must be one of `known`. */
+static int check_keys(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                      const char *const *known)
+{
+    int n = config_setting_length(g);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        int ok = 0;
+        for (const char *const *k = known; *k; k++)
+            if (name && strcmp(name, *k) == 0)
+                ok = 1;
+        if (!ok) {
+            char key[KEYLEN], list[512] = "";
+            key_join(key, gpath, name ? name : "?");
+            for (const char *const *k = known; *k; k++) {
+                if (k != known)
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, *k, sizeof list - strlen(list) - 1);
+            }
+            sipd_error_at(setting_file(sc, s), setting_line(sc, s),
+                          "unknown key '%s' (known keys%s%s: %s)", key, gpath[0] ? " in " : "",
+                          gpath, list);
+            return SIPD_EINPUT;
+        }
+    }
+    return SIPD_OK;
+}
+
+/* ---------------------------------------------------------------- typed getters
+ * Each getter looks up `name` in group g (path gpath).  Absent: returns SIPD_OK leaving *out
+ * untouched (the default), or an error when required.  Present: type-checked, stored. */
+
+static int missing(const sipd_scene *sc, const config_setting_t *g, const char *key,
+                   const char *what)
+{
+    return err(sc, g, key, "required key missing (%s)", what);
+}
+
+static int get_float(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                     const char *name, int required, double *out)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    key_join(key, gpath, name);
+    if (!s)
+        return required ? missing(sc, g, key, "a float") : SIPD_OK;
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+        return err(sc, s, key, "expected a float (write %lld.0), got an integer",
+                   (long long)config_setting_get_int64(s));
+    if (t != CONFIG_TYPE_FLOAT)
+        return err(sc, s, key, "expected a float, got %s", type_name(t));
+    double v = config_setting_get_float(s);
+    if (!isfinite(v))
+        return err(sc, s, key, "expected a finite float, got %g", v);
+    *out = v;
+    return SIPD_OK;
+}
+
+/* Range description: lo/hi may be +-INFINITY; *_incl says whether the bound is allowed. */
+static int float_range(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                       const char *name, int required, double *out, double lo, int lo_incl,
+                       double hi, int hi_incl)
+{
+    double v = *out;
+    int rc = get_float(sc, g, gpath, name, required, &v);
+    if (rc || !g || !config_setting_get_member(g, name))
+        return rc; /* absent: the default stands */
+    int bad = (lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi);
+    if (bad) {
+        char key[KEYLEN];
+        key_join(key, gpath, name);
+        const config_setting_t *s = config_setting_get_member(g, name);
+        if (isinf(hi))
+            return err(sc, s, key, "must be %s %g, got %.17g", lo_incl ? ">=" : ">", lo, v);
+        if (isinf(lo))
+            return err(sc, s, key, "must be %s %g, got %.17g", hi_incl ? "<=" : "<", hi, v);
+        return err(sc, s, key, "must be in %c%g, %g%c, got %.17g", lo_incl ? '[' : '(', lo, hi,
+                   hi_incl ? ']' : ')', v);
+    }
+    *out = v;
+    return SIPD_OK;
+}
+
+/* Integer in [lo, hi]. */
+static int int_range(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                     const char *name, int required, int *out, long long lo, long long hi)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    key_join(key, gpath, name);
+    if (!s)
+        return required ? missing(sc, g, key, "an integer") : SIPD_OK;
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_FLOAT)
+        return err(sc, s, key, "expected an integer (no decimal point), got a float");
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return err(sc, s, key, "expected an integer, got %s", type_name(t));
+    long long v = config_setting_get_int64(s);
+    if (v < lo || v > hi) {
+        if (hi >= INT_MAX)
+            return err(sc, s, key, "must be >= %lld, got %lld", lo, v);
+        return err(sc, s, key, "must be in [%lld, %lld], got %lld", lo, hi, v);
+    }
+    *out = (int)v;
+    return SIPD_OK;
+}
+
+static int get_bool(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                    const char *name, int *out)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    key_join(key, gpath, name);
+    if (!s)
+        return SIPD_OK;
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_BOOL)
+        return err(sc, s, key, "expected a boolean (true or false), got %s", type_name(t));
+    *out = config_setting_get_bool(s) ? 1 : 0;
+    return SIPD_OK;
+}
+
+/* *out points into the config (valid until config_destroy). Empty strings are refused. */
+static int get_string(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                      const char *name, int required, const char **out)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    key_join(key, gpath, name);
+    if (!s)
+        return required ? missing(sc, g, key, "a string") : SIPD_OK;
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_STRING)
+        return err(sc, s, key, "expected a string \"...\", got %s", type_name(t));
+    const char *v = config_setting_get_string(s);
+    if (!v || !v[0])
+        return err(sc, s, key, "must not be empty");
+    *out = v;
+    return SIPD_OK;
+}
+
+static int get_enum(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                    const char *name, const enum_entry *table, int *out)
+{
+    const char *v = NULL;
+    int rc = get_string(sc, g, gpath, name, 0, &v);
+    if (rc || !v)
+        return rc;
+    for (const enum_entry *e = table; e->name; e++) {
+        if (strcmp(e->name, v) != 0)
+            continue;
+        if (e->value >= 0) {
+            *out = e->value;
+            return SIPD_OK;
+        }
+    }
+    char key[KEYLEN], ok[512] = "", later[512] = "";
+    int unsupported = 0;
+    key_join(key, gpath, name);
+    for (const enum_entry *e = table; e->name; e++) {
+        char *dst = e->value >= 0 ? ok : later;
+        if (dst[0])
+            strncat(dst, ", ", 511 - strlen(dst));
+        strncat(dst, "\"", 511 - strlen(dst));
+        strncat(dst, e->name, 511 - strlen(dst));
+        strncat(dst, "\"", 511 - strlen(dst));
+        if (strcmp(e->name, v) == 0)
+            unsupported = 1;
+    }
+    const config_setting_t *s = config_setting_get_member(g, name);
+    if (unsupported)
+        return err(sc, s, key, "\"%s\" is not supported yet in this version (allowed: %s)", v,
+                   ok);
+    if (later[0])
+        return err(sc, s, key, "unknown value \"%s\" (allowed: %s; planned: %s)", v, ok, later);
+    return err(sc, s, key, "unknown value \"%s\" (allowed: %s)", v, ok);
+}
+
+/* An array (or list) of exactly three floats. */
+static int get_vec3(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                    const char *name, int required, double out[3])
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    key_join(key, gpath, name);
+    if (!s)
+        return required ? missing(sc, g, key, "an array of 3 floats") : SIPD_OK;
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return err(sc, s, key, "expected an array of 3 floats [x, y, z], got %s", type_name(t));
+    int n = config_setting_length(s);
+    if (n != 3)
+        return err(sc, s, key, "expected an array of 3 floats [x, y, z], got %d element%s", n,
+                   n == 1 ? "" : "s");
+    double v[3];
+    for (int i = 0; i < 3; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int te = config_setting_type(e);
+        if (te == CONFIG_TYPE_INT || te == CONFIG_TYPE_INT64)
+            return err(sc, e, key, "expected an array of 3 floats (write %lld.0), got an integer",
+                       (long long)config_setting_get_int64(e));
+        if (te != CONFIG_TYPE_FLOAT)
+            return err(sc, e, key, "expected an array of 3 floats, element %d is %s", i,
+                       type_name(te));
+        v[i] = config_setting_get_float(e);
+        if (!isfinite(v[i]))
+            return err(sc, e, key, "element %d is not finite", i);
+    }
+    memcpy(out, v, sizeof v);
+    return SIPD_OK;
+}
+
+/* Optional group member: *out = NULL when absent. */
+static int get_group(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                     const char *name, const config_setting_t **out)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = config_setting_get_member(g, name);
+    key_join(key, gpath, name);
+    *out = NULL;
+    if (!s)
+        return SIPD_OK;
+    if (!config_setting_is_group(s))
+        return err(sc, s, key, "expected a group { ... }, got %s",
+                   type_name(config_setting_type(s)));
+    *out = s;
+    return SIPD_OK;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *r = sipd_malloc(strlen(s) + 1);
+    if (r)
+        strcpy(r, s);
+    return r;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static int load_time(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *g;
+    int rc = get_group(sc, root, "", "time", &g);
+    if (rc || !g)
+        return rc;
+    if ((rc = check_keys(sc, g, "time", time_keys)) ||
+        (rc = float_range(sc, g, "time", "dt", 0, &sc->dt, 0.0, 0, INFINITY, 0)) ||
+        (rc = int_range(sc, g, "time", "substeps", 0, &sc->substeps, 1, INT_MAX)) ||
+        (rc = int_range(sc, g, "time", "frames", 0, &sc->frames, 0, INT_MAX)) ||
+        (rc = get_bool(sc, g, "time", "quasistatic", &sc->quasistatic)))
+        return rc;
+    return SIPD_OK;
+}
+
+static int load_solver(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *g;
+    int rc = get_group(sc, root, "", "solver", &g);
+    if (rc || !g)
+        return rc;
+    int method = sc->method, sweep = sc->sweep, ls = sc->line_search, proj = sc->projection;
+    if ((rc = check_keys(sc, g, "solver", solver_keys)) ||
+        (rc = get_enum(sc, g, "solver", "method", method_table, &method)) ||
+        (rc = get_enum(sc, g, "solver", "sweep", sweep_table, &sweep)) ||
+        (rc = int_range(sc, g, "solver", "iterations", 0, &sc->iterations, 1, INT_MAX)) ||
+        (rc = float_range(sc, g, "solver", "tolerance", 0, &sc->tolerance, 0.0, 1, INFINITY,
+                          0)) ||
+        (rc = get_enum(sc, g, "solver", "line_search", ls_table, &ls)) ||
+        (rc = get_enum(sc, g, "solver", "projection", proj_table, &proj)) ||
+        (rc = get_bool(sc, g, "solver", "chebyshev", &sc->chebyshev)) ||
+        (rc = float_range(sc, g, "solver", "chebyshev_rho", 0, &sc->chebyshev_rho, 0.0, 1, 1.0,
+                          0)) ||
+        (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)))
+        return rc;
+    sc->method = (sipd_method)method;
+    sc->sweep = (sipd_sweep)sweep;
+    sc->line_search = (sipd_line_search)ls;
+    sc->projection = (sipd_projection)proj;
+    return SIPD_OK;
+}
+
+static int load_materials(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *l = config_setting_get_member(root, "materials");
+    if (!l)
+        return err(sc, NULL, "materials",
+                   "required key missing (a list ( { name = ...; youngs = ...; poisson = ...; }"
+                   " ) with at least one material)");
+    if (!config_setting_is_list(l))
+        return err(sc, l, "materials", "expected a list ( { ... }, ... ), got %s",
+                   type_name(config_setting_type(l)));
+    int n = config_setting_length(l);
+    if (n < 1)
+        return err(sc, l, "materials", "at least one material is required");
+    sc->materials = sipd_calloc((size_t)n, sizeof *sc->materials);
+    if (!sc->materials)
+        return SIPD_EFAIL;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
+        sipd_scene_material *m = &sc->materials[i];
+        char path[KEYLEN], key[KEYLEN];
+        const char *name = NULL;
+        int model = SIPD_MODEL_STABLE_NEOHOOKEAN, rc;
+        key_index(path, "materials", i);
+        if (!config_setting_is_group(g))
+            return err(sc, g, path, "expected a group { ... }, got %s",
+                       type_name(config_setting_type(g)));
+        m->line = setting_line(sc, g);
+        m->density = 1000.0;
+        if ((rc = check_keys(sc, g, path, material_keys)) ||
+            (rc = get_string(sc, g, path, "name", 1, &name)) ||
+            (rc = get_enum(sc, g, path, "model", model_table, &model)) ||
+            (rc = float_range(sc, g, path, "youngs", 1, &m->youngs, 0.0, 0, INFINITY, 0)) ||
+            (rc = float_range(sc, g, path, "poisson", 1, &m->poisson, -1.0, 0, 0.5, 0)) ||
+            (rc = float_range(sc, g, path, "density", 0, &m->density, 0.0, 0, INFINITY, 0)))
+            return rc;
+        key_join(key, path, "name");
+        if (strlen(name) >= sizeof m->name)
+            return err(sc, config_setting_get_member(g, "name"), key,
+                       "too long (at most %d characters)", (int)sizeof m->name - 1);
+        for (int j = 0; j < i; j++)
+            if (strcmp(sc->materials[j].name, name) == 0)
+                return err(sc, config_setting_get_member(g, "name"), key,
+                           "duplicate material name \"%s\" (first defined on line %d)", name,
+                           sc->materials[j].line);
+        strcpy(m->name, name);
+        m->model = (sipd_material_model)model;
+        sc->nmaterials = i + 1;
+    }
+    return SIPD_OK;
+}
+
+static int load_box(sipd_scene *sc, const config_setting_t *g, const char *path,
+                    sipd_scene_box *b)
+{
+    int rc;
+    if ((rc = get_vec3(sc, g, path, "box_min", 1, b->box_min)) ||
+        (rc = get_vec3(sc, g, path, "box_max", 1, b->box_max)))
+        return rc;
+    for (int k = 0; k < 3; k++)
+        if (b->box_min[k] > b->box_max[k]) {
+            char key[KEYLEN];
+            key_join(key, path, "box_min");
+            return err(sc, config_setting_get_member(g, "box_min"), key,
+                       "box_min must be <= box_max componentwise (%c: %g > %g)", "xyz"[k],
+                       b->box_min[k], b->box_max[k]);
+        }
+    return SIPD_OK;
+}
+
+/* `pin`/`move`: one group, or a list of groups. */
+static int load_boxes(sipd_scene *sc, const config_setting_t *body, const char *bpath,
+                      const char *name, sipd_scene_body *b)
+{
+    char lpath[KEYLEN], path[KEYLEN];
+    const config_setting_t *s = config_setting_get_member(body, name);
+    int is_move = strcmp(name, "move") == 0;
+    key_join(lpath, bpath, name);
+    if (!s)
+        return SIPD_OK;
+    int single = config_setting_is_group(s);
+    if (!single && !config_setting_is_list(s))
+        return err(sc, s, lpath, "expected a group { box_min = [...]; box_max = [...]; } or a "
+                                 "list of such groups, got %s",
+                   type_name(config_setting_type(s)));
+    int n = single ? 1 : config_setting_length(s);
+    if (n > SIPD_MAX_BOXES)
+        return err(sc, s, lpath, "at most %d boxes per body, got %d", SIPD_MAX_BOXES, n);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *g = single ? s : config_setting_get_elem(s, (unsigned)i);
+        int rc;
+        if (single)
+            memcpy(path, lpath, sizeof path);
+        else
+            key_index(path, lpath, i);
+        if (!config_setting_is_group(g))
+            return err(sc, g, path, "expected a group { box_min = [...]; box_max = [...]; }, "
+                                    "got %s",
+                       type_name(config_setting_type(g)));
+        if ((rc = check_keys(sc, g, path, is_move ? move_keys : pin_keys)))
+            return rc;
+        if (!is_move) {
+            if ((rc = load_box(sc, g, path, &b->pin[i])))
+                return rc;
+            b->npin = i + 1;
+            continue;
+        }
+        sipd_scene_move *mv = &b->move[i];
+        if ((rc = load_box(sc, g, path, &mv->box)))
+            return rc;
+        for (int k = 0; k < 3; k++)
+            mv->center[k] = 0.5 * (mv->box.box_min[k] + mv->box.box_max[k]);
+        if ((rc = get_vec3(sc, g, path, "velocity", 0, mv->velocity)) ||
+            (rc = get_vec3(sc, g, path, "angular_velocity", 0, mv->angular_velocity)) ||
+            (rc = get_vec3(sc, g, path, "center", 0, mv->center)))
+            return rc;
+        b->nmove = i + 1;
+    }
+    return SIPD_OK;
+}
+
+/* mesh: a .msh file, or a TetGen base name whose .node and .ele exist. */
+static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *bpath,
+                        const char *mesh, char **out)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = config_setting_get_member(g, "mesh");
+    char *p = sipd_path_join(sc->dir, mesh);
+    key_join(key, bpath, "mesh");
+    if (!p)
+        return SIPD_EFAIL;
+    if (ends_with(p, ".msh")) {
+        if (!is_file(p)) {
+            err(sc, s, key, "mesh file '%s' not found", p);
+            free(p);
+            return SIPD_EINPUT;
+        }
+    } else {
+        size_t n = strlen(p);
+        char *q = sipd_malloc(n + 6);
+        if (!q) {
+            free(p);
+            return SIPD_EFAIL;
+        }
+        const char *ext[2] = {".node", ".ele"};
+        for (int k = 0; k < 2; k++) {
+            memcpy(q, p, n);
+            strcpy(q + n, ext[k]);
+            if (!is_file(q)) {
+                err(sc, s, key,
+                    "TetGen mesh '%s' not found: '%s' is missing (mesh is a .msh file or a "
+                    "TetGen base name with .node and .ele files)",
+                    p, q);
+                free(q);
+                free(p);
+                return SIPD_EINPUT;
+            }
+        }
+        free(q);
+    }
+    *out = p;
+    return SIPD_OK;
+}
+
+static int load_bodies(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *l = config_setting_get_member(root, "bodies");
+    if (!l)
+        return err(sc, NULL, "bodies",
+                   "required key missing (a list ( { mesh = ...; material = ...; } ) with at "
+                   "least one body)");
+    if (!config_setting_is_list(l))
+        return err(sc, l, "bodies", "expected a list ( { ... }, ... ), got %s",
+                   type_name(config_setting_type(l)));
+    int n = config_setting_length(l);
+    if (n < 1)
+        return err(sc, l, "bodies", "at least one body is required");
+    sc->bodies = sipd_calloc((size_t)n, sizeof *sc->bodies);
+    if (!sc->bodies)
+        return SIPD_EFAIL;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
+        sipd_scene_body *b = &sc->bodies[i];
+        char path[KEYLEN], key[KEYLEN];
+        const char *mesh = NULL, *mat = NULL;
+        int rc;
+        key_index(path, "bodies", i);
+        if (!config_setting_is_group(g))
+            return err(sc, g, path, "expected a group { ... }, got %s",
+                       type_name(config_setting_type(g)));
+        sc->nbodies = i + 1; /* counted before anything is owned, so scene_free sees it */
+        b->line = setting_line(sc, g);
+        b->scale = 1.0;
+        b->initial_stretch[0] = b->initial_stretch[1] = b->initial_stretch[2] = 1.0;
+        if ((rc = check_keys(sc, g, path, body_keys)) ||
+            (rc = get_string(sc, g, path, "mesh", 1, &mesh)) ||
+            (rc = get_string(sc, g, path, "material", 1, &mat)))
+            return rc;
+        b->material = -1;
+        for (int j = 0; j < sc->nmaterials; j++)
+            if (strcmp(sc->materials[j].name, mat) == 0)
+                b->material = j;
+        if (b->material < 0) {
+            char list[512] = "";
+            for (int j = 0; j < sc->nmaterials; j++) {
+                if (j)
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, sc->materials[j].name, sizeof list - strlen(list) - 1);
+            }
+            key_join(key, path, "material");
+            return err(sc, config_setting_get_member(g, "material"), key,
+                       "unknown material \"%s\" (defined: %s)", mat, list);
+        }
+        if ((rc = resolve_mesh(sc, g, path, mesh, &b->mesh)) ||
+            (rc = get_vec3(sc, g, path, "translate", 0, b->translate)) ||
+            (rc = get_vec3(sc, g, path, "rotate_deg", 0, b->rotate_deg)) ||
+            (rc = float_range(sc, g, path, "scale", 0, &b->scale, 0.0, 0, INFINITY, 0)) ||
+            (rc = get_vec3(sc, g, path, "velocity", 0, b->velocity)) ||
+            (rc = get_vec3(sc, g, path, "initial_stretch", 0, b->initial_stretch)) ||
+            (rc = load_boxes(sc, g, path, "pin", b)) || (rc = load_boxes(sc, g, path, "move", b)))
+            return rc;
+        for (int k = 0; k < 3; k++)
+            if (!(b->initial_stretch[k] > 0)) {
+                key_join(key, path, "initial_stretch");
+                return err(sc, config_setting_get_member(g, "initial_stretch"), key,
+                           "every factor must be > 0");
+            }
+    }
+    return SIPD_OK;
+}
+
+/* Contact is not implemented yet: accept only a disabled (or empty) group, but still check its
+ * keys so a scene written for a later version fails loudly on typos. */
+static int load_contact(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *g, *ground;
+    int rc, enabled = -1, self = 0, every = 1;
+    double dhat = 0, k = 0, mu = 0, h = 0;
+    if ((rc = get_group(sc, root, "", "contact", &g)) || !g)
+        return rc;
+    if ((rc = check_keys(sc, g, "contact", contact_keys)) ||
+        (rc = get_bool(sc, g, "contact", "enabled", &enabled)) ||
+        (rc = float_range(sc, g, "contact", "dhat", 0, &dhat, 0.0, 0, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "stiffness", 0, &k, 0.0, 0, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "friction", 0, &mu, 0.0, 1, INFINITY, 0)) ||
+        (rc = get_bool(sc, g, "contact", "self", &self)) ||
+        (rc = int_range(sc, g, "contact", "detect_every", 0, &every, 1, INT_MAX)) ||
+        (rc = get_group(sc, g, "contact", "ground", &ground)))
+        return rc;
+    if (ground && ((rc = check_keys(sc, ground, "contact.ground", ground_keys)) ||
+                   (rc = get_float(sc, ground, "contact.ground", "height", 0, &h))))
+        return rc;
+    if (enabled == 1)
+        return err(sc, config_setting_get_member(g, "enabled"), "contact.enabled",
+                   "contact is not supported yet in this version (write enabled = false;)");
+    if (enabled < 0 && config_setting_length(g) > 0)
+        return err(sc, g, "contact",
+                   "contact is not supported yet in this version (a non-empty contact group "
+                   "enables it; write enabled = false; or remove the group)");
+    return SIPD_OK;
+}
+
+static int load_output(sipd_scene *sc, const config_setting_t *root)
+{
+    const config_setting_t *g;
+    const char *file = NULL;
+    int rc = get_group(sc, root, "", "output", &g);
+    if (rc)
+        return rc;
+    if (g && ((rc = check_keys(sc, g, "output", output_keys)) ||
+              (rc = get_string(sc, g, "output", "file", 0, &file)) ||
+              (rc = int_range(sc, g, "output", "every", 0, &sc->output_every, 1, INT_MAX)) ||
+              (rc = int_range(sc, g, "output", "compression", 0, &sc->compression, 0, 9)) ||
+              (rc = get_bool(sc, g, "output", "xdmf", &sc->xdmf))))
+        return rc;
+    if (file) {
+        sc->output_file = sipd_path_join(sc->dir, file);
+    } else {
+        /* results/<scene basename without extension>.h5, relative to the current directory */
+        const char *base = strrchr(sc->path, '/');
+        base = base ? base + 1 : sc->path;
+        size_t n = strlen(base);
+        const char *dot = strrchr(base, '.');
+        if (dot && dot != base)
+            n = (size_t)(dot - base);
+        sc->output_file = sipd_malloc(n + 12);
+        if (sc->output_file)
+            snprintf(sc->output_file, n + 12, "results/%.*s.h5", (int)n, base);
+    }
+    return sc->output_file ? SIPD_OK : SIPD_EFAIL;
+}
+
+static int load_root(sipd_scene *sc, const config_setting_t *root)
+{
+    int rc, device = sc->device;
+    if ((rc = check_keys(sc, root, "", root_keys)) || (rc = load_time(sc, root)) ||
+        (rc = load_solver(sc, root)) ||
+        (rc = get_enum(sc, root, "", "device", device_table, &device)) ||
+        (rc = get_vec3(sc, root, "", "gravity", 0, sc->gravity)) ||
+        (rc = load_materials(sc, root)) || (rc = load_bodies(sc, root)) ||
+        (rc = load_contact(sc, root)) || (rc = load_output(sc, root)))
+        return rc;
+    sc->device = (sipd_device)device;
+    return SIPD_OK;
+}
+
+int scene_load(const char *path, sipd_scene *sc)
+{
+    config_t cf;
+    int rc;
+
+    memset(sc, 0, sizeof *sc);
+    sc->dt = 1.0 / 60.0;
+    sc->substeps = 1;
+    sc->frames = 60;
+    sc->quasistatic = 0;
+    sc->method = SIPD_METHOD_SIPD;
+    sc->sweep = SIPD_SWEEP_JACOBI;
+    sc->iterations = 100;
+    sc->tolerance = 1e-4;
+    sc->line_search = SIPD_LS_AUTO;
+    sc->projection = SIPD_PROJ_EXPANDED;
+    sc->chebyshev = 0;
+    sc->chebyshev_rho = 0.0;
+    sc->omega = 1.0;
+    sc->device = SIPD_DEVICE_AUTO;
+    sc->gravity[0] = 0.0;
+    sc->gravity[1] = -9.81;
+    sc->gravity[2] = 0.0;
+    sc->output_every = 1;
+    sc->compression = 4;
+    sc->xdmf = 1;
+
+    sc->path = xstrdup(path);
+    sc->dir = sipd_dirname(path);
+    if (!sc->path || !sc->dir) {
+        scene_free(sc);
+        return SIPD_EFAIL;
+    }
+    errno = 0;
+    sc->text = sipd_read_file(path, NULL);
+    if (!sc->text) {
+        sipd_error_at(path, 0, "cannot read scene file: %s",
+                      errno ? strerror(errno) : "read error");
+        scene_free(sc);
+        return SIPD_EINPUT;
+    }
+
+    config_init(&cf);
+    config_set_include_dir(&cf, sc->dir); /* @include is relative to the scene, like meshes */
+    if (!config_read_file(&cf, path)) {
+        const char *f = config_error_file(&cf);
+        if (config_error_type(&cf) == CONFIG_ERR_FILE_IO && !f)
+            sipd_error_at(path, 0, "cannot read scene file: %s", config_error_text(&cf));
+        else
+            sipd_error_at(f ? f : path, config_error_line(&cf), "%s", config_error_text(&cf));
+        config_destroy(&cf);
+        scene_free(sc);
+        return SIPD_EINPUT;
+    }
+    rc = load_root(sc, config_root_setting(&cf));
+    config_destroy(&cf);
+    if (rc)
+        scene_free(sc);
+    return rc;
+}
+
+void scene_free(sipd_scene *sc)
+{
+    if (!sc)
+        return;
+    if (sc->bodies)
+        for (int i = 0; i < sc->nbodies; i++)
+            free(sc->bodies[i].mesh);
+    free(sc->bodies);
+    free(sc->materials);
+    free(sc->output_file);
+    free(sc->path);
+    free(sc->dir);
+    free(sc->text);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* ---------------------------------------------------------------- printing */
+
+/* %.17g round-trips a double; libconfig needs a '.' or an exponent to read it as a float. */
+static void print_float(FILE *f, double x)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", x);
+    if (!strpbrk(buf, ".eEni"))
+        strcat(buf, ".0");
+    fputs(buf, f);
+}
+
+static void print_vec3(FILE *f, const double v[3])
+{
+    fputc('[', f);
+    for (int k = 0; k < 3; k++) {
+        if (k)
+            fputs(", ", f);
+        print_float(f, v[k]);
+    }
+    fputc(']', f);
+}
+
+static void print_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Paths are printed absolute so the printed scene resolves them the same from anywhere. */
+static void print_path(FILE *f, const char *path)
+{
+    char cwd[4096];
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd)) {
+        char *p = sipd_path_join(cwd, path);
+        if (p) {
+            print_string(f, p);
+            free(p);
+            return;
+        }
+    }
+    print_string(f, path);
+}
+
+static const char *tf(int b)
+{
+    return b ? "true" : "false";
+}
+
+static void print_box(FILE *f, const sipd_scene_box *b)
+{
+    fputs("box_min = ", f);
+    print_vec3(f, b->box_min);
+    fputs("; box_max = ", f);
+    print_vec3(f, b->box_max);
+    fputs(";", f);
+}
+
+void scene_print(FILE *f, const sipd_scene *sc)
+{
+    fputs("# sipd-run resolved scene", f);
+    if (sc->path)
+        fprintf(f, " (from %s)", sc->path);
+    fputs(": every parameter, defaults filled in\n", f);
+
+    fputs("time = {\n  dt = ", f);
+    print_float(f, sc->dt);
+    fprintf(f, ";\n  substeps = %d;\n  frames = %d;\n  quasistatic = %s;\n};\n", sc->substeps,
+            sc->frames, tf(sc->quasistatic));
+
+    fprintf(f, "solver = {\n  method = \"%s\";\n  sweep = \"%s\";\n  iterations = %d;\n",
+            scene_method_name(sc->method), scene_sweep_name(sc->sweep), sc->iterations);
+    fputs("  tolerance = ", f);
+    print_float(f, sc->tolerance);
+    fprintf(f, ";\n  line_search = \"%s\";\n  projection = \"%s\";\n  chebyshev = %s;\n",
+            scene_line_search_name(sc->line_search), scene_projection_name(sc->projection),
+            tf(sc->chebyshev));
+    fputs("  chebyshev_rho = ", f);
+    print_float(f, sc->chebyshev_rho);
+    fputs(";\n  omega = ", f);
+    print_float(f, sc->omega);
+    fputs(";\n};\n", f);
+
+    fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));
+    print_vec3(f, sc->gravity);
+    fputs(";\n", f);
+
+    fputs("materials = (\n", f);
+    for (int i = 0; i < sc->nmaterials; i++) {
+        const sipd_scene_material *m = &sc->materials[i];
+        fputs("  { name = ", f);
+        print_string(f, m->name);
+        fprintf(f, "; model = \"%s\";\n    youngs = ", scene_model_name(m->model));
+        print_float(f, m->youngs);
+        fputs("; poisson = ", f);
+        print_float(f, m->poisson);
+        fputs("; density = ", f);
+        print_float(f, m->density);
+        fprintf(f, "; }%s\n", i + 1 < sc->nmaterials ? "," : "");
+    }
+    fputs(");\n", f);
+
+    fputs("bodies = (\n", f);
+    for (int i = 0; i < sc->nbodies; i++) {
+        const sipd_scene_body *b = &sc->bodies[i];
+        fputs("  { mesh = ", f);
+        print_path(f, b->mesh ? b->mesh : "");
+        fputs(";\n    material = ", f);
+        print_string(f, b->material >= 0 && b->material < sc->nmaterials
+                            ? sc->materials[b->material].name
+                            : "");
+        fputs(";\n    translate = ", f);
+        print_vec3(f, b->translate);
+        fputs(";\n    rotate_deg = ", f);
+        print_vec3(f, b->rotate_deg);
+        fputs(";\n    scale = ", f);
+        print_float(f, b->scale);
+        fputs(";\n    velocity = ", f);
+        print_vec3(f, b->velocity);
+        fputs(";\n    initial_stretch = ", f);
+        print_vec3(f, b->initial_stretch);
+        fputs(";\n    pin = (", f);
+        for (int j = 0; j < b->npin; j++) {
+            fputs(j ? ",\n      { " : "\n      { ", f);
+            print_box(f, &b->pin[j]);
+            fputs(" }", f);
+        }
+        fputs(b->npin ? "\n    );\n    move = (" : ");\n    move = (", f);
+        for (int j = 0; j < b->nmove; j++) {
+            const sipd_scene_move *mv = &b->move[j];
+            fputs(j ? ",\n      { " : "\n      { ", f);
+            print_box(f, &mv->box);
+            fputs("\n        velocity = ", f);
+            print_vec3(f, mv->velocity);
+            fputs("; angular_velocity = ", f);
+            print_vec3(f, mv->angular_velocity);
+            fputs("; center = ", f);
+            print_vec3(f, mv->center);
+            fputs("; }", f);
+        }
+        fprintf(f, "%s);\n  }%s\n", b->nmove ? "\n    " : "", i + 1 < sc->nbodies ? "," : "");
+    }
+    fputs(");\n", f);
+
+    fputs("contact = { enabled = false; };\n", f);
+
+    fputs("output = {\n  file = ", f);
+    print_path(f, sc->output_file ? sc->output_file : "");
+    fprintf(f, ";\n  every = %d;\n  compression = %d;\n  xdmf = %s;\n};\n", sc->output_every,
+            sc->compression, tf(sc->xdmf));
+}
