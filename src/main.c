@@ -69,21 +69,6 @@ static char *command_line(int argc, char **argv)
     return s;
 }
 
-static char *default_output(const char *scene_path)
-{
-    const char *base = strrchr(scene_path, '/');
-    const char *dot;
-    char *r;
-    size_t n;
-    base = base ? base + 1 : scene_path;
-    dot = strrchr(base, '.');
-    n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    r = sipd_malloc(n + 12);
-    if (r)
-        snprintf(r, n + 12, "results/%.*s.h5", (int)n, base);
-    return r;
-}
-
 static int parse_int(const char *opt, const char *s, int lo, int *out)
 {
     char *end;
@@ -153,8 +138,6 @@ int main(int argc, char **argv)
     if (output_opt) {
         free(sc.output_file);
         sc.output_file = strdup(output_opt);
-    } else if (!sc.output_file) {
-        sc.output_file = default_output(argv[optind]);
     }
     device = sc.device;
     if (device_opt) {

@@ -143,17 +143,27 @@ static int build_colouring(sipd_model *m)
 int model_build(const sipd_scene *sc, sipd_model *m)
 {
     sipd_mesh *meshes;
-    int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-
+    int b, rc = SIPD_OK;
     memset(m, 0, sizeof *m);
     meshes = sipd_calloc((size_t)sc->nbodies, sizeof *meshes);
     if (!meshes)
         return SIPD_EFAIL;
-    for (b = 0; b < sc->nbodies; b++) {
+    for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++)
         rc = mesh_load(sc->bodies[b].mesh, &meshes[b]);
-        if (rc != SIPD_OK)
-            goto done;
+    if (rc == SIPD_OK)
+        rc = model_build_meshes(sc, meshes, m);
+    for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);
+    free(meshes);
+    return rc;
+}
+
+int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m)
+{
+    int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+    memset(m, 0, sizeof *m);
+    for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
         m->nt += meshes[b].nt;
         m->nf += meshes[b].nf;
@@ -267,8 +277,6 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     if (rc == SIPD_OK)
         rc = build_colouring(m);
 done:
-    for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);
-    free(meshes);
     if (rc != SIPD_OK)
         model_free(m);
     return rc;

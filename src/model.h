@@ -9,6 +9,7 @@
 #define SIPD_MODEL_H
 
 #include "physics/material.h"
+#include "mesh.h"
 #include "scene.h"
 
 typedef struct {
@@ -47,6 +48,8 @@ typedef struct {
 
 /* Load every body's mesh, transform, and build the arrays. SIPD_EINPUT on bad meshes. */
 int model_build(const sipd_scene *sc, sipd_model *m);
+/* The same from meshes already in memory (one per scene body; bodies[].mesh unused). */
+int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m);
 void model_free(sipd_model *m);
 /* Prescribed position of Dirichlet vertex a at time t (X0 for pinned vertices).
  * Pin and move boxes select vertices by their initial position X0. */

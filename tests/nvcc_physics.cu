@@ -1,0 +1,85 @@
+/* nvcc_physics.cu — compile check: every shared physics header under nvcc, every SIPD_HD function
+ * instantiated for the device (tests/physics.cmake: physics_nvcc_compile[_double]; the list of
+ * functions is kept complete by physics_nvcc_coverage).
+ *
+ * Compiled with -DSIPD_REAL_FLOAT (the CUDA backend's precision) and without it (double).
+ * Nothing here runs: it only has to compile, warning-free, for sm_90.
+ */
+#include "physics/common.h"
+#include "physics/mat3.h"
+#include "physics/material.h"
+#include "physics/tet.h"
+#include "physics/inertia.h"
+#include "physics/kinematic.h"
+
+/* in: at least 64 reals; out: at least 64 reals; one thread is enough */
+__global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
+{
+    sipd_real acc = 0;
+    /* common.h */
+    acc += sipd_max(in[0], in[1]) + sipd_min(in[0], in[1]);
+
+    /* mat3.h: vectors */
+    vec3 a = v3(in[0], in[1], in[2]);
+    vec3 b = v3_load(in + 3);
+    vec3 c = v3_add(a, b);
+    c = v3_sub(c, v3_scale(b, in[6]));
+    c = v3_axpy(in[7], a, c);
+    c = v3_cross(c, b);
+    acc += v3_dot(a, c) + v3_norm2(c);
+    v3_store(out, c);
+
+    /* mat3.h: 3x3 */
+    mat3 F = m3_from_cols(a, b, c);
+    mat3 G = m3_mul(m3_transpose(F), m3_identity());
+    mat3 Z = m3_zero();
+    mat3 Cf = m3_cof(G), Fi;
+    vec3 col = m3_col(G, 1);
+    acc += m3_det(G) + m3_frob2(Cf) + Z.m[0] + col.v[2];
+    if (m3_inverse(G, &Fi)) acc += Fi.m[4];
+    c = m3_mulv(Fi, col);
+
+    /* mat3.h: symmetric 3x3 */
+    sym3 S = s3_zero(), T;
+    s3_load(in + 8, &T);
+    S = s3_add(S, s3_diag(in[14]));
+    S = s3_axpy(in[15], s3_aat(F), S);
+    S = s3_add(S, s3_outer(c));
+    S = s3_axpy(in[16], T, S);
+    mat3 Sm = s3_to_m3(S);
+    vec3 x;
+    acc += Sm.m[1] + s3_solve(S, s3_mulv(S, a), &x);
+    s3_store(out + 3, S);
+
+    /* material.h */
+    sipd_material mat = material_stable_neohookean(in[17], in[18]);
+    mat3 P = material_P(&mat, F), P2;
+    sym3 K = material_K(&mat, F), Kp;
+    material_eval(&mat, split, F, &P2, &Kp);
+    acc += material_psi(&mat, F) + P.m[0] + P2.m[8] + K.s[3] + Kp.s[5];
+
+    /* tet.h */
+    sipd_real Bm[9];
+    vec3 y[4], grad[4];
+    int i;
+    for (i = 0; i < 4; i++) y[i] = v3_load(in + 20 + 3 * i);
+    sipd_real vol = tet_rest(y[0], y[1], y[2], y[3], Bm);
+    for (i = 0; i < 4; i++) y[i] = v3_add(y[i], v3_load(in + 32 + 3 * i));
+    mat3 Ft = tet_F(Bm, y[0], y[1], y[2], y[3]);
+    vec3 gN = tet_gradN(Bm, split & 3);
+    tet_element(&mat, split, Bm, vol, y[0], y[1], y[2], y[3], grad, &Kp);
+    vec3 gv = tet_vertex_gradient(&mat, split, Bm, vol, y[0], y[1], y[2], y[3], 2, &Kp);
+    vec3 gp = tet_pairwise_gradient(&mat, Bm, vol, y, 1);
+    acc += tet_energy(&mat, Bm, vol, y[0], y[1], y[2], y[3]) + Ft.m[2] + gN.v[0] + grad[3].v[1] + gv.v[2] +
+           gp.v[0];
+
+    /* inertia.h */
+    vec3 gi = inertia_gradient(in[44], in[45], a, b, c);
+    acc += inertia_energy(in[44], in[45], a, b, c) + gi.v[1];
+
+    /* kinematic.h */
+    vec3 kp = kinematic_position(a, b, c, x, in[46]);
+    acc += kp.v[0];
+
+    out[9] = acc + x.v[0];
+}

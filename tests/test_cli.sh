@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# test_cli.sh CASE SIPD_RUN SOURCE_DIR — the sipd-run command line end to end: exit codes,
+# error messages, --dry-run, the HDF5 layout of a real run, and killed/interrupted runs.
+set -u
+case_name=$1; bin=$2; src=$3
+tmp=$(mktemp -d /tmp/sipd_cli_XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+
+expect_rc() { # expected-rc stderr-pattern -- args...
+  local want=$1 pat=$2; shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  [ "$rc" = "$want" ] || { cat "$tmp/err" >&2; fail "sipd-run $* exited $rc, expected $want"; }
+  [ -z "$pat" ] || grep -qE -- "$pat" "$tmp/err" || { cat "$tmp/err" >&2; fail "stderr of 'sipd-run $*' lacks /$pat/"; }
+}
+
+# number of frames in an output file (dimension 0 of /frames/positions)
+nframes() { h5dump -H -d /frames/positions "$1" | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\),.*/\1/p'; }
+
+case $case_name in
+help)
+  "$bin" --help >"$tmp/out" 2>&1 || fail "--help exit $?"
+  grep -q "usage: sipd-run SCENE" "$tmp/out" || fail "--help prints no usage"
+  grep -q -- "--dry-run" "$tmp/out" || fail "--help does not list --dry-run"
+  "$bin" --version >"$tmp/out" || fail "--version exit $?"
+  grep -q "^sipd-run [0-9]" "$tmp/out" || fail "--version output: $(cat "$tmp/out")"
+  ;;
+usage_errors)
+  expect_rc 2 "no scene file" --
+  expect_rc 2 "unknown option" -- --bogus "$src/scenes/cantilever.cfg"
+  expect_rc 2 "--frames: expected an integer" -- --frames abc "$src/scenes/cantilever.cfg"
+  expect_rc 2 "--device: expected auto, cuda or cpu" -- --device tpu "$src/scenes/cantilever.cfg"
+  expect_rc 2 "nonexistent.cfg" -- "$tmp/nonexistent.cfg"
+  expect_rc 2 "expected one scene file" -- a.cfg b.cfg
+  expect_rc 1 "no CUDA backend" -- --device cuda "$src/scenes/cantilever.cfg"
+  ;;
+bad_scene)
+  printf 'time = { dt = 0.01; frames = 2; };\nsolver = { iterations = ; };\n' >"$tmp/syntax.cfg"
+  expect_rc 2 "syntax.cfg:2:" -- "$tmp/syntax.cfg"
+  sed 's/iterations = 200/iteratons = 200/' "$src/scenes/cantilever.cfg" >"$src/scenes/.typo_$$.cfg"
+  "$bin" "$src/scenes/.typo_$$.cfg" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  rm -f "$src/scenes/.typo_$$.cfg"
+  [ $rc = 2 ] || fail "typo scene exit $rc"
+  grep -qE "\.typo_$$\.cfg:3: .*iteratons" "$tmp/err" || { cat "$tmp/err" >&2; fail "typo not reported with file:line:key"; }
+  ;;
+bad_mesh)
+  mkdir -p "$tmp/m"
+  head -c 300 "$src/scenes/meshes/beam.node" >"$tmp/m/beam.node"
+  cp "$src/scenes/meshes/beam.ele" "$tmp/m/"
+  sed -e 's|"meshes/beam"|"m/beam"|' -e 's|../results/cantilever.h5|out.h5|' "$src/scenes/cantilever.cfg" >"$tmp/s.cfg"
+  expect_rc 2 "m/beam.node" -- "$tmp/s.cfg"
+  [ ! -e "$tmp/out.h5" ] || fail "an output file was created for a bad mesh"
+  ;;
+dry_run)
+  "$bin" --dry-run --output "$tmp/never.h5" "$src/scenes/cantilever.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run exit $?"
+  grep -q "iterations = 200;" "$tmp/out" || fail "dry-run does not print solver.iterations"
+  grep -q "line_search = \"auto\";" "$tmp/out" || fail "dry-run does not print line_search"
+  grep -q "# model: 1 bodies, 99 vertices, 240 tets" "$tmp/out" || fail "dry-run model summary: $(tail -1 "$tmp/out")"
+  [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"
+  ;;
+run_layout)
+  # the README's first example, shortened, then the HDF5 contract paths read back
+  "$bin" "$src/scenes/cantilever.cfg" --frames 4 --output "$tmp/c.h5" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "run exit $?"; }
+  grep -q "frame 4/4" "$tmp/err" || fail "no progress line on stderr"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 2 --quiet --output "$tmp/q.h5" 2>"$tmp/qerr" || fail "quiet run failed"
+  [ ! -s "$tmp/qerr" ] || fail "--quiet still printed: $(cat "$tmp/qerr")"
+  h5dump -H "$tmp/c.h5" >"$tmp/h" || fail "h5dump cannot read the output"
+  for d in /mesh/rest_positions /mesh/tets /mesh/surface_triangles /mesh/body /frames/positions /frames/time \
+           /convergence/frame /convergence/substep /convergence/iterations /convergence/residual \
+           /convergence/energy /convergence/line_search_steps /convergence/contacts /convergence/wall_time \
+           /convergence/history_offset /convergence/history/residual /convergence/history/energy \
+           /convergence/history/alpha; do
+    h5dump -H -d "$d" "$tmp/c.h5" >/dev/null 2>&1 || fail "missing dataset $d"
+  done
+  [ "$(nframes "$tmp/c.h5")" = 5 ] || fail "expected 5 frames (0..4), got $(nframes "$tmp/c.h5")"
+  h5dump -H -d /frames/positions "$tmp/c.h5" | grep -q "( 5, 99, 3 )" || fail "positions shape"
+  h5dump -H -d /mesh/tets "$tmp/c.h5" | grep -q "( 240, 4 )" || fail "tets shape"
+  h5dump -H -d /convergence/iterations "$tmp/c.h5" | grep -q "( 8 )" || fail "expected 8 solve rows (4 frames x 2 substeps)"
+  h5dump -p -H -d /frames/positions "$tmp/c.h5" | grep -q "DEFLATE" || fail "positions not deflated"
+  h5dump -p -H -d /frames/positions "$tmp/c.h5" | grep -q "SHUFFLE" || fail "positions not shuffled"
+  for a in version scene resolved_parameters command_line device precision units exit_reason wall_time_s; do
+    h5dump -a "/$a" "$tmp/c.h5" >/dev/null 2>&1 || fail "missing root attribute $a"
+  done
+  h5dump -a /exit_reason "$tmp/c.h5" | grep -q '"completed"' || fail "exit_reason is not completed"
+  h5dump -a /scene "$tmp/c.h5" | grep -q "clamped at x = 0" || fail "scene text not stored"
+  # frame 0 is the rest state, the last frame has sagged under gravity
+  h5dump -d "/frames/positions[0,10,1;1,1,1;1,1,1;1,1,1]" "$tmp/c.h5" | grep -q "(0,10,1): 0$" || fail "frame 0 is not the rest state"
+  [ -f "$tmp/c.xdmf" ] || fail "no XDMF sidecar"
+  grep -q 'CollectionType="Temporal"' "$tmp/c.xdmf" || fail "XDMF is not a temporal collection"
+  [ "$(grep -c '<Time ' "$tmp/c.xdmf")" = 5 ] || fail "XDMF does not list 5 frames"
+  ;;
+sigkill)
+  "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/k.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do [ -s "$tmp/err" ] && grep -q "frame [0-9]*/" "$tmp/err" && break; sleep 0.1; done
+  sleep 1
+  kill -KILL $pid; wait $pid 2>/dev/null
+  last=$(grep -o "frame [0-9]*/" "$tmp/err" | tail -1 | tr -dc 0-9)
+  [ -n "$last" ] || fail "no progress reported before the kill"
+  n=$(nframes "$tmp/k.h5")
+  [ -n "$n" ] || fail "killed run's file does not open"
+  [ "$n" -gt "$last" ] || fail "killed run kept $n frames, progress had reported frame $last"
+  h5dump -d "/frames/positions[$((n-1)),0,0;1,1,1;1,1,1;1,1,1]" "$tmp/k.h5" >/dev/null || fail "last frame unreadable"
+  echo "sigkill: progress reported frame $last, file holds $n frames"
+  ;;
+sigterm)
+  "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/t.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+  kill -TERM $pid; wait $pid; rc=$?
+  [ $rc = 3 ] || { cat "$tmp/err"; fail "SIGTERM exit status $rc, expected 3"; }
+  grep -q "stopped by a signal after frame" "$tmp/err" || fail "no stop message"
+  h5dump -a /exit_reason "$tmp/t.h5" | grep -q '"signal"' || fail "exit_reason is not signal"
+  n=$(nframes "$tmp/t.h5"); last=$(grep -o "after frame [0-9]*" "$tmp/err" | tr -dc 0-9)
+  [ "$n" = $((last + 1)) ] || fail "file has $n frames, run said it stopped after frame $last"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok: $case_name"

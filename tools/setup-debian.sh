@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install the Debian packages sipd-run needs to build and run its tests (Debian 12).
+#   compilers + CMake, libconfig, HDF5 (C library + h5dump, used by the tests), zlib.
+# The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake adds
+# the nvcc compile checks of the shared physics headers.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config git \
+  libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev >/dev/null
+echo "sipd-run build dependencies installed"
