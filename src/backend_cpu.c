@@ -268,18 +268,21 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             int a = m->color_verts[i], k;
             vec3 ya = yv(b->y, a), ga, d;
             sym3 D;
-            double alpha = omega, n2;
+            double alpha = omega, n2, E0;
             if (m->fixed[a])
                 continue;
             ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
+            E0 = inertia_energy(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
             D = s3_diag(m->mass[a] * b->inv_h2);
             for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
                 int inc = m->inc[k], e = inc >> 2, l = inc & 3;
                 const int *t = m->tets + 4 * e;
                 sym3 Kp;
-                ga = v3_add(ga, tet_vertex_gradient(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e],
-                                                    yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]),
-                                                    yv(b->y, t[3]), l, &Kp));
+                double Ee;
+                ga = v3_add(ga, tet_vertex_eval(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e],
+                                                yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]), l,
+                                                &Kp, &Ee));
+                E0 += Ee;
                 D = s3_axpy(m->inc_w[k], Kp, D);
             }
             s3_solve(D, v3_scale(ga, -1), &d);
@@ -287,7 +290,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             if (n2 > rmax)
                 rmax = n2;
             if (ls) {
-                double E0 = local_energy(b, a, ya), gd = v3_dot(ga, d);
+                double gd = v3_dot(ga, d);
                 int h;
                 for (h = 0; h < GS_MAX_HALVINGS; h++) {
                     double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));

@@ -69,6 +69,9 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     vec3 gN = tet_gradN(Bm, split & 3);
     tet_element(&mat, split, Bm, vol, y[0], y[1], y[2], y[3], grad, &Kp);
     vec3 gv = tet_vertex_gradient(&mat, split, Bm, vol, y[0], y[1], y[2], y[3], 2, &Kp);
+    sipd_real ev;
+    vec3 gw = tet_vertex_eval(&mat, split, Bm, vol, y[0], y[1], y[2], y[3], 1, &Kp, &ev);
+    acc += ev + gw.v[0];
     vec3 gp = tet_pairwise_gradient(&mat, Bm, vol, y, 1);
     acc += tet_energy(&mat, Bm, vol, y[0], y[1], y[2], y[3]) + Ft.m[2] + gN.v[0] + grad[3].v[1] + gv.v[2] +
            gp.v[0];

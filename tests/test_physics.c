@@ -368,6 +368,14 @@ static void test_pairwise(void)
                 rg = tet_vertex_gradient(&mat, SIPD_SPLIT_EXPANDED, t.Bm, t.vol, y[0], y[1], y[2], y[3], a, &Kp);
                 e = v3_len(v3_sub(rg, grad[a])) / gnorm;
                 CHECK(e < 1e-12, "tet_vertex_gradient vs tet_element: rel err %.3e", e);
+                {   /* the fused gradient + energy entry point used by Gauss–Seidel */
+                    sipd_real ev;
+                    vec3 rg2 = tet_vertex_eval(&mat, SIPD_SPLIT_EXPANDED, t.Bm, t.vol, y[0], y[1], y[2], y[3], a,
+                                               &Kp, &ev);
+                    double et = tet_energy(&mat, t.Bm, t.vol, y[0], y[1], y[2], y[3]);
+                    CHECK(v3_len(v3_sub(rg2, rg)) == 0, "tet_vertex_eval gradient differs from tet_vertex_gradient");
+                    CHECK(fabs(ev - et) <= 1e-14 * fabs(et), "tet_vertex_eval energy %.17g vs tet_energy %.17g", ev, et);
+                }
             }
         }
     /* K = P F⁻¹ and P F⁻¹ symmetric, over random non-singular F */

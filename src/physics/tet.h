@@ -58,13 +58,22 @@ SIPD_HD void tet_element(const sipd_material *mat, int split, const sipd_real *B
     grad[0] = v3_scale(v3_add(v3_add(grad[1], grad[2]), grad[3]), -1);
 }
 
-/* Gradient on one local vertex a only (Gauss–Seidel gathers) and K⁺. */
-SIPD_HD vec3 tet_vertex_gradient(const sipd_material *mat, int split, const sipd_real *Bm,
-                                 sipd_real vol, vec3 y0, vec3 y1, vec3 y2, vec3 y3, int a, sym3 *Kp)
+/* Gradient on one local vertex a only (Gauss–Seidel gathers), K⁺, and V Ψ(F) from the same F
+ * (the start point of the per-vertex line search comes free with the gather). */
+SIPD_HD vec3 tet_vertex_eval(const sipd_material *mat, int split, const sipd_real *Bm, sipd_real vol,
+                             vec3 y0, vec3 y1, vec3 y2, vec3 y3, int a, sym3 *Kp, sipd_real *energy)
 {
     mat3 F = tet_F(Bm, y0, y1, y2, y3), P;
     material_eval(mat, split, F, &P, Kp);
+    *energy = vol * material_psi(mat, F);
     return v3_scale(m3_mulv(P, tet_gradN(Bm, a)), vol);
+}
+
+SIPD_HD vec3 tet_vertex_gradient(const sipd_material *mat, int split, const sipd_real *Bm,
+                                 sipd_real vol, vec3 y0, vec3 y1, vec3 y2, vec3 y3, int a, sym3 *Kp)
+{
+    sipd_real unused;
+    return tet_vertex_eval(mat, split, Bm, vol, y0, y1, y2, y3, a, Kp, &unused);
 }
 
 /* V Ψ(F) */
