@@ -17,9 +17,20 @@
 
 typedef struct sipd_backend sipd_backend;
 
+/* What D is in the direction dy = −D⁻¹g (DESIGN.md §3.3, §3.7). */
+typedef enum {
+    SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
+    SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
+    SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
+    SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
+    SIPD_PRECOND_NEWTON = 4  /* the full sparse Hessian (element Hessians PSD-projected),   */
+                             /* solved by block-Jacobi preconditioned CG (Jacobi sweep only) */
+} sipd_precond;
+
 typedef struct {
-    int split;        /* SIPD_SPLIT_* */
-    int threads;      /* 0 = default */
+    int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
+    int precond;      /* sipd_precond                                                */
+    int threads;      /* 0 = default                                                 */
 } sipd_backend_params;
 
 /* Reductions of one direction pass (all sums over free vertices). */
@@ -29,6 +40,7 @@ typedef struct {
     double gs;     /* Σ g·s, s = y − y_prev  (g at the current y)                     */
     double sDs;    /* Σ sᵀ D s                                                          */
     int nonspd;    /* blocks that were not positive definite                          */
+    int cg_iters;  /* Newton: conjugate-gradient iterations of this direction           */
 } sipd_dir_stats;
 
 typedef struct {

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
+#include "physics/hessian.h"
 #include "physics/tet.h"
 #include "util.h"
 
@@ -25,31 +26,118 @@
 
 struct sipd_backend {
     const sipd_model *m;
-    int split, quasistatic;
+    int split, precond, quasistatic;
     double h, inv_h2, t_end;
     double gq[3];    /* gravity as a potential (quasi-static only) */
     double *x, *v, *yt, *y, *yp, *dy, *g, *ys;
-    double *egrad;   /* nt*12 */
-    double *eKp;     /* nt*6  */
+    double *egrad;   /* nt*12                                                        */
+    double *eblk;    /* SPLIT: K⁺ per tet (nt*6); BLOCK/DIAG: 4 vertex blocks (nt*24)  */
+    /* Newton: block-CSR Hessian over the vertex graph (3x3 blocks) */
+    int *row_off, *col, *tet_blk;   /* nv+1, nnzb, nt*16 (block index of (t[l], t[m]))  */
+    double *eH;                     /* nt*144 element Hessians                          */
+    double *H, *Pinv;               /* nnzb*9, nv*9 (inverse diagonal blocks)           */
+    double *r, *z, *p, *q;          /* CG vectors, nv*3                                 */
 };
+
+/* PSD per-vertex Hessian block of V Ψ: the exact closed form for stable neo-Hookean
+ * (PSD by construction), the eigen-clamped generic block for other models. */
+static inline sym3 vertex_block(const sipd_material *mat, const double *Bm, double vol, mat3 F, int a)
+{
+    if (mat->model == SIPD_MAT_STABLE_NEOHOOKEAN)
+        return tet_vertex_block_snh(mat, Bm, vol, F, a);
+    return tet_vertex_block(mat, Bm, vol, F, a, 1);
+}
 
 static void cpu_destroy(sipd_backend *b)
 {
     if (!b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
-    free(b->ys); free(b->egrad); free(b->eKp);
+    free(b->ys); free(b->egrad); free(b->eblk);
+    free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
+    free(b->r); free(b->z); free(b->p); free(b->q);
     free(b);
+}
+
+/* Sparsity of the Newton Hessian: row a holds a's neighbours (vertices sharing a tet),
+ * sorted, diagonal included; tet_blk maps each (tet, l, m) to its block. */
+static int newton_pattern(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    int a, k, l, e, nnz = 0, cap = 0;
+    int *mark = sipd_malloc((size_t)m->nv * sizeof(int)), *tmp = NULL;
+    b->row_off = sipd_calloc((size_t)m->nv + 1, sizeof(int));
+    if (!mark || !b->row_off) {
+        free(mark);
+        return SIPD_EFAIL;
+    }
+    for (a = 0; a < m->nv; a++) mark[a] = -1;
+    for (a = 0; a < m->nv; a++) {   /* count */
+        int n = 1;
+        mark[a] = a;
+        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
+            for (l = 0; l < 4; l++) {
+                int c = m->tets[4 * (m->inc[k] >> 2) + l];
+                if (mark[c] != a) { mark[c] = a; n++; }
+            }
+        b->row_off[a + 1] = b->row_off[a] + n;
+        if (n > cap) cap = n;
+    }
+    nnz = b->row_off[m->nv];
+    b->col = sipd_malloc((size_t)nnz * sizeof(int));
+    b->tet_blk = sipd_malloc((size_t)m->nt * 16 * sizeof(int));
+    tmp = sipd_malloc((size_t)cap * sizeof(int));
+    if (!b->col || !b->tet_blk || !tmp) {
+        free(mark);
+        free(tmp);
+        return SIPD_EFAIL;
+    }
+    for (a = 0; a < m->nv; a++) mark[a] = -1;
+    for (a = 0; a < m->nv; a++) {   /* fill, insertion-sorted (rows are short) */
+        int n = 0, i, j;
+        mark[a] = a;
+        tmp[n++] = a;
+        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
+            for (l = 0; l < 4; l++) {
+                int c = m->tets[4 * (m->inc[k] >> 2) + l];
+                if (mark[c] != a) { mark[c] = a; tmp[n++] = c; }
+            }
+        for (i = 1; i < n; i++)
+            for (j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) { int t = tmp[j]; tmp[j] = tmp[j - 1]; tmp[j - 1] = t; }
+        memcpy(b->col + b->row_off[a], tmp, (size_t)n * sizeof(int));
+    }
+    for (e = 0; e < m->nt; e++)
+        for (l = 0; l < 4; l++)
+            for (k = 0; k < 4; k++) {
+                int r = m->tets[4 * e + l], c = m->tets[4 * e + k], lo = b->row_off[r], hi = b->row_off[r + 1] - 1;
+                while (lo < hi) {   /* binary search for column c in row r */
+                    int mid = (lo + hi) / 2;
+                    if (b->col[mid] < c) lo = mid + 1; else hi = mid;
+                }
+                b->tet_blk[16 * e + 4 * l + k] = lo;
+            }
+    free(mark);
+    free(tmp);
+    b->eH = sipd_malloc((size_t)m->nt * 144 * sizeof(double));
+    b->H = sipd_malloc((size_t)nnz * 9 * sizeof(double));
+    b->Pinv = sipd_malloc((size_t)m->nv * 9 * sizeof(double));
+    b->r = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    b->z = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    b->p = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    b->q = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
+    return b->eH && b->H && b->Pinv && b->r && b->z && b->p && b->q ? SIPD_OK : SIPD_EFAIL;
 }
 
 static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
 {
     sipd_backend *b = sipd_calloc(1, sizeof *b);
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+    size_t nblk = p->precond == SIPD_PRECOND_SPLIT ? 6 : 24;
     if (!b)
         return SIPD_EFAIL;
     b->m = m;
     b->split = p->split;
+    b->precond = p->precond;
 #ifdef _OPENMP
     if (p->threads > 0)
         omp_set_num_threads(p->threads);
@@ -58,8 +146,9 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->y = sipd_calloc(1, n3); b->yp = sipd_calloc(1, n3); b->dy = sipd_calloc(1, n3);
     b->g = sipd_calloc(1, n3); b->ys = sipd_calloc(1, n3);
     b->egrad = sipd_malloc((size_t)m->nt * 12 * sizeof(double));
-    b->eKp = sipd_malloc((size_t)m->nt * 6 * sizeof(double));
-    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->egrad || !b->eKp) {
+    b->eblk = sipd_malloc((size_t)m->nt * nblk * sizeof(double));
+    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->egrad || !b->eblk ||
+        (p->precond == SIPD_PRECOND_NEWTON && newton_pattern(b) != SIPD_OK)) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -109,6 +198,129 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
 
 static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
 
+/* ---- Newton: assemble H (rows gathered per vertex, no races) and solve H dy = −g by CG ---- */
+#define CG_MAX_FACTOR 4     /* CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
+#define CG_RTOL 1e-10       /* relative residual of the linear solve                      */
+
+static void hmul(const sipd_backend *b, const double *x, double *out)
+{
+    const sipd_model *m = b->m;
+    int a;
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        double o[3] = {0, 0, 0};
+        int k, i, j;
+        for (k = b->row_off[a]; k < b->row_off[a + 1]; k++) {
+            const double *B = b->H + 9 * k, *xc = x + 3 * b->col[k];
+            for (i = 0; i < 3; i++)
+                for (j = 0; j < 3; j++) o[i] += B[3 * i + j] * xc[j];
+        }
+        out[3 * a] = o[0];
+        out[3 * a + 1] = o[1];
+        out[3 * a + 2] = o[2];
+    }
+}
+
+static double dot3n(const double *x, const double *y, int n)
+{
+    double s = 0;
+    int i;
+#pragma omp parallel for schedule(static) reduction(+ : s) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) s += x[i] * y[i];
+    return s;
+}
+
+static void precond_apply(const sipd_backend *b, const double *r, double *z)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
+    for (a = 0; a < b->m->nv; a++) {
+        const double *P = b->Pinv + 9 * a, *ra = r + 3 * a;
+        int i;
+        for (i = 0; i < 3; i++) z[3 * a + i] = P[3 * i] * ra[0] + P[3 * i + 1] * ra[1] + P[3 * i + 2] * ra[2];
+    }
+}
+
+static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
+{
+    const sipd_model *m = b->m;
+    const int n = 3 * m->nv;
+    double rz, rz0, rmax = 0, gdy = 0;
+    int a, it, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
+    /* assemble: row a = m/h² I + Σ element blocks, Dirichlet rows/columns eliminated */
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        int k, i;
+        mat3 inv;
+        memset(b->H + 9 * (size_t)b->row_off[a], 0, sizeof(double) * 9 * (size_t)(b->row_off[a + 1] - b->row_off[a]));
+        for (k = b->row_off[a]; k < b->row_off[a + 1]; k++)
+            if (b->col[k] == a)
+                break;
+        if (m->fixed[a]) {
+            double *D = b->H + 9 * k;
+            D[0] = D[4] = D[8] = 1;
+        } else {
+            double *D = b->H + 9 * k;
+            D[0] += m->mass[a] * b->inv_h2;
+            D[4] += m->mass[a] * b->inv_h2;
+            D[8] += m->mass[a] * b->inv_h2;
+            for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
+                int e = m->inc[i] >> 2, l = m->inc[i] & 3, c, r, s;
+                const double *He = b->eH + 144 * e;
+                for (c = 0; c < 4; c++) {
+                    double *B;
+                    if (m->fixed[m->tets[4 * e + c]])
+                        continue;
+                    B = b->H + 9 * b->tet_blk[16 * e + 4 * l + c];
+                    for (r = 0; r < 3; r++)
+                        for (s = 0; s < 3; s++) B[3 * r + s] += He[12 * (3 * l + r) + 3 * c + s];
+                }
+            }
+        }
+        {   /* block-Jacobi preconditioner */
+            mat3 Dk;
+            for (i = 0; i < 9; i++) Dk.m[i] = b->H[9 * k + i];
+            if (!m3_inverse(Dk, &inv))
+                inv = m3_identity();
+            for (i = 0; i < 9; i++) b->Pinv[9 * a + i] = inv.m[i];
+        }
+    }
+    /* CG on H dy = −g from dy = 0 */
+    memset(b->dy, 0, sizeof(double) * (size_t)n);
+    for (a = 0; a < n; a++) b->r[a] = -b->g[a];
+    precond_apply(b, b->r, b->z);
+    memcpy(b->p, b->z, sizeof(double) * (size_t)n);
+    rz = rz0 = dot3n(b->r, b->z, n);
+    for (it = 0; it < maxit && rz > CG_RTOL * CG_RTOL * rz0 && rz > 0; it++) {
+        double pq, al, rzn, be;
+        hmul(b, b->p, b->q);
+        pq = dot3n(b->p, b->q, n);
+        if (!(pq > 0))
+            break;   /* H is SPD by construction; stop on round-off trouble */
+        al = rz / pq;
+        for (a = 0; a < n; a++) {
+            b->dy[a] += al * b->p[a];
+            b->r[a] -= al * b->q[a];
+        }
+        precond_apply(b, b->r, b->z);
+        rzn = dot3n(b->r, b->z, n);
+        be = rzn / rz;
+        rz = rzn;
+        for (a = 0; a < n; a++) b->p[a] = b->z[a] + be * b->p[a];
+    }
+    for (a = 0; a < m->nv; a++) {
+        vec3 d = yv(b->dy, a);
+        double n2 = v3_norm2(d);
+        gdy += v3_dot(yv(b->g, a), d);
+        if (n2 > rmax)
+            rmax = n2;
+    }
+    st->rmax = sqrt(rmax);
+    st->gdy = gdy;
+    st->cg_iters = it;
+    return SIPD_OK;
+}
+
 static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
@@ -124,10 +336,24 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         vec3 gr[4];
         sym3 Kp;
         int l;
-        tet_element(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e], yv(y, t[0]), yv(y, t[1]),
-                    yv(y, t[2]), yv(y, t[3]), gr, &Kp);
+        const sipd_material *mat = &m->mats[m->tet_mat[e]];
+        tet_element(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]),
+                    gr, &Kp);
         for (l = 0; l < 4; l++) v3_store(b->egrad + 12 * e + 3 * l, gr[l]);
-        s3_store(b->eKp + 6 * e, Kp);
+        if (b->precond == SIPD_PRECOND_SPLIT) {
+            s3_store(b->eblk + 6 * e, Kp);
+        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
+            mat3 F = tet_F(m->Bm + 9 * e, yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]));
+            for (l = 0; l < 4; l++) {
+                sym3 B = vertex_block(mat, m->Bm + 9 * e, m->vol[e], F, l);
+                if (b->precond == SIPD_PRECOND_DIAG)
+                    B.s[3] = B.s[4] = B.s[5] = 0;
+                s3_store(b->eblk + 24 * e + 6 * l, B);
+            }
+        } else if (b->precond == SIPD_PRECOND_NEWTON) {
+            mat3 F = tet_F(m->Bm + 9 * e, yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]));
+            tet_element_hessian(mat, m->Bm + 9 * e, m->vol[e], F, 1, b->eH + 144 * e);
+        }
     }
     /* vertex pass */
 #pragma omp parallel for schedule(static) reduction(max : rmax) reduction(+ : gdy, gs, sDs, nonspd) if (m->nv > PAR_MIN)
@@ -147,8 +373,17 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
             int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
             sym3 Kp;
             ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
-            s3_load(b->eKp + 6 * e2, &Kp);
-            D = s3_axpy(m->inc_w[k], Kp, D);
+            if (b->precond == SIPD_PRECOND_SPLIT) {
+                s3_load(b->eblk + 6 * e2, &Kp);
+                D = s3_axpy(m->inc_w[k], Kp, D);
+            } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
+                s3_load(b->eblk + 24 * e2 + 6 * l, &Kp);
+                D = s3_add(D, Kp);
+            }
+        }
+        if (b->precond == SIPD_PRECOND_NEWTON) {   /* dy comes from the CG solve below */
+            v3_store(b->g + 3 * a, ga);
+            continue;
         }
         s = v3_sub(yv(y, a), yv(b->yp, a));
         gs += v3_dot(ga, s);
@@ -169,6 +404,9 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->gs = gs;
     st->sDs = sDs;
     st->nonspd = nonspd;
+    st->cg_iters = 0;
+    if (b->precond == SIPD_PRECOND_NEWTON)
+        return newton_direction(b, st);
     return SIPD_OK;
 }
 
@@ -279,11 +517,19 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
                 const int *t = m->tets + 4 * e;
                 sym3 Kp;
                 double Ee;
-                ga = v3_add(ga, tet_vertex_eval(&m->mats[m->tet_mat[e]], b->split, m->Bm + 9 * e, m->vol[e],
-                                                yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]), l,
-                                                &Kp, &Ee));
+                const sipd_material *mat = &m->mats[m->tet_mat[e]];
+                ga = v3_add(ga, tet_vertex_eval(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(b->y, t[0]),
+                                                yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]), l, &Kp, &Ee));
                 E0 += Ee;
-                D = s3_axpy(m->inc_w[k], Kp, D);
+                if (b->precond == SIPD_PRECOND_SPLIT) {
+                    D = s3_axpy(m->inc_w[k], Kp, D);
+                } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
+                    mat3 F = tet_F(m->Bm + 9 * e, yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]));
+                    sym3 B = vertex_block(mat, m->Bm + 9 * e, m->vol[e], F, l);
+                    if (b->precond == SIPD_PRECOND_DIAG)
+                        B.s[3] = B.s[4] = B.s[5] = 0;
+                    D = s3_add(D, B);
+                }
             }
             s3_solve(D, v3_scale(ga, -1), &d);
             n2 = v3_norm2(d);

@@ -41,6 +41,35 @@
 #define CHEB_WARMUP 8
 #define RHO_MAX (1.0 - 1e-6)
 
+void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp)
+{
+    static const int split_of[] = {SIPD_SPLIT_EXPANDED, SIPD_SPLIT_SIGN, SIPD_SPLIT_NONE, SIPD_SPLIT_CLAMP,
+                                   SIPD_SPLIT_ABS};
+    bp->split = split_of[sc->projection];
+    bp->threads = threads;
+    switch (sc->method) {
+    case SIPD_METHOD_VBD:
+    case SIPD_METHOD_BLOCK_JACOBI: bp->precond = SIPD_PRECOND_BLOCK; break;
+    case SIPD_METHOD_DIAG_JACOBI: bp->precond = SIPD_PRECOND_DIAG; break;
+    case SIPD_METHOD_GD: bp->precond = SIPD_PRECOND_MASS; break;
+    case SIPD_METHOD_NEWTON: bp->precond = SIPD_PRECOND_NEWTON; break;
+    case SIPD_METHOD_SIPD:
+    default: bp->precond = SIPD_PRECOND_SPLIT; break;
+    }
+}
+
+sipd_sweep sim_sweep(const sipd_scene *sc)
+{
+    if (sc->method == SIPD_METHOD_VBD)
+        return SIPD_SWEEP_GS;
+    return sc->method == SIPD_METHOD_SIPD ? sc->sweep : SIPD_SWEEP_JACOBI;
+}
+
+int sim_chebyshev(const sipd_scene *sc)
+{
+    return sc->chebyshev && sim_sweep(sc) == SIPD_SWEEP_JACOBI && sc->method != SIPD_METHOD_NEWTON;
+}
+
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp)
 {
@@ -122,9 +151,10 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
     const double diag = s->m->bbox_diag;
     const int ls = sc->line_search;
     const int fixed_rho = sc->chebyshev_rho > 0;
-    double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = sc->chebyshev ? rho_from(s) : 0;
+    const int cheb = sim_chebyshev(sc);
+    double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0;
-    int warmup = (sc->chebyshev && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0;
+    int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0;
 
     if (ls != SIPD_LS_NEVER)
         ops->energy(b, 0, &E);
@@ -144,7 +174,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             if (lam > 1e-9 && lam < s->lam_min) {
                 double old = 1 - rho;
                 s->lam_min = lam;
-                if (sc->chebyshev && !fixed_rho && (1 - rho_from(s)) < 0.8 * old) {
+                if (cheb && !fixed_rho && (1 - rho_from(s)) < 0.8 * old) {
                     rho = rho_from(s);
                     k = 0;
                 }
@@ -160,7 +190,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             log_iter(s, r, E, 0);
             break;
         }
-        if (sc->chebyshev && rho > 0 && it >= warmup && !force_plain) {
+        if (cheb && rho > 0 && it >= warmup && !force_plain) {
             /* Chebyshev step, α = 1 */
             omega = k == 0 ? 1 : k == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
             k++;
@@ -254,7 +284,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
         E = En;
     }
     res->energy = E;
-    res->rho = sc->chebyshev ? rho : 0;
+    res->rho = cheb ? rho : 0;
     return SIPD_OK;
 }
 
@@ -298,7 +328,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     if (rc != SIPD_OK)
         return rc;
     /* y⁺ = argmin E(y) */
-    rc = s->sc->sweep == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res) : solve_jacobi(s, res);
+    rc = sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res) : solve_jacobi(s, res);
     if (rc != SIPD_OK)
         return rc;
     /* v = (y⁺ − x)/h, x = y⁺ */

@@ -36,6 +36,14 @@ typedef struct {
     double *hres, *hE, *halpha;
 } sipd_sim;
 
+/* The backend parameters a scene asks for (method → preconditioner, projection → split). */
+void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp);
+/* The sweep a method uses: vbd sweeps Gauss–Seidel, newton/block-jacobi/diag-jacobi/gd
+ * sweep Jacobi, sipd follows solver.sweep. */
+sipd_sweep sim_sweep(const sipd_scene *sc);
+/* Whether Chebyshev acceleration applies (solver.chebyshev on a Jacobi sweep, not Newton). */
+int sim_chebyshev(const sipd_scene *sc);
+
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp);
 /* One backward-Euler step of length h from s->t. */

@@ -188,9 +188,7 @@ int main(int argc, char **argv)
     sipd_info("%s: %d vertices, %d tets, %d frames x %d substeps, output %s", sc.path, model.nv, model.nt, sc.frames,
               sc.substeps, sc.output_file);
 
-    bp.split = sc.projection == SIPD_PROJ_SIGN ? SIPD_SPLIT_SIGN
-             : sc.projection == SIPD_PROJ_NONE ? SIPD_SPLIT_NONE : SIPD_SPLIT_EXPANDED;
-    bp.threads = threads;
+    sim_backend_params(&sc, threads, &bp);
     rc = sim_init(&sim, &sc, &model, &sipd_backend_cpu, &bp);
     if (rc == SIPD_OK) {
         sipd_h5_meta meta;

@@ -34,7 +34,15 @@
 
 const char *scene_method_name(sipd_method m)
 {
-    return m == SIPD_METHOD_SIPD ? "sipd" : "?";
+    switch (m) {
+    case SIPD_METHOD_SIPD: return "sipd";
+    case SIPD_METHOD_VBD: return "vbd";
+    case SIPD_METHOD_BLOCK_JACOBI: return "block-jacobi";
+    case SIPD_METHOD_DIAG_JACOBI: return "diag-jacobi";
+    case SIPD_METHOD_GD: return "gd";
+    case SIPD_METHOD_NEWTON: return "newton";
+    }
+    return "?";
 }
 
 const char *scene_sweep_name(sipd_sweep s)
@@ -62,6 +70,8 @@ const char *scene_projection_name(sipd_projection p)
     case SIPD_PROJ_EXPANDED: return "expanded";
     case SIPD_PROJ_SIGN: return "sign";
     case SIPD_PROJ_NONE: return "none";
+    case SIPD_PROJ_CLAMP: return "clamp";
+    case SIPD_PROJ_ABS: return "abs";
     }
     return "?";
 }
@@ -88,8 +98,9 @@ typedef struct {
 } enum_entry;
 
 static const enum_entry method_table[] = {
-    {"sipd", SIPD_METHOD_SIPD}, {"vbd", -1}, {"block-jacobi", -1}, {"diag-jacobi", -1},
-    {"gd", -1}, {"newton", -1}, {"mixed-fem", -1}, {NULL, 0}};
+    {"sipd", SIPD_METHOD_SIPD}, {"vbd", SIPD_METHOD_VBD}, {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI},
+    {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI}, {"gd", SIPD_METHOD_GD}, {"newton", SIPD_METHOD_NEWTON},
+    {"mixed-fem", -1}, {NULL, 0}};
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
@@ -97,7 +108,7 @@ static const enum_entry ls_table[] = {
 /* "analytic" is an alias of "expanded" (the analytic eigen-expansion of DESIGN.md §3.4). */
 static const enum_entry proj_table[] = {
     {"expanded", SIPD_PROJ_EXPANDED}, {"sign", SIPD_PROJ_SIGN}, {"none", SIPD_PROJ_NONE},
-    {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", -1}, {"abs", -1}, {NULL, 0}};
+    {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", SIPD_PROJ_CLAMP}, {"abs", SIPD_PROJ_ABS}, {NULL, 0}};
 static const enum_entry device_table[] = {
     {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
 static const enum_entry model_table[] = {
@@ -484,6 +495,10 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
                           0)) ||
         (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)))
         return rc;
+    if (method == SIPD_METHOD_GD && sc->quasistatic)
+        return err(sc, config_setting_get_member(g, "method"), "solver.method",
+                   "\"gd\" (D = m/h² I) has no preconditioner without inertia: not usable with "
+                   "time.quasistatic = true");
     sc->method = (sipd_method)method;
     sc->sweep = (sipd_sweep)sweep;
     sc->line_search = (sipd_line_search)ls;

@@ -11,6 +11,8 @@
 #include "physics/tet.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
+#include "physics/eig.h"
+#include "physics/hessian.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -83,6 +85,30 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     /* kinematic.h */
     vec3 kp = kinematic_position(a, b, c, x, in[46]);
     acc += kp.v[0];
+
+    /* eig.h */
+    {
+        sipd_real M[144], ev[12], V[144];
+        vec3 e3;
+        mat3 V3;
+        for (i = 0; i < 144; i++) M[i] = in[i % 47] * in[(i / 12 + 12 * (i % 12)) % 47];
+        sym_eig(12, M, ev, V);
+        sym_project(9, M, split);
+        s3_eig(S, &e3, &V3);
+        sym3 Sp = s3_project(S, split);
+        acc += ev[3] + V[17] + M[5] + e3.v[1] + V3.m[2] + Sp.s[4] + sym_project_value(in[3], split);
+    }
+
+    /* hessian.h */
+    {
+        sipd_real D[81], He[144];
+        material_dPdF(&mat, Ft, D);
+        mat3 Hc = hess_contract(D, gN, a, vol);
+        sym3 Bv = tet_vertex_block(&mat, Bm, vol, Ft, split & 3, split);
+        sym3 Bs = tet_vertex_block_snh(&mat, Bm, vol, Ft, 2);
+        tet_element_hessian(&mat, Bm, vol, Ft, split, He);
+        acc += D[40] + Hc.m[1] + Bv.s[3] + Bs.s[0] + He[77] + hess_levi(split, 1, 2) + hess_mode(split);
+    }
 
     out[9] = acc + x.v[0];
 }

@@ -1,6 +1,6 @@
 add_executable(test_solver ${CMAKE_CURRENT_SOURCE_DIR}/test_solver.c)
 target_link_libraries(test_solver PRIVATE sipd_core)
-foreach(case energy release uniaxial beam sweeps kinematic)
+foreach(case energy release uniaxial beam sweeps kinematic methods)
   add_test(NAME solver_${case} COMMAND test_solver ${case})
 endforeach()
-set_tests_properties(solver_beam PROPERTIES LABELS slow TIMEOUT 600)
+set_tests_properties(solver_beam solver_methods PROPERTIES LABELS slow TIMEOUT 900)

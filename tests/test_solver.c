@@ -11,6 +11,8 @@
  *   sweeps      Jacobi, Jacobi+Chebyshev and Gauss–Seidel reach the same solution; Chebyshev
  *               with adaptive rho needs fewer iterations than plain Jacobi
  *   kinematic   vertices of a rotating `move` box follow the prescribed rotation exactly
+ *   methods     every solver at a tight tolerance reaches the Newton solution of the same steps
+ *               (stretch, compression, bending; nu = 0.3, 0.45, 0.49)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -68,8 +70,8 @@ static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, doubl
         return 1;
     if (model_build(&f->sc, &f->m) != SIPD_OK)
         return 1;
-    bp.split = split;
-    bp.threads = 0;
+    (void)split; /* the scene's solver.projection decides; kept for readability at call sites */
+    sim_backend_params(&f->sc, 0, &bp);
     return sim_init(&f->s, &f->sc, &f->m, &sipd_backend_cpu, &bp) != SIPD_OK;
 }
 
@@ -365,6 +367,90 @@ static void test_kinematic(void)
     teardown(&f);
 }
 
+
+/* ------------------------------------------------------------------------------------- */
+/* Every method at a tight tolerance reaches the Newton solution of the same time step
+ * (DESIGN.md §6): stretch, compression and bending, nu = 0.3 / 0.45 / 0.49. */
+static void test_methods(void)
+{
+    static const char *cases[3] = {
+        /* stretch: right end pulled at 3 m/s */
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
+        "  move = { box_min = [0.99, -1.0, -1.0]; box_max = [1.01, 1.0, 1.0]; velocity = [3.0, 0.0, 0.0]; }; } );\n",
+        /* compression: released from 70% */
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [0.7, 0.7, 0.7]; } );\n",
+        /* bending: cantilever under 10 g */
+        "gravity = [0.0, -98.1, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n"};
+    static const char *case_names[3] = {"stretch", "compression", "bending"};
+    static const double nus[3] = {0.3, 0.45, 0.49};
+    static const char *methods[] = {
+        "method = \"newton\";",
+        "method = \"sipd\"; sweep = \"jacobi\"; chebyshev = true;",
+        "method = \"sipd\"; sweep = \"jacobi\"; projection = \"sign\";",
+        "method = \"sipd\"; sweep = \"gauss-seidel\"; projection = \"sign\";",
+        "method = \"vbd\";",
+        "method = \"block-jacobi\";",
+        "method = \"diag-jacobi\"; chebyshev = true;",
+        "method = \"gd\"; chebyshev = true;",
+    };
+    const int nmeth = (int)(sizeof methods / sizeof methods[0]);
+    int c, v, k;
+    for (c = 0; c < 3; c++)
+        for (v = 0; v < 3; v++) {
+            double *ref = NULL;
+            for (k = 0; k < nmeth; k++) {
+                fixture f;
+                sipd_solve_result r;
+                char fmt[4096];
+                double *x, dmax = 0;
+                int a, step;
+                snprintf(fmt, sizeof fmt,
+                         "time = { dt = 0.0166667; frames = 2; };\n"
+                         "solver = { %s iterations = 50000; tolerance = 1.0e-8; line_search = \"always\"; };\n"
+                         "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = %.2f; } );\n%s",
+                         methods[k], nus[v], cases[c]);
+                if (setup(&f, 10, 2, 2, 1.0, 0.2, 0.2, fmt, 0)) {
+                    CHECK(0, "setup failed");
+                    return;
+                }
+                /* Plain gradient descent (D = m/h² I) stalls at the energy's round-off floor when
+                 * compressed at nu >= 0.45 (DESIGN.md §3.8): recorded, not asserted. */
+                int gd_known = strstr(methods[k], "\"gd\"") && c == 1 && nus[v] >= 0.45;
+                int ok = 1;
+                for (step = 0; step < 2; step++) {
+                    CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+                    ok = ok && (r.converged || r.stalled); /* stalled: energy at its round-off floor */
+                }
+                CHECK(ok || gd_known, "%s nu=%.2f %s: not converged (r = %.2e after %d%s)", case_names[c], nus[v],
+                      methods[k], r.residual, r.iterations, r.stalled ? ", line search stalled" : "");
+                x = malloc(sizeof(double) * 3 * f.m.nv);
+                f.s.ops->download(f.s.b, x, NULL);
+                if (!ref) {
+                    ref = x;
+                    printf("methods: %-11s nu=%.2f  newton: %d iterations in the last step\n", case_names[c], nus[v],
+                           r.iterations);
+                } else {
+                    for (a = 0; a < 3 * f.m.nv; a++) dmax = fmax(dmax, fabs(x[a] - ref[a]));
+                    free(x);
+                    printf("methods: %-11s nu=%.2f  %-55s %6d iterations, max |x - x_newton| / size = %.1e%s\n",
+                           case_names[c], nus[v], methods[k], r.iterations, dmax / f.m.bbox_diag,
+                           !gd_known ? ""
+                           : dmax < 1e-4 * f.m.bbox_diag ? "  (gd reached Newton)"
+                                                         : "  (gd stalled away from Newton: known, not asserted)");
+                    CHECK(dmax < 1e-4 * f.m.bbox_diag || gd_known, "%s nu=%.2f %s: differs from Newton by %g",
+                          case_names[c], nus[v], methods[k], dmax);
+                }
+                teardown(&f);
+            }
+            free(ref);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -374,12 +460,14 @@ int main(int argc, char **argv)
     if (system(cmd) != 0)
         return 1;
     sipd_quiet = 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (!strcmp(which, "energy") || !strcmp(which, "all")) test_energy();
     if (!strcmp(which, "release") || !strcmp(which, "all")) test_release();
     if (!strcmp(which, "uniaxial") || !strcmp(which, "all")) test_uniaxial();
     if (!strcmp(which, "beam") || !strcmp(which, "all")) test_beam();
     if (!strcmp(which, "sweeps") || !strcmp(which, "all")) test_sweeps();
     if (!strcmp(which, "kinematic") || !strcmp(which, "all")) test_kinematic();
+    if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", scratch);

@@ -69,8 +69,7 @@ static double run(int ntets_target, int sweep, int ls, int threads, double secon
     if (model_build_meshes(&sc, &mesh, &m) != SIPD_OK)
         exit(1);
     mesh_free(&mesh);
-    bp.split = SIPD_SPLIT_EXPANDED;
-    bp.threads = threads;
+    sim_backend_params(&sc, threads, &bp);
     /* calibrate: a few iterations, then enough for `seconds` */
     sc.iterations = 3;
     sim_init(&s, &sc, &m, &sipd_backend_cpu, &bp);

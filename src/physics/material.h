@@ -21,14 +21,21 @@
  *   expanded: K⁺ = μI + λ cof cofᵀ            (drops −λα cof cofᵀ/J; PSD always)
  *   sign:     K⁺ = μI + max(c, 0)/J² cof cofᵀ,  c = λ(J−α)J   (J² floored at SIPD_J2_FLOOR)
  *   none:     K⁺ = K (ablation: indefinite under compression; J² floored likewise)
+ *   clamp:    K⁺ = Σ max(k_i, 0) v_i v_iᵀ   (eigenvalue clamp of K, J² floored likewise)
+ *   abs:      K⁺ = Σ |k_i| v_i v_iᵀ         (absolute-eigenvalue projection of K)
+ *             K = μI + c cof cofᵀ, c = λ(J−α)J / max(J², SIPD_J2_FLOOR), so the eigenvectors v_i of
+ *             K are those of cof cofᵀ (eigenvalues m_i ≥ 0) and k_i = μ + c m_i.  Both are the
+ *             eigen-decomposition baselines of DESIGN.md §3.4 (3x3 Jacobi, eig.h); with c ≥ 0 they
+ *             return K itself, otherwise K corrected along its negative eigenvectors only.
  */
 #ifndef SIPD_PHYSICS_MATERIAL_H
 #define SIPD_PHYSICS_MATERIAL_H
 
 #include "mat3.h"
+#include "eig.h"
 
 enum { SIPD_MAT_STABLE_NEOHOOKEAN = 0 };
-enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2 };
+enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2, SIPD_SPLIT_CLAMP = 3, SIPD_SPLIT_ABS = 4 };
 
 #define SIPD_J2_FLOOR SIPD_R(1e-8)
 
@@ -102,6 +109,22 @@ SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P,
             c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
         else
             c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0) {
+            /* K = μI + c M, M = cof cofᵀ ⪰ 0: fix K along the eigenvectors of M where
+             * k_i = μ + c m_i < 0 (only there: c < 0 and μ > 0 keep the others positive) */
+            sym3 M = s3_aat(C);
+            vec3 m;
+            mat3 V;
+            int k;
+            *Kp = s3_axpy(c, M, s3_diag(mat->mu));
+            s3_eig(M, &m, &V);
+            for (k = 0; k < 3; k++) {
+                sipd_real kk = mat->mu + c * m.v[k];
+                if (kk < 0)
+                    *Kp = s3_axpy((split == SIPD_SPLIT_ABS ? -2 * kk : -kk), s3_outer(m3_col(V, k)), *Kp);
+            }
+            return;
+        }
         *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
         return;
     }
