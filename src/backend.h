@@ -36,6 +36,7 @@ typedef struct {
 /* Reductions of one direction pass (all sums over free vertices). */
 typedef struct {
     double rmax;   /* max_a |dy_a|                                                    */
+    double gmax;   /* max_a |g_a| (a method-independent force residual)               */
     double gdy;    /* Σ g·dy  (< 0 for a descent direction)                           */
     double gs;     /* Σ g·s, s = y − y_prev  (g at the current y)                     */
     double sDs;    /* Σ sᵀ D s                                                          */
@@ -45,6 +46,7 @@ typedef struct {
 
 typedef struct {
     double rmax;   /* max_a |dy_a| of the full local steps                           */
+    double gmax;   /* max_a |g_a| when vertex a was visited                          */
     int backtracks;/* local line-search halvings                                     */
     int rejected;  /* vertices whose local line search found no decrease             */
 } sipd_gs_stats;

@@ -39,14 +39,6 @@ struct sipd_backend {
     double *r, *z, *p, *q;          /* CG vectors, nv*3                                 */
 };
 
-/* PSD per-vertex Hessian block of V Ψ: the exact closed form for stable neo-Hookean
- * (PSD by construction), the eigen-clamped generic block for other models. */
-static inline sym3 vertex_block(const sipd_material *mat, const double *Bm, double vol, mat3 F, int a)
-{
-    if (mat->model == SIPD_MAT_STABLE_NEOHOOKEAN)
-        return tet_vertex_block_snh(mat, Bm, vol, F, a);
-    return tet_vertex_block(mat, Bm, vol, F, a, 1);
-}
 
 static void cpu_destroy(sipd_backend *b)
 {
@@ -325,7 +317,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
     const double *y = b->y;
-    double rmax = 0, gdy = 0, gs = 0, sDs = 0;
+    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0;
     int nonspd = 0, e, a;
     vec3 gq = v3_load(b->gq);
 
@@ -345,7 +337,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
             mat3 F = tet_F(m->Bm + 9 * e, yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]));
             for (l = 0; l < 4; l++) {
-                sym3 B = vertex_block(mat, m->Bm + 9 * e, m->vol[e], F, l);
+                sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
                 if (b->precond == SIPD_PRECOND_DIAG)
                     B.s[3] = B.s[4] = B.s[5] = 0;
                 s3_store(b->eblk + 24 * e + 6 * l, B);
@@ -356,7 +348,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
     }
     /* vertex pass */
-#pragma omp parallel for schedule(static) reduction(max : rmax) reduction(+ : gdy, gs, sDs, nonspd) if (m->nv > PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(max : rmax, gmax) reduction(+ : gdy, gs, sDs, nonspd) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
         vec3 ga, d, s;
         sym3 D;
@@ -381,6 +373,9 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
                 D = s3_add(D, Kp);
             }
         }
+        n2 = v3_norm2(ga);
+        if (n2 > gmax)
+            gmax = n2;
         if (b->precond == SIPD_PRECOND_NEWTON) {   /* dy comes from the CG solve below */
             v3_store(b->g + 3 * a, ga);
             continue;
@@ -400,6 +395,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
             rmax = n2;
     }
     st->rmax = sqrt(rmax);
+    st->gmax = sqrt(gmax);
     st->gdy = gdy;
     st->gs = gs;
     st->sDs = sDs;
@@ -495,12 +491,12 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
 static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
-    double rmax = 0;
+    double rmax = 0, gmax = 0;
     int backtracks = 0, rejected = 0, c;
     vec3 gq = v3_load(b->gq);
     for (c = 0; c < m->ncolors; c++) {
         int i;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax) reduction(+ : backtracks, rejected) \
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax) reduction(+ : backtracks, rejected) \
     if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
             int a = m->color_verts[i], k;
@@ -525,7 +521,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
                     D = s3_axpy(m->inc_w[k], Kp, D);
                 } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
                     mat3 F = tet_F(m->Bm + 9 * e, yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]));
-                    sym3 B = vertex_block(mat, m->Bm + 9 * e, m->vol[e], F, l);
+                    sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
                     if (b->precond == SIPD_PRECOND_DIAG)
                         B.s[3] = B.s[4] = B.s[5] = 0;
                     D = s3_add(D, B);
@@ -535,6 +531,9 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             n2 = v3_norm2(d);
             if (n2 > rmax)
                 rmax = n2;
+            n2 = v3_norm2(ga);
+            if (n2 > gmax)
+                gmax = n2;
             if (ls) {
                 double gd = v3_dot(ga, d);
                 int h;
@@ -554,6 +553,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
         }
     }
     st->rmax = sqrt(rmax);
+    st->gmax = sqrt(gmax);
     st->backtracks = backtracks;
     st->rejected = rejected;
     /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */

@@ -83,7 +83,9 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
     s->hres = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->hE = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->halpha = sipd_malloc((size_t)s->hcap * sizeof(double));
-    if (!s->hres || !s->hE || !s->halpha) {
+    s->hforce = sipd_malloc((size_t)s->hcap * sizeof(double));
+    s->hwall = sipd_malloc((size_t)s->hcap * sizeof(double));
+    if (!s->hres || !s->hE || !s->halpha || !s->hforce || !s->hwall) {
         sim_free(s);
         return SIPD_EFAIL;
     }
@@ -102,15 +104,19 @@ void sim_free(sipd_sim *s)
     free(s->hres);
     free(s->hE);
     free(s->halpha);
+    free(s->hforce);
+    free(s->hwall);
     memset(s, 0, sizeof *s);
 }
 
-static void log_iter(sipd_sim *s, double r, double E, double alpha)
+static void log_iter(sipd_sim *s, double r, double E, double alpha, double force)
 {
     if (s->nhist < s->hcap) {
         s->hres[s->nhist] = r;
         s->hE[s->nhist] = E;
         s->halpha[s->nhist] = alpha;
+        s->hforce[s->nhist] = force;
+        s->hwall[s->nhist] = sipd_now() - s->t_solve;
         s->nhist++;
     }
 }
@@ -182,12 +188,12 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
         }
         if (r < sc->tolerance) {                                  /* converged            */
             res->converged = 1;
-            log_iter(s, r, E, 0);
+            log_iter(s, r, E, 0, st.gmax);
             break;
         }
         if (ls != SIPD_LS_NEVER && !(st.gdy < 0)) {               /* no descent: stop     */
             res->stalled = 1;
-            log_iter(s, r, E, 0);
+            log_iter(s, r, E, 0, st.gmax);
             break;
         }
         if (cheb && rho > 0 && it >= warmup && !force_plain) {
@@ -262,7 +268,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
                 alpha = line_search(s, E, st.gdy, &En, &res->ls_steps);
                 if (alpha == 0) {                                 /* round-off floor      */
                     res->stalled = 1;
-                    log_iter(s, r, E, 0);
+                    log_iter(s, r, E, 0, st.gmax);
                     break;
                 }
                 ops->apply(b, alpha, 1, &gs_prev);
@@ -271,7 +277,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             }
             rq_valid = 1;
         }
-        log_iter(s, r, E, alpha);
+        log_iter(s, r, E, alpha, st.gmax);
     }
     if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
         double En;
@@ -307,7 +313,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
         res->ls_steps += st.backtracks;
         if (sc->line_search == SIPD_LS_ALWAYS)
             s->ops->energy(s->b, 0, &E);
-        log_iter(s, r, E, sc->omega);
+        log_iter(s, r, E, sc->omega, st.gmax);
         if (r < sc->tolerance) {
             res->converged = 1;
             break;
@@ -323,6 +329,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     int rc;
     memset(res, 0, sizeof *res);
     s->nhist = 0;
+    s->t_solve = t0;
     /* ỹ = x + h v + h² g, Dirichlet vertices at their end-of-step positions */
     rc = s->ops->begin_step(s->b, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
     if (rc != SIPD_OK)
@@ -387,7 +394,13 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 row.line_search_steps = r.ls_steps;
                 row.contacts = 0;
                 row.wall_time = r.wall;
-                rc = h5out_append_solve(o->out, &row, s->nhist, s->hres, s->hE, s->halpha);
+                sipd_h5_history hh;
+                hh.residual = s->hres;
+                hh.energy = s->hE;
+                hh.alpha = s->halpha;
+                hh.force = s->hforce;
+                hh.wall_time = s->hwall;
+                rc = h5out_append_solve(o->out, &row, s->nhist, &hh);
                 if (rc != SIPD_OK)
                     break;
             }

@@ -33,7 +33,8 @@ typedef struct {
     double lam_min;     /* running estimate of min spec(D⁻¹H) (adaptive Chebyshev)  */
     /* per-iteration history of the last solve */
     int nhist, hcap;
-    double *hres, *hE, *halpha;
+    double *hres, *hE, *halpha, *hforce, *hwall;
+    double t_solve;     /* wall clock at the start of the current solve             */
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner, projection → split). */

@@ -52,8 +52,8 @@ enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS,
 static const char *const conv_names[CONV_N] = {
     "frame", "substep", "iterations", "residual", "energy", "line_search_steps", "contacts",
     "wall_time", "history_offset"};
-enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_N };
-static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha"};
+enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_FORCE, HIST_TIME, HIST_N };
+static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "force", "wall_time"};
 
 #define CONV_CHUNK 1024
 #define HIST_CHUNK 4096
@@ -699,9 +699,10 @@ done:
     return rc;
 }
 
-int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const double *residual,
-                       const double *energy, const double *alpha)
+int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
 {
+    const double *residual = h->residual, *energy = h->energy, *alpha = h->alpha;
+    const double *force = h->force, *wall = h->wall_time;
     int32_t iv[CONV_N];
     double dv[CONV_N];
     int64_t hoff = (int64_t)o->nhist;
@@ -713,7 +714,7 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const dou
         sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
         return SIPD_EFAIL;
     }
-    if (n > 0 && (!energy || !alpha)) {
+    if (n > 0 && (!energy || !alpha || !force || !wall)) {
         if (!(nanbuf = sipd_malloc((size_t)n * sizeof *nanbuf)))
             return SIPD_EFAIL;
         for (k = 0; k < n; k++)
@@ -722,6 +723,8 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const dou
     hv[HIST_RESIDUAL] = residual;
     hv[HIST_ENERGY] = energy ? energy : nanbuf;
     hv[HIST_ALPHA] = alpha ? alpha : nanbuf;
+    hv[HIST_FORCE] = force ? force : nanbuf;
+    hv[HIST_TIME] = wall ? wall : nanbuf;
 
     iv[CONV_FRAME] = rec->frame;
     iv[CONV_SUBSTEP] = rec->substep;

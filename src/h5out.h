@@ -9,7 +9,7 @@
  *   /frames/time (frames f64)
  *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
  *                 contacts (i32), wall_time (f64), history_offset (i64)}: one row per solve
- *   /convergence/history/{residual, energy, alpha} (f64): every iteration of every solve,
+ *   /convergence/history/{residual, energy, alpha, force, wall_time} (f64): every iteration of every solve,
  *                 solve k's rows start at history_offset[k] and number iterations[k]
  * Every dataset that grows is 1-D or frame-major extendible and the file is flushed after
  * every frame, so a killed run leaves all completed frames readable.  The .xdmf next to the
@@ -56,10 +56,16 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
                  const sipd_h5_mesh *mesh, int compression, int xdmf);
 /* Append one frame (x: nv*3 doubles, converted to float32), flush, rewrite the XDMF. */
 int h5out_append_frame(sipd_h5out *out, double time, const double *x);
-/* Append one solve row and its n per-iteration values (arrays of length n; energy or alpha
- * may be NULL -> NaN). Not flushed until the next frame. */
-int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n,
-                       const double *residual, const double *energy, const double *alpha);
+/* Per-iteration history of one solve (arrays of length n; all but residual may be NULL -> NaN):
+ * residual (the method's own r), energy, alpha (step length; ω for Chebyshev/SOR steps),
+ * force (max_a |g_a| over free vertices, N: the same measure for every method), wall_time
+ * (seconds since the start of the solve, at the end of the iteration). */
+typedef struct {
+    const double *residual, *energy, *alpha, *force, *wall_time;
+} sipd_h5_history;
+
+/* Append one solve row and its n per-iteration values. Not flushed until the next frame. */
+int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n, const sipd_h5_history *h);
 /* Set/overwrite a string attribute on the root group (e.g. wall time, exit reason). */
 int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
 int h5out_close(sipd_h5out *out);

@@ -69,7 +69,7 @@ run_layout)
            /convergence/frame /convergence/substep /convergence/iterations /convergence/residual \
            /convergence/energy /convergence/line_search_steps /convergence/contacts /convergence/wall_time \
            /convergence/history_offset /convergence/history/residual /convergence/history/energy \
-           /convergence/history/alpha; do
+           /convergence/history/alpha /convergence/history/force /convergence/history/wall_time; do
     h5dump -H -d "$d" "$tmp/c.h5" >/dev/null 2>&1 || fail "missing dataset $d"
   done
   [ "$(nframes "$tmp/c.h5")" = 5 ] || fail "expected 5 frames (0..4), got $(nframes "$tmp/c.h5")"

@@ -249,7 +249,7 @@ static void write_and_check(const char *dir)
     sipd_h5_meta meta = {"0.1.0-test", NULL, "dt = 0.01;\n", "sipd-run scene.cfg", "cpu",
                          NULL, "SI (m, kg, s)"};
     static const int niter[NSOLVES] = {3, 0, 2, 5};
-    double x[NV * 3], hres[16], hen[16], hal[16];
+    double x[NV * 3], hres[16], hen[16], hal[16], hfo[16], hwt[16];
     int k, j, s, nh = 0;
     hid_t f;
 
@@ -277,10 +277,18 @@ static void write_and_check(const char *dir)
                 hres[j] = 100 * s + j;
                 hen[j] = -(100 * s + j);
                 hal[j] = 0.5 * j;
+                hfo[j] = 7.0 * j + s;
+                hwt[j] = 0.25 * j + s;
             }
-            CHECK(h5out_append_solve(o, &r, niter[s], hres, s == 2 ? NULL : hen,
-                                     s == 3 ? NULL : hal) == SIPD_OK,
-                  "append_solve %d", s);
+            {
+                sipd_h5_history hh;
+                hh.residual = hres;
+                hh.energy = s == 2 ? NULL : hen;
+                hh.alpha = s == 3 ? NULL : hal;
+                hh.force = s == 1 ? NULL : hfo;
+                hh.wall_time = s == 0 ? NULL : hwt;
+                CHECK(h5out_append_solve(o, &r, niter[s], &hh) == SIPD_OK, "append_solve %d", s);
+            }
         }
         CHECK(h5out_append_frame(o, times[k], x) == SIPD_OK, "append_frame %d", k);
     }
@@ -403,9 +411,9 @@ static void write_and_check(const char *dir)
         /* history: nh rows; solve s row j: residual 100s+j, energy -(100s+j) or NaN (s==2),
          * alpha 0.5j or NaN (s==3) */
         {
-            static const char *hn[] = {"residual", "energy", "alpha"};
+            static const char *hn[] = {"residual", "energy", "alpha", "force", "wall_time"};
             hsize_t dh[1] = {(hsize_t)nh};
-            for (i = 0; i < 3; i++) {
+            for (i = 0; i < 5; i++) {
                 char name[128];
                 double buf[16];
                 hid_t d;
@@ -425,10 +433,18 @@ static void write_and_check(const char *dir)
                             CHECK(isnan(v), "%s[%d] = %g, expected NaN", name, row, v);
                         else if (i == 1)
                             CHECK(v == -(100 * s + j), "%s[%d] = %g", name, row, v);
-                        else if (s == 3)
+                        else if (i == 2 && s == 3)
+                            CHECK(isnan(v), "%s[%d] = %g, expected NaN", name, row, v);
+                        else if (i == 2)
+                            CHECK(v == 0.5 * j, "%s[%d] = %g", name, row, v);
+                        else if (i == 3 && s == 1)
+                            CHECK(isnan(v), "%s[%d] = %g, expected NaN", name, row, v);
+                        else if (i == 3)
+                            CHECK(v == 7.0 * j + s, "%s[%d] = %g", name, row, v);
+                        else if (s == 0)
                             CHECK(isnan(v), "%s[%d] = %g, expected NaN", name, row, v);
                         else
-                            CHECK(v == 0.5 * j, "%s[%d] = %g", name, row, v);
+                            CHECK(v == 0.25 * j + s, "%s[%d] = %g", name, row, v);
                     }
                 H5Dclose(d);
             }
@@ -553,7 +569,8 @@ static int diskfull_child(const char *dir)
     for (k = 0; k < 100 && !failed; k++) {
         double h[2] = {1, 2};
         sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0};
-        if (h5out_append_solve(o, &r, 2, h, h, h) != SIPD_OK ||
+        sipd_h5_history hh = {h, h, h, h, h};
+        if (h5out_append_solve(o, &r, 2, &hh) != SIPD_OK ||
             h5out_append_frame(o, k, x) != SIPD_OK)
             failed = 1;
         else

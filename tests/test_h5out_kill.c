@@ -65,7 +65,8 @@ static int writer(const char *path)
         sipd_h5_solve r = {k, 0, iters(k), 1e-9, 0.0, 0, 0, 0.0};
         for (j = 0; j < NV * 3; j++)
             x[j] = xval(k, j);
-        if (h5out_append_solve(o, &r, iters(k), hist, NULL, NULL) != SIPD_OK ||
+        sipd_h5_history hh = {hist, NULL, NULL, NULL, NULL};
+        if (h5out_append_solve(o, &r, iters(k), &hh) != SIPD_OK ||
             h5out_append_frame(o, tval(k), x) != SIPD_OK) {
             h5out_close(o);
             return 1;

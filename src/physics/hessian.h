@@ -136,4 +136,13 @@ SIPD_HD void tet_element_hessian(const sipd_material *mat, const sipd_real *Bm, 
         }
 }
 
+/* The per-vertex block the VBD-type solvers use: PSD by construction — the exact closed form
+ * for stable neo-Hookean, the eigen-clamped generic block for other models. */
+SIPD_HD sym3 tet_vertex_block_psd(const sipd_material *mat, const sipd_real *Bm, sipd_real vol, mat3 F, int a)
+{
+    if (mat->model == SIPD_MAT_STABLE_NEOHOOKEAN)
+        return tet_vertex_block_snh(mat, Bm, vol, F, a);
+    return tet_vertex_block(mat, Bm, vol, F, a, 1);
+}
+
 #endif
