@@ -106,7 +106,7 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         mat3 Hc = hess_contract(D, gN, a, vol);
         sym3 Bv = tet_vertex_block(&mat, Bm, vol, Ft, split & 3, split);
         sym3 Bs = tet_vertex_block_snh(&mat, Bm, vol, Ft, 2);
-    acc += tet_vertex_block_psd(&mat, Bm, vol, m3_identity(), 1).s[0];
+        acc += tet_vertex_block_psd(&mat, Bm, vol, Ft, 1).s[0];
         tet_element_hessian(&mat, Bm, vol, Ft, split, He);
         acc += D[40] + Hc.m[1] + Bv.s[3] + Bs.s[0] + He[77] + hess_levi(split, 1, 2) + hess_mode(split);
     }
