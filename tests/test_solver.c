@@ -13,6 +13,8 @@
  *   kinematic   vertices of a rotating `move` box follow the prescribed rotation exactly
  *   methods     every solver at a tight tolerance reaches the Newton solution of the same steps
  *               (stretch, compression, bending; nu = 0.3, 0.45, 0.49)
+ *   budget      at a fixed budget (1 step x 200 iterations per frame) Jacobi + Chebyshev stays
+ *               within 5% of Newton's cantilever trajectory at nu = 0.3
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -451,6 +453,54 @@ static void test_methods(void)
         }
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* Accuracy at the scene's own budget (DESIGN.md §3.8): DESIGN's cantilever (525 vertices),
+ * nu = 0.3, 30 frames of 1/60 s, one step of 200 iterations per frame.  The best configuration
+ * (SIPD Jacobi + Chebyshev with adaptive rho) must stay within 5% of Newton's tip deflection;
+ * plain Jacobi at the same budget is printed for contrast (tools/budget-accuracy.sh has the
+ * whole table). */
+static double budget_tip(const char *solver)
+{
+    fixture f;
+    char fmt[2048];
+    double *x, tip;
+    int frame, a = 20 + 21 * (2 + 5 * 2); /* vertex (20, 2, 2): centre of the free end face */
+    snprintf(fmt, sizeof fmt,
+             "time = { dt = 0.0166667; frames = 30; };\n"
+             "solver = { %s };\n"
+             "gravity = [0.0, -9.81, 0.0];\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%%s\"; material = \"m\";\n"
+             "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n",
+             solver);
+    if (setup(&f, 20, 4, 4, 1.0, 0.2, 0.2, fmt, 0)) {
+        CHECK(0, "setup failed");
+        return NAN;
+    }
+    for (frame = 0; frame < 30; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    tip = x[3 * a + 1] - f.m.X[3 * a + 1];
+    free(x);
+    teardown(&f);
+    return tip;
+}
+
+static void test_budget(void)
+{
+    double tn = budget_tip("method = \"newton\"; iterations = 50; tolerance = 1.0e-10;");
+    double tc = budget_tip("method = \"sipd\"; sweep = \"jacobi\"; chebyshev = true; iterations = 200; tolerance = 0.0;");
+    double tp = budget_tip("method = \"sipd\"; sweep = \"jacobi\"; line_search = \"always\"; iterations = 200; tolerance = 0.0;");
+    double ec = fabs(tc - tn) / fabs(tn), ep = fabs(tp - tn) / fabs(tn);
+    printf("budget: tip deflection after 0.5 s: newton %.1f mm, jacobi+chebyshev %.1f mm (error %.2f%%), "
+           "plain jacobi %.1f mm (error %.1f%%)\n", 1000 * tn, 1000 * tc, 100 * ec, 1000 * tp, 100 * ep);
+    CHECK(tn < -0.1 && tn > -1.0, "newton tip deflection %g m out of the plausible range", tn);
+    CHECK(ec < 0.05, "jacobi+chebyshev at 1 x 200 is %.1f%% off newton (limit 5%%)", 100 * ec);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -468,6 +518,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "sweeps") || !strcmp(which, "all")) test_sweeps();
     if (!strcmp(which, "kinematic") || !strcmp(which, "all")) test_kinematic();
     if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
+    if (!strcmp(which, "budget") || !strcmp(which, "all")) test_budget();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", scratch);
