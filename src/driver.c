@@ -132,6 +132,36 @@ static double rho_from(const sipd_sim *s)
     return rho > RHO_MAX ? RHO_MAX : rho;
 }
 
+/* "auto" line search: full steps run unchecked in windows of AUTO_WINDOW iterations.
+ * window_open snapshots y when no window is open; window_close counts a step and, at the end
+ * of the window (or when forced), evaluates E once: if it rose, the snapshot is restored and
+ * 1 returned.  *E is NaN inside a window (not evaluated). */
+static void window_open(sipd_sim *s, int window, double E, double *E_snap)
+{
+    if (window == 0) {
+        s->ops->snapshot(s->b);
+        *E_snap = E;
+    }
+}
+
+static int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E)
+{
+    double En;
+    if (!force && ++*window < AUTO_WINDOW) {
+        *E = NAN;
+        return 0;
+    }
+    *window = 0;
+    s->ops->energy(s->b, 0, &En);
+    if (En > E_snap) {
+        s->ops->restore(s->b);
+        *E = E_snap;
+        return 1;
+    }
+    *E = En;
+    return 0;
+}
+
 /* Backtracking line search along dy from energy E; returns α (0 when none decreases E). */
 static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings)
 {
@@ -200,10 +230,8 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             /* Chebyshev step, α = 1 */
             omega = k == 0 ? 1 : k == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
             k++;
-            if (ls == SIPD_LS_AUTO && window == 0) {
-                ops->snapshot(b);
-                E_snap = E;
-            }
+            if (ls == SIPD_LS_AUTO)
+                window_open(s, window, E, &E_snap);
             ops->apply(b, 1, omega, &gs_prev);
             rq_valid = 1;
             alpha = omega;
@@ -219,23 +247,12 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
                     alpha = 0;
                 } else
                     E = En;
-            } else if (ls == SIPD_LS_AUTO) {
-                E = NAN;
-                if (++window == AUTO_WINDOW) {
-                    double En;
-                    window = 0;
-                    ops->energy(b, 0, &En);
-                    if (En > E_snap) {
-                        ops->restore(b);
-                        E = E_snap;
-                        k = 0;
-                        force_plain = 1;
-                        rq_valid = 0;
-                        res->restarts++;
-                        alpha = 0;
-                    } else
-                        E = En;
-                }
+            } else if (ls == SIPD_LS_AUTO && window_close(s, &window, 0, E_snap, &E)) {
+                k = 0;
+                force_plain = 1;
+                rq_valid = 0;
+                res->restarts++;
+                alpha = 0;
             }
         } else {
             /* plain step */
@@ -244,24 +261,12 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             if (ls == SIPD_LS_NEVER) {
                 ops->apply(b, 1, 1, &gs_prev);
             } else if (ls == SIPD_LS_AUTO && trust >= AUTO_TRUST) {
-                if (window == 0) {
-                    ops->snapshot(b);
-                    E_snap = E;
-                }
+                window_open(s, window, E, &E_snap);
                 ops->apply(b, 1, 1, &gs_prev);
-                E = NAN;
-                if (++window == AUTO_WINDOW) {
-                    double En;
-                    window = 0;
-                    ops->energy(b, 0, &En);
-                    if (En > E_snap) {
-                        ops->restore(b);
-                        E = E_snap;
-                        trust = 0;
-                        res->restarts++;
-                        alpha = 0;
-                    } else
-                        E = En;
+                if (window_close(s, &window, 0, E_snap, &E)) {
+                    trust = 0;
+                    res->restarts++;
+                    alpha = 0;
                 }
             } else {
                 double En = E;
@@ -279,16 +284,8 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
         }
         log_iter(s, r, E, alpha, st.gmax);
     }
-    if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
-        double En;
-        ops->energy(b, 0, &En);
-        if (En > E_snap) {
-            ops->restore(b);
-            En = E_snap;
-            res->restarts++;
-        }
-        E = En;
-    }
+    if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E))
+        res->restarts++;                                          /* close an open window */
     res->energy = E;
     res->rho = cheb ? rho : 0;
     return SIPD_OK;
