@@ -15,6 +15,9 @@
 #include "physics/common.h"
 #include "scene.h"
 #include "util.h"
+#ifdef SIPD_HAVE_CUDA
+#include "backend_cuda.h"
+#endif
 
 static volatile sig_atomic_t stop_requested = 0;
 static volatile int stop_flag = 0;
@@ -150,11 +153,52 @@ int main(int argc, char **argv)
             return SIPD_EINPUT;
         }
     }
+    /* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
+     * auto takes the CUDA backend when a device exists, else the CPU, and says which;
+     * method newton runs on the CPU backend only (with device cuda: exit 2, a bad combination). */
+    const sipd_backend_ops *ops = &sipd_backend_cpu;
+    const char *precision = SIPD_REAL_NAME, *cpu_why = "";
+    char device_attr[320] = "cpu", cuda_desc[256] = "";
+#ifdef SIPD_HAVE_CUDA
+    char auto_why[300] = "";
+    if (device != SIPD_DEVICE_CPU) {
+        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON;
+        if (device == SIPD_DEVICE_CUDA && newton) {
+            sipd_error("device cuda: method newton runs on the CPU backend only; use --device cpu or auto");
+            scene_free(&sc);
+            return SIPD_EINPUT;
+        }
+        if (ndev == 0) {
+            sipd_cuda_describe(cuda_desc, sizeof cuda_desc);
+            if (device == SIPD_DEVICE_CUDA) {
+                sipd_error("device cuda: no CUDA backend available: %s; use --device cpu or auto", cuda_desc);
+                scene_free(&sc);
+                return SIPD_EFAIL;
+            }
+            snprintf(auto_why, sizeof auto_why, "; auto: %s", cuda_desc);
+            cpu_why = auto_why;
+        } else if (newton) {
+            cpu_why = "; auto: method newton runs on the CPU backend only";
+        } else {
+            char name[256];
+            sipd_cuda_describe(cuda_desc, sizeof cuda_desc);
+            sipd_cuda_device_name(name, sizeof name);
+            snprintf(device_attr, sizeof device_attr, "cuda: %s", name);
+            ops = &sipd_backend_cuda;
+            precision = "float32";
+        }
+    }
+#else
     if (device == SIPD_DEVICE_CUDA) {
-        sipd_error("--device cuda: this build has no CUDA backend yet; use --device cpu or auto");
+        sipd_error("--device cuda: this build has no CUDA backend (nvcc not found at configure time, "
+                   "or a sanitizer build); "
+                   "use --device cpu or auto");
         scene_free(&sc);
         return SIPD_EFAIL;
     }
+    if (device == SIPD_DEVICE_AUTO)
+        cpu_why = "; auto: no CUDA backend in this build";
+#endif
 
     rc = model_build(&sc, &model);                               /* meshes → arrays */
     if (rc != SIPD_OK) {
@@ -179,17 +223,20 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    if (ops != &sipd_backend_cpu)
+        sipd_info("device: cuda: %s (%s)%s", cuda_desc, precision, device == SIPD_DEVICE_AUTO ? "; auto: CUDA device found" : "");
+    else
 #ifdef _OPENMP
-    sipd_info("device: cpu (%s, %d OpenMP threads)%s", SIPD_REAL_NAME, threads > 0 ? threads : omp_get_max_threads(),
-              device == SIPD_DEVICE_AUTO ? "; auto: no CUDA backend in this build" : "");
+        sipd_info("device: cpu (%s, %d OpenMP threads)%s", SIPD_REAL_NAME, threads > 0 ? threads : omp_get_max_threads(),
+                  cpu_why);
 #else
-    sipd_info("device: cpu (%s, 1 thread)", SIPD_REAL_NAME);
+        sipd_info("device: cpu (%s, 1 thread)%s", SIPD_REAL_NAME, cpu_why);
 #endif
     sipd_info("%s: %d vertices, %d tets, %d frames x %d substeps, output %s", sc.path, model.nv, model.nt, sc.frames,
               sc.substeps, sc.output_file);
 
     sim_backend_params(&sc, threads, &bp);
-    rc = sim_init(&sim, &sc, &model, &sipd_backend_cpu, &bp);
+    rc = sim_init(&sim, &sc, &model, ops, &bp);
     if (rc == SIPD_OK) {
         sipd_h5_meta meta;
         sipd_h5_mesh hm;
@@ -200,8 +247,8 @@ int main(int argc, char **argv)
         meta.scene_text = sc.text;
         meta.resolved_parameters = resolved;
         meta.command_line = cmdline;
-        meta.device = "cpu";
-        meta.precision = SIPD_REAL_NAME;
+        meta.device = device_attr;
+        meta.precision = precision;
         meta.units = "SI: m, kg, s, Pa";
         hm.nv = model.nv;
         hm.nt = model.nt;

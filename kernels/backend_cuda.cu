@@ -1,0 +1,972 @@
+/* backend_cuda.cu — the CUDA backend: the CPU backend's passes (src/backend_cpu.c) as kernels
+ * around the same shared physics headers (src/physics/ headers), in float32.
+ *
+ * Design.
+ *  - Every state array of backend.h (x, v, ỹ, y, y_prev, dy, g, y_snap) lives on the device as
+ *    float xyz triples (the layout of the CPU backend, in float) from create to destroy; only
+ *    upload/download move positions across the bus (through one pinned float buffer), and
+ *    every other op returns at most a few reduced scalars.  The model (tets, Bm, volumes,
+ *    masses, incidences, colouring, Dirichlet data) is converted to float once, in create.
+ *  - Jacobi direction = two kernels, op for op the CPU backend's two loops: an element kernel
+ *    (one thread per tet: gradient on its 4 vertices and K⁺ through tet_element, or the four
+ *    PSD vertex blocks through tet_vertex_block_psd, stored per tet) and a vertex kernel (one
+ *    thread per vertex: gather over its CSR incidences, inertia from inertia.h, s3_solve).
+ *    No atomics in the data path.
+ *  - Gauss–Seidel: one launch per colour over color_verts; each thread is cpu_gs_sweep's loop
+ *    body (tet_vertex_eval per incidence, the same local Armijo line search, the same halving
+ *    cap).  Same-coloured vertices share no tet, so a thread reads fresh neighbours and writes
+ *    only its own vertex.
+ *  - Reductions (direction stats, energy, Σ g·s of apply) are in double: each block reduces
+ *    its grid-stride share (warp shuffles + shared memory) to one partial per quantity, and a
+ *    one-block kernel folds the partials in a fixed order, so results are deterministic run to
+ *    run.  The Gauss–Seidel stats (maxima and integer counts, order-independent) use one atomic
+ *    per warp.  Launch config: 256 threads per block, grid-stride loops over at most
+ *    8 blocks per SM (so partial buffers stay small).
+ *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
+ *    Energies of single elements are float32, so the global line search stalls earlier than
+ *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
+ *  - Errors: every CUDA call is checked (CU below); a failure prints the op, the call and
+ *    cudaGetErrorString, marks the backend failed, and the op returns SIPD_EFAIL.  Since the
+ *    driver does not test every op's status, a failed backend also returns NaN stats/energies,
+ *    which the driver reports as a diverged solve and stops.  Set SIPD_CUDA_SYNC=1 to
+ *    synchronise after every launch (precise attribution of asynchronous kernel faults).
+ *    Nothing here falls back to the CPU.
+ *
+ * The physics formulas all come from src/physics/ headers; this file only loads, stores, loops and
+ * reduces.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+
+#include <cuda_runtime.h>
+
+#ifndef SIPD_REAL_FLOAT
+#error "kernels/backend_cuda.cu is built with -DSIPD_REAL_FLOAT (float32 device state)"
+#endif
+
+#include "backend_cuda.h"
+#include "physics/hessian.h"
+#include "physics/inertia.h"
+#include "physics/kinematic.h"
+#include "physics/tet.h"
+extern "C" {
+#include "util.h"
+}
+
+/* Must match src/backend_cpu.c (the local Gauss–Seidel line search). */
+#define ARMIJO_C 1e-4f
+#define GS_MAX_HALVINGS 12
+
+#define NT 256              /* threads per block                                    */
+#define BLOCKS_PER_SM 8     /* grid-stride cap: 2048 resident threads per SM / NT    */
+#define NRED 8              /* reduced quantities per pass, at most                  */
+
+/* The host model was built by C code in double precision: its sipd_material has double
+ * fields, while this translation unit sees the float32 sipd_material (SIPD_REAL_FLOAT).
+ * This mirror reads the host array; create() checks it against the stable-neo-Hookean
+ * relation α = 1 + μ/λ, so a layout change is caught rather than read as garbage. */
+typedef struct {
+    int model;
+    double mu, lambda, alpha;
+} host_material_f64;
+
+/* ---- the device view: everything a kernel needs, passed by value ------------------------ */
+typedef struct {
+    int nv, nt, split, precond, quasistatic;
+    float inv_h2, gq[3];
+    /* state (nv*3) */
+    float *x, *v, *yt, *y, *yp, *dy, *g, *ys;
+    /* element pass output */
+    float *egrad;    /* nt*12                                      */
+    float *eblk;     /* SPLIT: nt*6 (K⁺); BLOCK/DIAG: nt*24         */
+    /* model */
+    const int4 *tets;
+    const float *Bm, *vol, *mass, *X0, *inc_w, *motions; /* motions: 9 per motion (c, v, ω) */
+    const int *tet_mat, *move_of, *inc_off, *inc, *color_verts;
+    const unsigned char *fixed;
+    const sipd_material *mats;
+} dview;
+
+struct gs_acc {
+    unsigned long long rmax2, gmax2;   /* bit patterns of non-negative doubles (ordered) */
+    int backtracks, rejected;
+};
+
+typedef void (*element_kernel_p)(dview);
+typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
+
+struct sipd_backend {
+    const sipd_model *m;
+    dview d;
+    double h;
+    int grid_cap, sync_each, failed;
+    double *part;        /* device: NRED * grid_cap partials          */
+    double *red;         /* device: NRED reduced values               */
+    double *red_h;       /* pinned host copy of red                   */
+    gs_acc *gacc, *gacc_h;
+    float *hbuf;         /* pinned host float buffer, nv*3            */
+    element_kernel_p kelem;
+    gs_kernel_p kgs;
+    void *allocs[32];
+    int nalloc;
+};
+
+/* ---- error handling ----------------------------------------------------------------------- */
+static int cu_fail(sipd_backend *b, const char *op, const char *call, cudaError_t e)
+{
+    sipd_error("cuda backend: %s: %s failed: %s (%s)", op, call, cudaGetErrorString(e), cudaGetErrorName(e));
+    if (b)
+        b->failed = 1;
+    return SIPD_EFAIL;
+}
+
+#define CU(call, op)                                                                          \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess)                                                                \
+            return cu_fail(b, op, #call, e_);                                                 \
+    } while (0)
+
+/* after a launch: configuration errors now, kernel faults now too when SIPD_CUDA_SYNC=1 */
+#define LAUNCHED(op)                                                                          \
+    do {                                                                                      \
+        CU(cudaGetLastError(), op);                                                           \
+        if (b->sync_each)                                                                     \
+            CU(cudaDeviceSynchronize(), op);                                                  \
+    } while (0)
+
+static int grid_for(const sipd_backend *b, long n)
+{
+    long g = (n + NT - 1) / NT;
+    if (g > b->grid_cap)
+        g = b->grid_cap;
+    return g < 1 ? 1 : (int)g;
+}
+
+/* ---- device helpers ------------------------------------------------------------------------ */
+__device__ static inline vec3 ld3(const float *p, int i) { return v3_load(p + 3 * (size_t)i); }
+__device__ static inline void st3(float *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
+
+/* max that propagates NaN (a diverged vertex must reach the driver's isfinite check) */
+__device__ static inline double dmax_nan(double a, double b) { return (a > b || a != a) ? a : b; }
+__device__ static inline double red_op(double a, double b, int is_max) { return is_max ? dmax_nan(a, b) : a + b; }
+
+/* Block-reduce v[0..nq) (bit q of maxmask: max, else sum); block partial q goes to
+ * part[q * gridDim.x + blockIdx.x].  Every thread of the block must call it. */
+__device__ static __forceinline__ void block_partials(double *v, int nq, unsigned maxmask, double *part)
+{
+    __shared__ double sh[NRED][NT / 32];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    int q, off;
+    for (q = 0; q < nq; q++) {
+        int mx = (maxmask >> q) & 1;
+        for (off = 16; off > 0; off >>= 1) v[q] = red_op(v[q], __shfl_down_sync(0xffffffffu, v[q], off), mx);
+        if (lane == 0)
+            sh[q][w] = v[q];
+    }
+    __syncthreads();
+    if (w == 0)
+        for (q = 0; q < nq; q++) {
+            int mx = (maxmask >> q) & 1;
+            double x = lane < NT / 32 ? sh[q][lane] : 0.0;
+            for (off = 16; off > 0; off >>= 1) x = red_op(x, __shfl_down_sync(0xffffffffu, x, off), mx);
+            if (lane == 0)
+                part[(size_t)q * gridDim.x + blockIdx.x] = x;
+        }
+}
+
+/* One block: fold nblk partials per quantity in a fixed order (deterministic). */
+extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, int nblk, int nq, unsigned maxmask,
+                                                          double *out)
+{
+    __shared__ double sh[NT];
+    int q, j, s;
+    for (q = 0; q < nq; q++) {
+        int mx = (maxmask >> q) & 1;
+        double acc = 0;
+        for (j = threadIdx.x; j < nblk; j += NT) acc = red_op(acc, part[(size_t)q * nblk + j], mx);
+        sh[threadIdx.x] = acc;
+        __syncthreads();
+        for (s = NT / 2; s > 0; s >>= 1) {
+            if ((int)threadIdx.x < s)
+                sh[threadIdx.x] = red_op(sh[threadIdx.x], sh[threadIdx.x + s], mx);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            out[q] = sh[0];
+        __syncthreads();
+    }
+}
+
+/* ---- kernels -------------------------------------------------------------------------------- */
+#define GRID_STRIDE(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
+
+/* begin_step: ỹ, Dirichlet positions (kinematic.h, the device twin of model_prescribed),
+ * initial y, y_prev, dy = 0 */
+extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_end, float h, float gx, float gy, float gz)
+{
+    GRID_STRIDE(a, d.nv)
+    {
+        vec3 ya;
+        if (d.fixed[a]) {
+            ya = ld3(d.X0, a);
+            if (d.fixed[a] == 2) {
+                const float *mv = d.motions + 9 * d.move_of[a];
+                ya = kinematic_position(ya, v3_load(mv), v3_load(mv + 3), v3_load(mv + 6), t_end);
+            }
+            st3(d.yt, a, ya);
+        } else {
+            vec3 xa = ld3(d.x, a);
+            if (!d.quasistatic)
+                xa = v3_add(v3_add(xa, v3_scale(ld3(d.v, a), h)), v3_scale(v3(gx, gy, gz), h * h));
+            st3(d.yt, a, xa);
+            ya = xa;   /* initial guess: the inertial target */
+        }
+        st3(d.y, a, ya);
+        st3(d.yp, a, ya);
+        st3(d.dy, a, v3(0, 0, 0));
+    }
+}
+
+/* Jacobi element pass: per tet, gradient on its 4 vertices and K⁺ (or the 4 vertex blocks).
+ * Instantiated per preconditioner P and split S (compile-time constants: the branches fold and
+ * each variant keeps only its own registers; K⁺ is dead code unless P is SPLIT, so the
+ * non-SPLIT variants are built with S = EXPANDED — the gradient does not depend on S). */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_element(dview d)
+{
+    d.precond = P;
+    d.split = S;
+    GRID_STRIDE(e, d.nt)
+    {
+        const int4 t = d.tets[e];
+        const float *Bm = d.Bm + 9 * (size_t)e;
+        const sipd_material mat = d.mats[d.tet_mat[e]];
+        const float vol = d.vol[e];
+        vec3 y0 = ld3(d.y, t.x), y1 = ld3(d.y, t.y), y2 = ld3(d.y, t.z), y3 = ld3(d.y, t.w), gr[4];
+        sym3 Kp;
+        int l;
+        tet_element(&mat, d.split, Bm, vol, y0, y1, y2, y3, gr, &Kp);
+        for (l = 0; l < 4; l++) v3_store(d.egrad + 12 * (size_t)e + 3 * l, gr[l]);
+        if (d.precond == SIPD_PRECOND_SPLIT) {
+            s3_store(d.eblk + 6 * (size_t)e, Kp);
+        } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
+            mat3 F = tet_F(Bm, y0, y1, y2, y3);
+            for (l = 0; l < 4; l++) {
+                sym3 B = tet_vertex_block_psd(&mat, Bm, vol, F, l);
+                if (d.precond == SIPD_PRECOND_DIAG)
+                    B.s[3] = B.s[4] = B.s[5] = 0;
+                s3_store(d.eblk + 24 * (size_t)e + 6 * l, B);
+            }
+        }
+    }
+}
+
+/* Jacobi vertex pass: gather g and D over the incidences, dy = −D⁻¹g.
+ * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd. */
+#define VERTEX_MAXMASK 3u
+extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
+{
+    double r[6] = {0, 0, 0, 0, 0, 0};
+    const vec3 gq = v3_load(d.gq);
+    GRID_STRIDE(a, d.nv)
+    {
+        vec3 ga, dd, s;
+        sym3 D;
+        int k;
+        float m = d.mass[a];
+        if (d.fixed[a]) {
+            st3(d.dy, a, v3(0, 0, 0));
+            st3(d.g, a, v3(0, 0, 0));
+            continue;
+        }
+        ga = inertia_gradient(m, d.inv_h2, gq, ld3(d.y, a), ld3(d.yt, a));
+        D = s3_diag(m * d.inv_h2);
+        for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
+            int inc = d.inc[k], e2 = inc >> 2, l = inc & 3;
+            sym3 Kp;
+            ga = v3_add(ga, v3_load(d.egrad + 12 * (size_t)e2 + 3 * l));
+            if (d.precond == SIPD_PRECOND_SPLIT) {
+                s3_load(d.eblk + 6 * (size_t)e2, &Kp);
+                D = s3_axpy(d.inc_w[k], Kp, D);
+            } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
+                s3_load(d.eblk + 24 * (size_t)e2 + 6 * l, &Kp);
+                D = s3_add(D, Kp);
+            }
+        }
+        r[1] = dmax_nan(r[1], (double)v3_norm2(ga));
+        s = v3_sub(ld3(d.y, a), ld3(d.yp, a));
+        r[3] += (double)v3_dot(ga, s);
+        r[4] += (double)v3_dot(s, s3_mulv(D, s));
+        if (!s3_solve(D, v3_scale(ga, -1), &dd))
+            r[5] += 1;
+        else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
+            r[5] += 1;
+        st3(d.dy, a, dd);
+        st3(d.g, a, ga);
+        r[2] += (double)v3_dot(ga, dd);
+        r[0] = dmax_nan(r[0], (double)v3_norm2(dd));
+    }
+    block_partials(r, 6, VERTEX_MAXMASK, part);
+}
+
+/* E(y + α dy): elastic terms (thread i: tet i) + inertia terms (thread i: vertex i). */
+extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, double *part)
+{
+    double E = 0;
+    const vec3 gq = v3_load(d.gq);
+    const int n = d.nt > d.nv ? d.nt : d.nv;
+    GRID_STRIDE(i, n)
+    {
+        if (i < d.nt) {
+            const int4 t = d.tets[i];
+            const sipd_material mat = d.mats[d.tet_mat[i]];
+            vec3 p0 = v3_axpy(alpha, ld3(d.dy, t.x), ld3(d.y, t.x));
+            vec3 p1 = v3_axpy(alpha, ld3(d.dy, t.y), ld3(d.y, t.y));
+            vec3 p2 = v3_axpy(alpha, ld3(d.dy, t.z), ld3(d.y, t.z));
+            vec3 p3 = v3_axpy(alpha, ld3(d.dy, t.w), ld3(d.y, t.w));
+            E += (double)tet_energy(&mat, d.Bm + 9 * (size_t)i, d.vol[i], p0, p1, p2, p3);
+        }
+        if (i < d.nv)
+            E += (double)inertia_energy(d.mass[i], d.inv_h2, gq, v3_axpy(alpha, ld3(d.dy, i), ld3(d.y, i)),
+                                        ld3(d.yt, i));
+    }
+    block_partials(&E, 1, 0u, part);
+}
+
+/* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new; reduces Σ g·(y_new − y). */
+extern "C" __global__ void __launch_bounds__(NT) k_apply(dview d, float alpha, float omega, double *part)
+{
+    double gs = 0;
+    GRID_STRIDE(a, d.nv)
+    {
+        int k;
+        if (d.fixed[a])
+            continue;
+        for (k = 0; k < 3; k++) {
+            size_t i = 3 * (size_t)a + k;
+            float y = d.y[i], yn = d.yp[i] + omega * (y + alpha * d.dy[i] - d.yp[i]);
+            gs += (double)d.g[i] * (double)(yn - y);
+            d.yp[i] = y;
+            d.y[i] = yn;
+        }
+    }
+    block_partials(&gs, 1, 0u, part);
+}
+
+/* Local energy of the terms that involve vertex a, with a placed at p (cpu: local_energy). */
+__device__ static float local_energy(const dview &d, int a, vec3 p)
+{
+    float E = inertia_energy(d.mass[a], d.inv_h2, v3_load(d.gq), p, ld3(d.yt, a));
+    int k;
+    for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
+        int inc = d.inc[k], e = inc >> 2, l = inc & 3;
+        const int4 t = d.tets[e];
+        const sipd_material mat = d.mats[d.tet_mat[e]];
+        vec3 q[4];
+        q[0] = ld3(d.y, t.x);
+        q[1] = ld3(d.y, t.y);
+        q[2] = ld3(d.y, t.z);
+        q[3] = ld3(d.y, t.w);
+        q[l] = p;
+        E += tet_energy(&mat, d.Bm + 9 * (size_t)e, d.vol[e], q[0], q[1], q[2], q[3]);
+    }
+    return E;
+}
+
+__device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
+{
+    atomicMax(p, (unsigned long long)__double_as_longlong(v));
+}
+
+/* One colour of the Gauss–Seidel sweep (cpu_gs_sweep's loop body, one thread per vertex);
+ * instantiated per (P, S) like k_element. */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    d.precond = P;
+    d.split = S;
+    double rmax = 0, gmax = 0;
+    int backtracks = 0, rejected = 0, off;
+    const vec3 gq = v3_load(d.gq);
+    GRID_STRIDE(i, count)
+    {
+        int a = d.color_verts[begin + i], k;
+        vec3 ya, ga, dd;
+        sym3 D;
+        float alpha = omega, n2, E0, m;
+        if (d.fixed[a])
+            continue;
+        m = d.mass[a];
+        ya = ld3(d.y, a);
+        ga = inertia_gradient(m, d.inv_h2, gq, ya, ld3(d.yt, a));
+        E0 = inertia_energy(m, d.inv_h2, gq, ya, ld3(d.yt, a));
+        D = s3_diag(m * d.inv_h2);
+        for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
+            int inc = d.inc[k], e = inc >> 2, l = inc & 3;
+            const int4 t = d.tets[e];
+            const float *Bm = d.Bm + 9 * (size_t)e;
+            const sipd_material mat = d.mats[d.tet_mat[e]];
+            vec3 y0 = ld3(d.y, t.x), y1 = ld3(d.y, t.y), y2 = ld3(d.y, t.z), y3 = ld3(d.y, t.w);
+            sym3 Kp;
+            float Ee;
+            ga = v3_add(ga, tet_vertex_eval(&mat, d.split, Bm, d.vol[e], y0, y1, y2, y3, l, &Kp, &Ee));
+            E0 += Ee;
+            if (d.precond == SIPD_PRECOND_SPLIT) {
+                D = s3_axpy(d.inc_w[k], Kp, D);
+            } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
+                mat3 F = tet_F(Bm, y0, y1, y2, y3);
+                sym3 B = tet_vertex_block_psd(&mat, Bm, d.vol[e], F, l);
+                if (d.precond == SIPD_PRECOND_DIAG)
+                    B.s[3] = B.s[4] = B.s[5] = 0;
+                D = s3_add(D, B);
+            }
+        }
+        s3_solve(D, v3_scale(ga, -1), &dd);
+        n2 = v3_norm2(dd);
+        rmax = dmax_nan(rmax, (double)n2);
+        n2 = v3_norm2(ga);
+        gmax = dmax_nan(gmax, (double)n2);
+        if (ls) {
+            float gd = v3_dot(ga, dd);
+            int h;
+            for (h = 0; h < GS_MAX_HALVINGS; h++) {
+                float E1 = local_energy(d, a, v3_axpy(alpha, dd, ya));
+                if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd)
+                    break;
+                alpha *= 0.5f;
+                backtracks++;
+            }
+            if (h == GS_MAX_HALVINGS) {
+                rejected++;
+                continue;
+            }
+        }
+        st3(d.y, a, v3_axpy(alpha, dd, ya));
+    }
+    /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
+    for (off = 16; off > 0; off >>= 1) {
+        rmax = dmax_nan(rmax, __shfl_down_sync(0xffffffffu, rmax, off));
+        gmax = dmax_nan(gmax, __shfl_down_sync(0xffffffffu, gmax, off));
+        backtracks += __shfl_down_sync(0xffffffffu, backtracks, off);
+        rejected += __shfl_down_sync(0xffffffffu, rejected, off);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomic_max_nonneg(&acc->rmax2, rmax);
+        atomic_max_nonneg(&acc->gmax2, gmax);
+        if (backtracks)
+            atomicAdd(&acc->backtracks, backtracks);
+        if (rejected)
+            atomicAdd(&acc->rejected, rejected);
+    }
+}
+
+/* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
+typedef element_kernel_p element_kernel;
+typedef gs_kernel_p gs_kernel;
+#define SIPD_VARIANTS(K)                                                                      \
+    static const K##_table_t K##_table = {                                                    \
+        {K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,   \
+         K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,      \
+         K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS>},                                               \
+        K<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, K<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, \
+        K<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>}
+typedef struct { element_kernel split[5], block, diag, mass; } k_element_table_t;
+typedef struct { gs_kernel split[5], block, diag, mass; } k_gs_color_table_t;
+SIPD_VARIANTS(k_element);
+SIPD_VARIANTS(k_gs_color);
+
+#define PICK(table, pc, sp)                                                                   \
+    ((pc) == SIPD_PRECOND_SPLIT  ? (table).split[sp]                                          \
+     : (pc) == SIPD_PRECOND_BLOCK ? (table).block                                             \
+     : (pc) == SIPD_PRECOND_DIAG  ? (table).diag                                              \
+                                  : (table).mass)
+
+/* v = (y − x)/h (0 when quasi-static), x = y. */
+extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
+{
+    GRID_STRIDE(i, 3 * d.nv)
+    {
+        float y = d.y[i];
+        d.v[i] = d.quasistatic ? 0.0f : (y - d.x[i]) / h;
+        d.x[i] = y;
+    }
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+static void cuda_destroy(sipd_backend *b)
+{
+    int i;
+    if (!b)
+        return;
+    for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
+    if (b->red_h)
+        cudaFreeHost(b->red_h);
+    if (b->gacc_h)
+        cudaFreeHost(b->gacc_h);
+    if (b->hbuf)
+        cudaFreeHost(b->hbuf);
+    free(b);
+}
+
+/* cudaMalloc tracked for destroy; a failure names the array and its size. */
+static int dalloc(sipd_backend *b, void **p, size_t bytes, const char *what)
+{
+    cudaError_t e;
+    *p = NULL;
+    if (bytes == 0)
+        return SIPD_OK;
+    if (b->nalloc == (int)(sizeof b->allocs / sizeof b->allocs[0])) {
+        sipd_error("cuda backend: create: too many device arrays (internal limit)");
+        return SIPD_EFAIL;
+    }
+    e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        sipd_error("cuda backend: create: cudaMalloc of %.1f MiB for %s failed: %s", bytes / 1048576.0, what,
+                   cudaGetErrorString(e));
+        *p = NULL;
+        return SIPD_EFAIL;
+    }
+    b->allocs[b->nalloc++] = *p;
+    return SIPD_OK;
+}
+
+/* Upload n doubles as floats (through the pinned buffer when it is large enough). */
+static int upload_f(sipd_backend *b, float *dst, const double *src, size_t n, const char *what)
+{
+    float *tmp = (float *)malloc(n * sizeof(float) + 1);
+    size_t i;
+    cudaError_t e;
+    if (!tmp) {
+        sipd_error("cuda backend: out of host memory converting %s", what);
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i < n; i++) tmp[i] = (float)src[i];
+    e = cudaMemcpy(dst, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+    free(tmp);
+    if (e != cudaSuccess)
+        return cu_fail(b, what, "cudaMemcpy", e);
+    return SIPD_OK;
+}
+
+static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
+{
+    sipd_backend *b;
+    dview *d;
+    int dev = 0, nsm = 0, count = 0, i, rc = SIPD_EFAIL;
+    size_t n3 = (size_t)m->nv * 3, nblk;
+    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
+    sipd_material *fm = NULL;
+    float *mot = NULL;
+    cudaError_t e;
+    cudaFuncAttributes fa;
+
+    *out = NULL;
+    if (p->precond == SIPD_PRECOND_NEWTON) {
+        sipd_error("cuda backend: method newton runs on the CPU backend only (use --device cpu)");
+        return SIPD_EINPUT;
+    }
+    if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
+        p->precond != SIPD_PRECOND_MASS) {
+        sipd_error("cuda backend: unknown preconditioner %d", p->precond);
+        return SIPD_EINPUT;
+    }
+    e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        sipd_error("cuda backend: no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i < m->nmat; i++)
+        if (hm[i].model != SIPD_MAT_STABLE_NEOHOOKEAN || !(hm[i].lambda > 0) ||
+            fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha) {
+            sipd_error("cuda backend: material %d: unsupported model or unexpected sipd_material layout "
+                       "(kernels/backend_cuda.cu host_material_f64 must mirror src/physics/material.h)", i);
+            return SIPD_EFAIL;
+        }
+    b = (sipd_backend *)calloc(1, sizeof *b);
+    if (!b) {
+        sipd_error("cuda backend: out of host memory");
+        return SIPD_EFAIL;
+    }
+    b->m = m;
+    d = &b->d;
+    d->nv = m->nv;
+    d->nt = m->nt;
+    d->split = p->split;
+    d->precond = p->precond;
+    b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        if ((call) != SIPD_OK)                                                                \
+            goto fail;                                                                        \
+    } while (0)
+#define CKC(call)                                                                             \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            cu_fail(b, "create", #call, e_);                                                  \
+            goto fail;                                                                        \
+        }                                                                                     \
+    } while (0)
+
+    CKC(cudaGetDevice(&dev));
+    CKC(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+    b->grid_cap = (nsm > 0 ? nsm : 1) * BLOCKS_PER_SM;
+    /* a binary built for another architecture fails here, with a hint, not in the first step */
+    if (p->split < 0 || p->split > SIPD_SPLIT_ABS) {
+        sipd_error("cuda backend: unknown split %d", p->split);
+        goto fail;
+    }
+    b->kelem = PICK(k_element_table, p->precond, p->split);
+    b->kgs = PICK(k_gs_color_table, p->precond, p->split);
+    e = cudaFuncGetAttributes(&fa, b->kelem);
+    if (e != cudaSuccess) {
+        int maj = 0, min = 0;
+        cudaDeviceGetAttribute(&maj, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&min, cudaDevAttrComputeCapabilityMinor, dev);
+        sipd_error("cuda backend: create: the kernels cannot run on this device (compute capability %d.%d): %s; "
+                   "rebuild with -DSIPD_CUDA_ARCH=%d%d",
+                   maj, min, cudaGetErrorString(e), maj, min);
+        goto fail;
+    }
+
+    /* state */
+    CK(dalloc(b, (void **)&d->x, n3 * sizeof(float), "x"));
+    CK(dalloc(b, (void **)&d->v, n3 * sizeof(float), "v"));
+    CK(dalloc(b, (void **)&d->yt, n3 * sizeof(float), "y~"));
+    CK(dalloc(b, (void **)&d->y, n3 * sizeof(float), "y"));
+    CK(dalloc(b, (void **)&d->yp, n3 * sizeof(float), "y_prev"));
+    CK(dalloc(b, (void **)&d->dy, n3 * sizeof(float), "dy"));
+    CK(dalloc(b, (void **)&d->g, n3 * sizeof(float), "g"));
+    CK(dalloc(b, (void **)&d->ys, n3 * sizeof(float), "y_snap"));
+    CK(dalloc(b, (void **)&d->egrad, (size_t)m->nt * 12 * sizeof(float), "element gradients"));
+    nblk = p->precond == SIPD_PRECOND_SPLIT ? 6 : (p->precond == SIPD_PRECOND_MASS ? 0 : 24);
+    CK(dalloc(b, (void **)&d->eblk, (size_t)m->nt * nblk * sizeof(float), "element blocks"));
+    /* model */
+    CK(dalloc(b, (void **)&d->tets, (size_t)m->nt * sizeof(int4), "tets"));
+    CK(dalloc(b, (void **)&d->Bm, (size_t)m->nt * 9 * sizeof(float), "Bm"));
+    CK(dalloc(b, (void **)&d->vol, (size_t)m->nt * sizeof(float), "volumes"));
+    CK(dalloc(b, (void **)&d->tet_mat, (size_t)m->nt * sizeof(int), "tet materials"));
+    CK(dalloc(b, (void **)&d->mats, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof(sipd_material), "materials"));
+    CK(dalloc(b, (void **)&d->mass, (size_t)m->nv * sizeof(float), "masses"));
+    CK(dalloc(b, (void **)&d->X0, n3 * sizeof(float), "X0"));
+    CK(dalloc(b, (void **)&d->fixed, (size_t)m->nv, "fixed"));
+    CK(dalloc(b, (void **)&d->move_of, (size_t)m->nv * sizeof(int), "move_of"));
+    CK(dalloc(b, (void **)&d->motions, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof(float), "motions"));
+    CK(dalloc(b, (void **)&d->inc_off, ((size_t)m->nv + 1) * sizeof(int), "incidence offsets"));
+    CK(dalloc(b, (void **)&d->inc, (size_t)m->nt * 4 * sizeof(int), "incidences"));
+    CK(dalloc(b, (void **)&d->inc_w, (size_t)m->nt * 4 * sizeof(float), "incidence weights"));
+    CK(dalloc(b, (void **)&d->color_verts, (size_t)m->nv * sizeof(int), "colour lists"));
+    CK(dalloc(b, (void **)&b->part, (size_t)NRED * b->grid_cap * sizeof(double), "reduction partials"));
+    CK(dalloc(b, (void **)&b->red, NRED * sizeof(double), "reductions"));
+    CK(dalloc(b, (void **)&b->gacc, sizeof(gs_acc), "Gauss-Seidel stats"));
+    CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
+    CKC(cudaMallocHost((void **)&b->gacc_h, sizeof(gs_acc)));
+    CKC(cudaMallocHost((void **)&b->hbuf, (n3 > 0 ? n3 : 1) * sizeof(float)));
+
+    if (m->nt > 0) {
+        CKC(cudaMemcpy((void *)d->tets, m->tets, (size_t)m->nt * sizeof(int4), cudaMemcpyHostToDevice));
+        CK(upload_f(b, (float *)d->Bm, m->Bm, (size_t)m->nt * 9, "create: Bm"));
+        CK(upload_f(b, (float *)d->vol, m->vol, (size_t)m->nt, "create: volumes"));
+        CKC(cudaMemcpy((void *)d->tet_mat, m->tet_mat, (size_t)m->nt * sizeof(int), cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->inc, m->inc, (size_t)m->nt * 4 * sizeof(int), cudaMemcpyHostToDevice));
+        CK(upload_f(b, (float *)d->inc_w, m->inc_w, (size_t)m->nt * 4, "create: incidence weights"));
+    }
+    if (m->nv > 0) {
+        CK(upload_f(b, (float *)d->mass, m->mass, (size_t)m->nv, "create: masses"));
+        CK(upload_f(b, (float *)d->X0, m->X0, n3, "create: X0"));
+        CKC(cudaMemcpy((void *)d->fixed, m->fixed, (size_t)m->nv, cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->move_of, m->move_of, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->color_verts, m->color_verts, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
+    }
+    CKC(cudaMemcpy((void *)d->inc_off, m->inc_off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    fm = (sipd_material *)calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *fm);
+    mot = (float *)calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof *mot);
+    if (!fm || !mot) {
+        sipd_error("cuda backend: out of host memory");
+        goto fail;
+    }
+    for (i = 0; i < m->nmat; i++) {
+        fm[i].model = hm[i].model;
+        fm[i].mu = (float)hm[i].mu;
+        fm[i].lambda = (float)hm[i].lambda;
+        fm[i].alpha = (float)hm[i].alpha;
+    }
+    for (i = 0; i < m->nmotions; i++) {
+        int k;
+        for (k = 0; k < 3; k++) {
+            mot[9 * i + k] = (float)m->motions[i].center[k];
+            mot[9 * i + 3 + k] = (float)m->motions[i].velocity[k];
+            mot[9 * i + 6 + k] = (float)m->motions[i].omega[k];
+        }
+    }
+    CKC(cudaMemcpy((void *)d->mats, fm, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof *fm, cudaMemcpyHostToDevice));
+    CKC(cudaMemcpy((void *)d->motions, mot, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof *mot,
+                   cudaMemcpyHostToDevice));
+    if (n3 > 0) {
+        CKC(cudaMemset(d->x, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->y, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->yp, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->yt, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->dy, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->g, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->ys, 0, n3 * sizeof(float)));
+    }
+    rc = SIPD_OK;
+fail:
+#undef CK
+#undef CKC
+    free(fm);
+    free(mot);
+    if (rc != SIPD_OK) {
+        cuda_destroy(b);
+        return SIPD_EFAIL;
+    }
+    *out = b;
+    return SIPD_OK;
+}
+
+/* Run the one-block fold and read the nq results back (a synchronisation point). */
+static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask, const char *op)
+{
+    k_finish<<<1, NT>>>(b->part, nblk, nq, maxmask, b->red);
+    LAUNCHED(op);
+    CU(cudaMemcpy(b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
+    return SIPD_OK;
+}
+
+static int upload_positions(sipd_backend *b, float *dst, const double *src, const char *op)
+{
+    size_t i, n3 = (size_t)b->d.nv * 3;
+    for (i = 0; i < n3; i++) b->hbuf[i] = (float)src[i];
+    CU(cudaMemcpy(dst, b->hbuf, n3 * sizeof(float), cudaMemcpyHostToDevice), op);
+    return SIPD_OK;
+}
+
+static int cuda_upload(sipd_backend *b, const double *x, const double *v)
+{
+    size_t n3 = (size_t)b->d.nv * 3 * sizeof(float);
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (n3 == 0)
+        return SIPD_OK;
+    if (upload_positions(b, b->d.x, x, "upload") != SIPD_OK || upload_positions(b, b->d.v, v, "upload") != SIPD_OK)
+        return SIPD_EFAIL;
+    CU(cudaMemcpy(b->d.y, b->d.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    CU(cudaMemcpy(b->d.yp, b->d.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    return SIPD_OK;
+}
+
+static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
+{
+    int a;
+    if (b->failed)
+        return SIPD_EFAIL;
+    b->h = h;
+    b->d.quasistatic = qs;
+    b->d.inv_h2 = qs ? 0.0f : (float)(1 / (h * h));
+    for (a = 0; a < 3; a++) b->d.gq[a] = qs ? (float)gravity[a] : 0.0f;
+    if (b->d.nv == 0)
+        return SIPD_OK;
+    k_begin_step<<<grid_for(b, b->d.nv), NT>>>(b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
+                                               (float)gravity[2]);
+    LAUNCHED("begin_step");
+    return SIPD_OK;
+}
+
+static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
+{
+    int gv = grid_for(b, b->d.nv);
+    memset(st, 0, sizeof *st);
+    st->rmax = st->gmax = st->gdy = NAN;   /* what the driver sees if this op fails */
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.nt > 0) {
+        b->kelem<<<grid_for(b, b->d.nt), NT>>>(b->d);                  /* element pass */
+        LAUNCHED("direction (element pass)");
+    }
+    k_vertex<<<gv, NT>>>(b->d, b->part);                                /* vertex pass  */
+    LAUNCHED("direction (vertex pass)");
+    if (finish_reduction(b, gv, 6, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
+        return SIPD_EFAIL;
+    st->rmax = sqrt(b->red_h[0]);
+    st->gmax = sqrt(b->red_h[1]);
+    st->gdy = b->red_h[2];
+    st->gs = b->red_h[3];
+    st->sDs = b->red_h[4];
+    st->nonspd = (int)b->red_h[5];
+    st->cg_iters = 0;
+    return SIPD_OK;
+}
+
+static int cuda_energy(sipd_backend *b, double alpha, double *E)
+{
+    int n = b->d.nt > b->d.nv ? b->d.nt : b->d.nv, gr = grid_for(b, n);
+    *E = NAN;
+    if (b->failed)
+        return SIPD_EFAIL;
+    k_energy<<<gr, NT>>>(b->d, (float)alpha, b->part);
+    LAUNCHED("energy");
+    if (finish_reduction(b, gr, 1, 0u, "energy (reduction)") != SIPD_OK)
+        return SIPD_EFAIL;
+    *E = b->red_h[0];
+    return SIPD_OK;
+}
+
+static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
+{
+    int gr = grid_for(b, b->d.nv);
+    if (gs_out)
+        *gs_out = NAN;
+    if (b->failed)
+        return SIPD_EFAIL;
+    k_apply<<<gr, NT>>>(b->d, (float)alpha, (float)omega, b->part);
+    LAUNCHED("apply");
+    if (gs_out) {
+        if (finish_reduction(b, gr, 1, 0u, "apply (reduction)") != SIPD_OK)
+            return SIPD_EFAIL;
+        *gs_out = b->red_h[0];
+    }
+    return SIPD_OK;
+}
+
+static int copy_state(sipd_backend *b, float *dst, const float *src, const char *op)
+{
+    size_t n3 = (size_t)b->d.nv * 3 * sizeof(float);
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (n3)
+        CU(cudaMemcpy(dst, src, n3, cudaMemcpyDeviceToDevice), op);
+    return SIPD_OK;
+}
+
+static int cuda_undo(sipd_backend *b) { return copy_state(b, b->d.y, b->d.yp, "undo"); }
+static int cuda_snapshot(sipd_backend *b) { return copy_state(b, b->d.ys, b->d.y, "snapshot"); }
+static int cuda_restore(sipd_backend *b)
+{
+    if (copy_state(b, b->d.y, b->d.ys, "restore") != SIPD_OK)
+        return SIPD_EFAIL;
+    return copy_state(b, b->d.yp, b->d.ys, "restore");
+}
+
+static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
+{
+    const sipd_model *m = b->m;
+    int c;
+    memset(st, 0, sizeof *st);
+    st->rmax = st->gmax = NAN;
+    if (b->failed)
+        return SIPD_EFAIL;
+    CU(cudaMemset(b->gacc, 0, sizeof(gs_acc)), "gs_sweep");
+    for (c = 0; c < m->ncolors; c++) {                                  /* one launch per colour */
+        int n = m->color_off[c + 1] - m->color_off[c];
+        if (n <= 0)
+            continue;
+        b->kgs<<<grid_for(b, n), NT>>>(b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
+        LAUNCHED("gs_sweep (colour kernel)");
+    }
+    CU(cudaMemcpy(b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
+    {
+        unsigned long long r = b->gacc_h->rmax2, g = b->gacc_h->gmax2;
+        double r2, g2;
+        memcpy(&r2, &r, sizeof r2);
+        memcpy(&g2, &g, sizeof g2);
+        st->rmax = sqrt(r2);
+        st->gmax = sqrt(g2);
+    }
+    st->backtracks = b->gacc_h->backtracks;
+    st->rejected = b->gacc_h->rejected;
+    /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */
+    return copy_state(b, b->d.yp, b->d.y, "gs_sweep");
+}
+
+static int cuda_end_step(sipd_backend *b)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.nv == 0)
+        return SIPD_OK;
+    k_end_step<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d, (float)b->h);
+    LAUNCHED("end_step");
+    return SIPD_OK;
+}
+
+static int download_array(sipd_backend *b, double *dst, const float *src, const char *op)
+{
+    size_t i, n3 = (size_t)b->d.nv * 3;
+    CU(cudaMemcpy(b->hbuf, src, n3 * sizeof(float), cudaMemcpyDeviceToHost), op);
+    for (i = 0; i < n3; i++) dst[i] = b->hbuf[i];
+    return SIPD_OK;
+}
+
+static int cuda_download(sipd_backend *b, double *x, double *v)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.nv == 0)
+        return SIPD_OK;
+    if (x && download_array(b, x, b->d.x, "download (positions)") != SIPD_OK)
+        return SIPD_EFAIL;
+    if (v && download_array(b, v, b->d.v, "download (velocities)") != SIPD_OK)
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+extern "C" const sipd_backend_ops sipd_backend_cuda = {
+    "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
+    cuda_undo,     cuda_snapshot, cuda_restore,   cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
+};
+
+/* ---- device queries -------------------------------------------------------------------------- */
+extern "C" int sipd_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();   /* clear: "no device"/"no driver" is an answer, not an error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int sipd_cuda_describe(char *buf, int n)
+{
+    int count = 0, dev = 0;
+    cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (n <= 0)
+        return -1;
+    if (e != cudaSuccess || count == 0) {
+        snprintf(buf, (size_t)n, "no CUDA device: %s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found none");
+        (void)cudaGetLastError();
+        return -1;
+    }
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess) {
+        snprintf(buf, (size_t)n, "CUDA device query failed: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    snprintf(buf, (size_t)n, "%s (device %d, %.1f GiB, compute capability %d.%d, %d SMs)", prop.name, dev,
+             prop.totalGlobalMem / 1073741824.0, prop.major, prop.minor, prop.multiProcessorCount);
+    return 0;
+}
+
+extern "C" int sipd_cuda_device_name(char *buf, int n)
+{
+    int count = 0, dev = 0;
+    cudaDeviceProp prop;
+    if (n <= 0)
+        return -1;
+    buf[0] = '\0';
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    snprintf(buf, (size_t)n, "%s", prop.name);
+    return 0;
+}

@@ -1,0 +1,23 @@
+# CUDA backend tests (tests/test_gpu.c), label `gpu`: registered only when the CUDA backend is
+# built (target sipd_cuda: nvcc found and not a sanitizer build).  Each test exits 77 when no
+# CUDA device is usable, which CTest reports as skipped ("Not Run"), so CPU-only machines pass.
+# Run them alone with `ctest -L gpu --output-on-failure` (tools/gpu-check.sh does).
+if(TARGET sipd_cuda)
+  add_executable(test_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gpu.c)
+  target_link_libraries(test_gpu PRIVATE sipd_cuda sipd_core)
+  set_target_properties(test_gpu PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
+  set(sipd_gpu_tests "")
+  file(GLOB sipd_gpu_scenes CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scenes/*.cfg)
+  foreach(f ${sipd_gpu_scenes})
+    get_filename_component(n ${f} NAME_WE)
+    add_test(NAME gpu_scene_${n} COMMAND test_gpu scene ${f})
+    list(APPEND sipd_gpu_tests gpu_scene_${n})
+  endforeach()
+  foreach(case energy big methods)
+    add_test(NAME gpu_${case} COMMAND test_gpu ${case})
+    list(APPEND sipd_gpu_tests gpu_${case})
+  endforeach()
+  set_tests_properties(${sipd_gpu_tests} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # one GPU: keep the GPU tests from running concurrently with each other
+  set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK sipd_gpu)
+endif()

@@ -1,0 +1,271 @@
+/* sipd-bench-gpu — CUDA backend throughput (the GPU twin of tools/sipd-bench.c).
+ *
+ *   sipd-bench-gpu [--seconds S] [--scenes DIR | --no-scenes] [--frames N] [TETS ...]
+ *                  (default sizes: 100000 1000000 8000000; default scenes: ./scenes)
+ *
+ * Part 1, iteration throughput on generated box meshes (n³ cells × 6 tets, n chosen closest to
+ * TETS; the material and pinning of tools/sipd-bench.c; one time step with a fixed number of
+ * iterations, tolerance 0, timed on the host around sim_step, so every launch, reduction and
+ * read-back the driver pays is included):
+ *   jacobi     element pass + vertex pass + update, no energy evaluation (line_search never)
+ *   jacobi+E   the same plus one energy evaluation per iteration (line_search always)
+ *   gs         Gauss–Seidel colour sweep (one launch per colour) with the per-vertex line search
+ * reported as million tet-iterations per second, ns per tet-iteration and ms per iteration.
+ * Part 2, ms per frame of each example scene on the GPU and on the CPU backend in the same run
+ * (first N frames, default 10; no output file), with the ratio.
+ * Output: Markdown on stdout.  Exits 1 with a message when no CUDA device is usable.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend_cuda.h"
+#include "driver.h"
+#include "meshgen.h"
+#include "model.h"
+#include "util.h"
+
+static int build_box(int ntets_target, sipd_scene *sc, sipd_scene_material *mat, sipd_scene_body *body,
+                     sipd_model *m)
+{
+    int n = (int)floor(cbrt(ntets_target / 6.0) + 0.5);
+    sipd_mesh mesh;
+    if (n < 1)
+        n = 1;
+    if (meshgen_box(n, n, n, 1.0, 1.0, 1.0, &mesh) != SIPD_OK)
+        return 1;
+    memset(sc, 0, sizeof *sc);
+    memset(mat, 0, sizeof *mat);
+    memset(body, 0, sizeof *body);
+    strcpy(mat->name, "rubber");
+    mat->youngs = 1e6;
+    mat->poisson = 0.45;
+    mat->density = 1000;
+    body->scale = 1;
+    body->initial_stretch[0] = body->initial_stretch[1] = body->initial_stretch[2] = 1;
+    body->npin = 1;
+    body->pin[0].box_min[0] = body->pin[0].box_min[1] = body->pin[0].box_min[2] = -1;
+    body->pin[0].box_max[0] = 1e-6;
+    body->pin[0].box_max[1] = body->pin[0].box_max[2] = 2;
+    sc->dt = 1.0 / 60;
+    sc->substeps = 1;
+    sc->tolerance = 0;
+    sc->omega = 1;
+    sc->gravity[1] = -9.81;
+    sc->nmaterials = 1;
+    sc->materials = mat;
+    sc->nbodies = 1;
+    sc->bodies = body;
+    if (model_build_meshes(sc, &mesh, m) != SIPD_OK) {
+        mesh_free(&mesh);
+        return 1;
+    }
+    mesh_free(&mesh);
+    return 0;
+}
+
+/* One timed step of `iters` iterations; returns seconds (< 0 on failure). */
+static double timed_step(sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops, int iters, int *done)
+{
+    sipd_sim s;
+    sipd_backend_params bp;
+    sipd_solve_result r;
+    double t0, dt;
+    sc->iterations = iters;
+    sim_backend_params(sc, 0, &bp);
+    if (sim_init(&s, sc, m, ops, &bp) != SIPD_OK)
+        return -1;
+    t0 = sipd_now();
+    if (sim_step(&s, sc->dt, &r) != SIPD_OK) {
+        sim_free(&s);
+        return -1;
+    }
+    dt = sipd_now() - t0;
+    *done = r.iterations;
+    sim_free(&s);
+    return dt;
+}
+
+static int bench_size(int target, double seconds)
+{
+    static const char *names[3] = {"jacobi", "jacobi+E", "gs"};
+    static const int sweeps[3] = {SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_GS};
+    static const int lss[3] = {SIPD_LS_NEVER, SIPD_LS_ALWAYS, SIPD_LS_ALWAYS};
+    sipd_scene sc;
+    sipd_scene_material mat;
+    sipd_scene_body body;
+    sipd_model m;
+    int k;
+    if (build_box(target, &sc, &mat, &body, &m)) {
+        sipd_error("sipd-bench-gpu: cannot build a %d-tet box", target);
+        return 1;
+    }
+    for (k = 0; k < 3; k++) {
+        int done = 0, iters;
+        double dt;
+        sc.sweep = sweeps[k];
+        sc.line_search = lss[k];
+        /* warm-up + calibration: 5 iterations (the first launch of each kernel is excluded) */
+        if (timed_step(&sc, &m, &sipd_backend_cuda, 5, &done) < 0 ||
+            (dt = timed_step(&sc, &m, &sipd_backend_cuda, 5, &done)) < 0) {
+            sipd_error("sipd-bench-gpu: %d tets, %s: the GPU run failed", m.nt, names[k]);
+            model_free(&m);
+            return 1;
+        }
+        iters = (int)(seconds / (dt / (done > 0 ? done : 1)));
+        if (iters < 5)
+            iters = 5;
+        if (iters > 200000)
+            iters = 200000;
+        dt = timed_step(&sc, &m, &sipd_backend_cuda, iters, &done);
+        if (dt < 0) {
+            sipd_error("sipd-bench-gpu: %d tets, %s: the GPU run failed", m.nt, names[k]);
+            model_free(&m);
+            return 1;
+        }
+        printf("| %d | %d | %s | %d | %.1f | %.2f | %.3f |\n", m.nt, m.ncolors, names[k], done,
+               (double)m.nt * done / dt / 1e6, dt * 1e9 / ((double)m.nt * done), dt * 1e3 / done);
+        fflush(stdout);
+    }
+    model_free(&m);
+    return 0;
+}
+
+/* ms per frame of one scene on a backend (first `frames` frames, no output). */
+static double scene_ms(const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops, int frames,
+                       double *iters_per_step)
+{
+    sipd_sim s;
+    sipd_backend_params bp;
+    double t0, h = sc->dt / sc->substeps;
+    long iters = 0;
+    int f, k;
+    sim_backend_params(sc, 0, &bp);
+    if (sim_init(&s, sc, m, ops, &bp) != SIPD_OK)
+        return -1;
+    t0 = sipd_now();
+    for (f = 0; f < frames; f++)
+        for (k = 0; k < sc->substeps; k++) {
+            sipd_solve_result r;
+            if (sim_step(&s, h, &r) != SIPD_OK) {
+                sim_free(&s);
+                return -1;
+            }
+            iters += r.iterations;
+        }
+    t0 = sipd_now() - t0;
+    sim_free(&s);
+    *iters_per_step = (double)iters / ((double)frames * sc->substeps);
+    return t0 * 1e3 / frames;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int bench_scenes(const char *dir, int max_frames)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char *names[256];
+    int n = 0, i, rc = 0;
+    if (!d) {
+        sipd_error("sipd-bench-gpu: cannot open scene directory %s", dir);
+        return 1;
+    }
+    while ((de = readdir(d)) && n < 256) {
+        size_t l = strlen(de->d_name);
+        if (l > 4 && !strcmp(de->d_name + l - 4, ".cfg"))
+            names[n++] = sipd_path_join(dir, de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    printf("\n| scene | vertices | tets | method / sweep | frames | GPU ms/frame | GPU iters/step | CPU ms/frame | "
+           "CPU iters/step | CPU/GPU |\n");
+    printf("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (i = 0; i < n; i++) {
+        sipd_scene sc;
+        sipd_model m;
+        double g, c, gi = 0, ci = 0;
+        int frames;
+        if (!names[i] || scene_load(names[i], &sc) != SIPD_OK) {
+            rc = 1;
+            continue;
+        }
+        if (model_build(&sc, &m) != SIPD_OK) {
+            scene_free(&sc);
+            rc = 1;
+            continue;
+        }
+        frames = sc.frames < max_frames ? sc.frames : max_frames;
+        if (frames < 1)
+            frames = 1;
+        if (sc.method == SIPD_METHOD_NEWTON) {
+            printf("| %s | %d | %d | newton (CPU only) | - | - | - | - | - | - |\n", names[i], m.nv, m.nt);
+        } else {
+            g = scene_ms(&sc, &m, &sipd_backend_cuda, frames, &gi);
+            c = scene_ms(&sc, &m, &sipd_backend_cpu, frames, &ci);
+            printf("| %s | %d | %d | %s / %s | %d | %.2f | %.1f | %.2f | %.1f | %.2f |\n", names[i], m.nv, m.nt,
+                   scene_method_name(sc.method), scene_sweep_name(sim_sweep(&sc)), frames, g, gi, c, ci,
+                   g > 0 ? c / g : 0.0);
+            if (g < 0 || c < 0)
+                rc = 1;
+        }
+        fflush(stdout);
+        model_free(&m);
+        scene_free(&sc);
+    }
+    for (i = 0; i < n; i++) free(names[i]);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[16], nsizes = 0, i, rc = 0, frames = 10;
+    double seconds = 1;
+    const char *scenes = "scenes";
+    char desc[256];
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--scenes") && i + 1 < argc)
+            scenes = argv[++i];
+        else if (!strcmp(argv[i], "--no-scenes"))
+            scenes = NULL;
+        else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (nsizes < 16 && atoi(argv[i]) > 0)
+            sizes[nsizes++] = atoi(argv[i]);
+        else {
+            fprintf(stderr, "usage: sipd-bench-gpu [--seconds S] [--scenes DIR | --no-scenes] [--frames N] [TETS ...]\n");
+            return 2;
+        }
+    }
+    if (!nsizes) {
+        sizes[0] = 100000;
+        sizes[1] = 1000000;
+        sizes[2] = 8000000;
+        nsizes = 3;
+    }
+    if (sipd_cuda_device_count() == 0) {
+        sipd_cuda_describe(desc, sizeof desc);
+        fprintf(stderr, "sipd-bench-gpu: %s; nothing to measure\n", desc);
+        return 1;
+    }
+    sipd_cuda_describe(desc, sizeof desc);
+    sipd_quiet = 1;
+    printf("device: %s; precision float32, projection expanded, nu = 0.45, box pinned at x = 0\n\n", desc);
+    printf("| tets | colours | sweep | iterations | M tet-iter/s | ns per tet-iter | ms per iteration |\n");
+    printf("|---:|---:|---|---:|---:|---:|---:|\n");
+    for (i = 0; i < nsizes; i++) rc |= bench_size(sizes[i], seconds);
+    if (scenes)
+        rc |= bench_scenes(scenes, frames);
+#ifdef _OPENMP
+    printf("\nCPU columns: %d OpenMP threads, float64\n", omp_get_max_threads());
+#endif
+    return rc;
+}
