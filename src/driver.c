@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "util.h"
 
 #define ARMIJO_C 1e-4
@@ -355,22 +356,47 @@ static void progress(const sipd_sim *s, int frame, int frames, double elapsed, l
             frame, frames, s->t, steps ? (double)iters / steps : 0.0, res, elapsed, eta);
 }
 
+/* Write the restart state after `frame`, consistent with the (flushed) output file. */
+static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, double *x, double *v)
+{
+    sipd_checkpoint c;
+    int rc;
+    memset(&c, 0, sizeof c);
+    rc = s->ops->download(s->b, x, v);
+    if (rc != SIPD_OK)
+        return rc;
+    c.nv = s->m->nv;
+    c.frame = frame;
+    if (o->out)
+        h5out_counts(o->out, &c.out_frames, &c.out_solves, &c.out_hist);
+    c.t = s->t;
+    c.lam_min = s->lam_min;
+    c.scene_hash = o->scene_hash;
+    c.x = x;
+    c.v = v;
+    return checkpoint_write(o->checkpoint, &c);
+}
+
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
 {
     const sipd_scene *sc = s->sc;
     const int nv = s->m->nv;
     double *x = sipd_malloc((size_t)nv * 3 * sizeof(double));
-    double h = sc->dt / sc->substeps, t_start = sipd_now();
+    double *v = sipd_malloc((size_t)nv * 3 * sizeof(double));
+    double h = sc->dt / sc->substeps, t_start = sipd_now(), t_ckpt = t_start;
     int frame, rc = SIPD_OK;
-    *frames_done = 0;
-    if (!x)
+    *frames_done = o->start_frame;
+    if (!x || !v) {
+        free(x);
+        free(v);
         return SIPD_EFAIL;
+    }
     /* frame 0: the initial state */
-    if (o->out) {
+    if (o->out && o->start_frame == 0) {
         s->ops->download(s->b, x, NULL);
         rc = h5out_append_frame(o->out, s->t, x);
     }
-    for (frame = 1; rc == SIPD_OK && frame <= o->frames; frame++) {
+    for (frame = o->start_frame + 1; rc == SIPD_OK && frame <= o->frames; frame++) {
         long iters = 0;
         double last_res = 0;
         int sub;
@@ -411,12 +437,28 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 break;
         }
         *frames_done = frame;
-        progress(s, frame, o->frames, sipd_now() - t_start, iters, sc->substeps, last_res, frame == o->frames);
+        progress(s, frame, o->frames, sipd_now() - t_start, iters, sc->substeps, last_res,
+                 frame == o->frames);
+        if (o->checkpoint && frame < o->frames && !(o->stop && *o->stop) &&   /* periodic */
+            ((o->checkpoint_every > 0 && frame % o->checkpoint_every == 0) ||
+             (o->checkpoint_seconds > 0 && sipd_now() - t_ckpt >= o->checkpoint_seconds))) {
+            rc = write_checkpoint(s, o, frame, x, v);
+            t_ckpt = sipd_now();
+            if (rc != SIPD_OK)
+                break;
+        }
         if (o->stop && *o->stop) {                                /* signal: stop cleanly */
             rc = SIPD_ESIGNAL;
             break;
         }
     }
+    /* the final state (completed, or stopped by a signal) is always checkpointed */
+    if (o->checkpoint && (rc == SIPD_OK || rc == SIPD_ESIGNAL)) {
+        int rc2 = write_checkpoint(s, o, *frames_done, x, v);
+        if (rc2 != SIPD_OK)
+            rc = rc2;
+    }
     free(x);
+    free(v);
     return rc;
 }

@@ -7,6 +7,8 @@
 #ifndef SIPD_DRIVER_H
 #define SIPD_DRIVER_H
 
+#include <stdint.h>
+
 #include "backend.h"
 #include "h5out.h"
 #include "model.h"
@@ -52,13 +54,19 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
 void sim_free(sipd_sim *s);
 
 typedef struct {
-    int frames;                 /* frames to simulate after frame 0                    */
+    int frames;                 /* simulate up to this frame index                     */
+    int start_frame;            /* frames already done (resume); 0 for a fresh run     */
     sipd_h5out *out;            /* may be NULL                                         */
     volatile const int *stop;   /* set asynchronously (signal) to stop after a frame   */
+    const char *checkpoint;     /* checkpoint path, NULL: none                         */
+    int checkpoint_every;       /* frames; 0: only at the end and on a signal          */
+    double checkpoint_seconds;  /* wall seconds; 0: off                                */
+    uint64_t scene_hash;        /* stored in checkpoints                               */
 } sipd_run_opts;
 
-/* Run every frame: returns SIPD_OK, SIPD_ESIGNAL (stopped after a complete frame) or an
- * error.  *frames_done = frames written after frame 0. */
+/* Run frames start_frame+1 .. frames (frame 0, the initial state, is written by a fresh
+ * run): returns SIPD_OK, SIPD_ESIGNAL (stopped after a complete frame, checkpoint written)
+ * or an error.  *frames_done = the last frame completed. */
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
 
 #endif

@@ -634,6 +634,152 @@ fail:
     return SIPD_EFAIL;
 }
 
+/* Shrink a dataset's first dimension to `keep` rows (it must have at least that many). */
+static int shrink_to(hid_t d, const char *path, const char *name, hsize_t keep)
+{
+    hsize_t dims[3] = {0, 0, 0};
+    hid_t sp = H5Dget_space(d);
+    int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (rank < 1) {
+        h5fail(path, "cannot read the shape of %s", name);
+        return SIPD_EFAIL;
+    }
+    if (dims[0] < keep) {
+        sipd_error_at(path, 0, "%s has %llu rows, the checkpoint expects at least %llu: the output file "
+                      "does not belong to this checkpoint", name, (unsigned long long)dims[0],
+                      (unsigned long long)keep);
+        return SIPD_EINPUT;
+    }
+    dims[0] = keep;
+    if (H5Dset_extent(d, dims) < 0) {
+        h5fail(path, "cannot truncate %s", name);
+        return SIPD_EFAIL;
+    }
+    return SIPD_OK;
+}
+
+int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
+                      long keep_solves, long keep_hist)
+{
+    sipd_h5out *o;
+    hid_t fapl;
+    hsize_t dims[3];
+    char name[128];
+    int k, rc = SIPD_EFAIL;
+
+    *out = NULL;
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    o = sipd_calloc(1, sizeof *o);
+    if (!o)
+        return SIPD_EFAIL;
+    o->file = o->pos = o->time = -1;
+    for (k = 0; k < CONV_N; k++)
+        o->conv[k] = -1;
+    for (k = 0; k < HIST_N; k++)
+        o->hist[k] = -1;
+    o->nv = nv;
+    o->nt = nt;
+    if (!(o->path = dupstr(path)) || !(o->fbuf = sipd_malloc((size_t)nv * 3 * sizeof(float))))
+        goto fail;
+    {
+        const char *slash = strrchr(path, '/');
+        if (!(o->h5ref = xml_escape(slash ? slash + 1 : path)))
+            goto fail;
+    }
+    if (xdmf && (!(o->xdmf_path = replace_ext(path, ".xdmf")) || !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp"))))
+        goto fail;
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+        h5fail(path, "cannot set up HDF5 file access");
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        goto fail;
+    }
+    o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    if (o->file < 0)
+        h5fail(path, "cannot open the output file to resume it");
+    H5Pclose(fapl);
+    if (o->file < 0)
+        goto fail;
+    if ((o->pos = H5Dopen2(o->file, "/frames/positions", H5P_DEFAULT)) < 0 ||
+        (o->time = H5Dopen2(o->file, "/frames/time", H5P_DEFAULT)) < 0) {
+        h5fail(path, "not a sipd-run output file (no /frames)");
+        rc = SIPD_EINPUT;
+        goto fail;
+    }
+    for (k = 0; k < CONV_N; k++) {
+        snprintf(name, sizeof name, "/convergence/%s", conv_names[k]);
+        if ((o->conv[k] = H5Dopen2(o->file, name, H5P_DEFAULT)) < 0) {
+            h5fail(path, "missing %s", name);
+            rc = SIPD_EINPUT;
+            goto fail;
+        }
+    }
+    for (k = 0; k < HIST_N; k++) {
+        snprintf(name, sizeof name, "/convergence/history/%s", hist_names[k]);
+        if ((o->hist[k] = H5Dopen2(o->file, name, H5P_DEFAULT)) < 0) {
+            h5fail(path, "missing %s", name);
+            rc = SIPD_EINPUT;
+            goto fail;
+        }
+    }
+    {   /* the mesh must be the checkpoint's */
+        hid_t sp = H5Dget_space(o->pos);
+        int ok = sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 3 && dims[1] == (hsize_t)nv;
+        if (sp >= 0)
+            H5Sclose(sp);
+        if (!ok) {
+            sipd_error_at(path, 0, "/frames/positions does not have %d vertices: not this scene's output", nv);
+            rc = SIPD_EINPUT;
+            goto fail;
+        }
+    }
+    if ((rc = shrink_to(o->pos, path, "/frames/positions", (hsize_t)keep_frames)) != SIPD_OK ||
+        (rc = shrink_to(o->time, path, "/frames/time", (hsize_t)keep_frames)) != SIPD_OK)
+        goto fail;
+    for (k = 0; k < CONV_N; k++)
+        if ((rc = shrink_to(o->conv[k], path, conv_names[k], (hsize_t)keep_solves)) != SIPD_OK)
+            goto fail;
+    for (k = 0; k < HIST_N; k++)
+        if ((rc = shrink_to(o->hist[k], path, hist_names[k], (hsize_t)keep_hist)) != SIPD_OK)
+            goto fail;
+    rc = SIPD_EFAIL;
+    o->nframes = (hsize_t)keep_frames;
+    o->nsolves = (hsize_t)keep_solves;
+    o->nhist = (hsize_t)keep_hist;
+    if (xdmf) {   /* the kept frames' times, for the XDMF */
+        o->times_cap = keep_frames > 64 ? (size_t)keep_frames : 64;
+        if (!(o->times = sipd_malloc(o->times_cap * sizeof(double))))
+            goto fail;
+        if (keep_frames > 0 && H5Dread(o->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, o->times) < 0) {
+            h5fail(path, "cannot read /frames/time");
+            goto fail;
+        }
+    }
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(path, "cannot flush output file");
+        goto fail;
+    }
+    if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
+        goto fail;
+    *out = o;
+    return SIPD_OK;
+fail:
+    free_handle(o);
+    H5Eclear2(H5E_DEFAULT);
+    return rc;
+}
+
+void h5out_counts(const sipd_h5out *o, long *frames, long *solves, long *hist)
+{
+    *frames = (long)o->nframes;
+    *solves = (long)o->nsolves;
+    *hist = (long)o->nhist;
+}
+
 int h5out_append_frame(sipd_h5out *o, double time, const double *x)
 {
     hsize_t n = o->nframes, dims[3] = {n + 1, (hsize_t)o->nv, 3};

@@ -54,6 +54,13 @@ typedef struct {
  * Creates the parent directory if missing. Returns SIPD_OK or SIPD_EFAIL (message printed). */
 int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
                  const sipd_h5_mesh *mesh, int compression, int xdmf);
+/* Reopen an existing output file to continue it (--resume): every growing dataset is
+ * truncated to the given row counts (the checkpoint's), the XDMF rewritten.  SIPD_EINPUT when
+ * the file is not this scene's output or has fewer rows than the checkpoint. */
+int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
+                      long keep_solves, long keep_hist);
+/* Rows written so far: frames, solves, per-iteration history rows. */
+void h5out_counts(const sipd_h5out *out, long *frames, long *solves, long *hist);
 /* Append one frame (x: nv*3 doubles, converted to float32), flush, rewrite the XDMF. */
 int h5out_append_frame(sipd_h5out *out, double time, const double *x);
 /* Per-iteration history of one solve (arrays of length n; all but residual may be NULL -> NaN):

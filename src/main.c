@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "checkpoint.h"
 #include "driver.h"
 #include "h5out.h"
 #include "model.h"
@@ -44,13 +46,15 @@ static void usage(FILE *f)
           "  --dry-run               validate the scene and meshes, print the resolved\n"
           "                          parameters, simulate nothing\n"
           "  --quiet                 no progress on stderr (errors are still printed)\n"
-          "  --resume                continue from a checkpoint (not supported yet)\n"
+          "  --resume                continue from OUTPUT.ckpt (written every\n"
+          "                          output.checkpoint_every frames, on SIGINT/SIGTERM/SIGUSR1\n"
+          "                          and at the end); starts from frame 0 when there is none\n"
           "  --help                  this text\n"
           "  --version               program version and git commit\n"
           "\n"
           "exit status: 0 success, 1 runtime failure, 2 bad input (scene, mesh, options),\n"
-          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a frame (the\n"
-          "               output file holds every completed frame)\n",
+          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a frame and\n"
+          "               writing the checkpoint (the output holds every completed frame)\n",
           f);
 }
 
@@ -94,6 +98,10 @@ int main(int argc, char **argv)
         {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
     const char *device_opt = NULL, *output_opt = NULL;
     int frames_opt = -1, threads = 0, dry_run = 0, resume = 0, c, rc, frames_done = 0;
+    int have_ckpt = 0, start_frame = 0;
+    char *ckpt_path = NULL;
+    uint64_t scene_hash;
+    sipd_checkpoint ck;
     sipd_scene sc;
     sipd_model model;
     sipd_sim sim;
@@ -129,9 +137,14 @@ int main(int argc, char **argv)
                    argc - optind);
         return SIPD_EINPUT;
     }
-    if (resume) {
-        sipd_error("--resume: checkpoint/restart is not supported yet in this version");
-        return SIPD_EINPUT;
+    {   /* SIGINT/SIGTERM/SIGUSR1: finish the frame, checkpoint, close the output, exit 3 */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGUSR1, &sa, NULL);
     }
     rc = scene_load(argv[optind], &sc);
     if (rc != SIPD_OK)
@@ -236,8 +249,64 @@ int main(int argc, char **argv)
               sc.substeps, sc.output_file);
 
     sim_backend_params(&sc, threads, &bp);
-    rc = sim_init(&sim, &sc, &model, ops, &bp);
-    if (rc == SIPD_OK) {
+    /* Restart state: OUTPUT.ckpt. --resume continues from it; a fresh run removes a stale one. */
+    ckpt_path = sipd_malloc(strlen(sc.output_file) + 6);
+    if (!ckpt_path) {
+        free(resolved);
+        model_free(&model);
+        scene_free(&sc);
+        return SIPD_EFAIL;
+    }
+    sprintf(ckpt_path, "%s.ckpt", sc.output_file);
+    scene_hash = checkpoint_scene_hash(sc.text, model.nv, model.nt);
+    memset(&ck, 0, sizeof ck);
+    memset(&sim, 0, sizeof sim);   /* sim_free is safe on a zeroed sim */
+    rc = SIPD_OK;
+    if (resume && access(ckpt_path, F_OK) == 0) {
+        rc = checkpoint_read(ckpt_path, &ck);
+        if (rc == SIPD_OK && (ck.nv != model.nv || ck.scene_hash != scene_hash)) {
+            sipd_error_at(ckpt_path, 0, "this checkpoint was written for another scene or mesh (the scene "
+                          "file changed?); remove it or run without --resume to start again");
+            rc = SIPD_EINPUT;
+        }
+        have_ckpt = rc == SIPD_OK;
+        if (have_ckpt && ck.frame >= sc.frames) {
+            sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", ckpt_path, ck.frame,
+                      sc.frames);
+            checkpoint_free(&ck);
+            free(ckpt_path);
+            free(resolved);
+            model_free(&model);
+            scene_free(&sc);
+            return 0;
+        }
+    } else if (resume) {
+        sipd_info("--resume: no checkpoint %s: starting from frame 0", ckpt_path);
+    } else if (access(ckpt_path, F_OK) == 0) {
+        if (unlink(ckpt_path) == 0)
+            sipd_info("removed the previous run's checkpoint %s (use --resume to continue a run)", ckpt_path);
+    }
+    if (rc == SIPD_OK)
+        rc = sim_init(&sim, &sc, &model, ops, &bp);
+    if (rc == SIPD_OK && have_ckpt) {
+        char note[160];
+        rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames, ck.out_solves,
+                               ck.out_hist);
+        if (rc == SIPD_OK)
+            rc = sim.ops->upload(sim.b, ck.x, ck.v);
+        if (rc == SIPD_OK) {
+            sim.t = ck.t;
+            sim.lam_min = ck.lam_min;
+            start_frame = ck.frame;
+            snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck.frame, ck.t);
+            h5out_set_attr(out, "resumed_from", note);
+            sipd_info("resuming from %s at frame %d", ckpt_path, ck.frame);
+        }
+        if (rc != SIPD_OK && out) {
+            h5out_close(out);
+            out = NULL;
+        }
+    } else if (rc == SIPD_OK) {
         sipd_h5_meta meta;
         sipd_h5_mesh hm;
         char version[128];
@@ -260,17 +329,15 @@ int main(int argc, char **argv)
         rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
     }
     if (rc == SIPD_OK) {
-        struct sigaction sa;
         sipd_run_opts ro;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGUSR1, &sa, NULL);
         ro.frames = sc.frames;
+        ro.start_frame = start_frame;
         ro.out = out;
         ro.stop = &stop_flag;
+        ro.checkpoint = ckpt_path;
+        ro.checkpoint_every = sc.checkpoint_every;
+        ro.checkpoint_seconds = sc.checkpoint_seconds;
+        ro.scene_hash = scene_hash;
         t0 = sipd_now();
         rc = driver_run(&sim, &ro, &frames_done);
         {
@@ -282,12 +349,14 @@ int main(int argc, char **argv)
         if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)
             rc = SIPD_EFAIL;
         if (rc == SIPD_ESIGNAL)
-            sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d", frames_done, sc.output_file,
-                      frames_done);
+            sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
+                      frames_done, sc.output_file, frames_done);
         else if (rc == SIPD_OK)
             sipd_info("done: %d frames in %.2f s -> %s", frames_done, sipd_now() - t0, sc.output_file);
     }
     sim_free(&sim);
+    checkpoint_free(&ck);
+    free(ckpt_path);
     free(cmdline);
     free(resolved);
     model_free(&model);

@@ -131,7 +131,8 @@ static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angul
 static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "friction", "self",
                                            "detect_every", "ground", NULL};
 static const char *const ground_keys[] = {"height", NULL};
-static const char *const output_keys[] = {"file", "every", "compression", "xdmf", NULL};
+static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
+                                          "checkpoint_seconds", NULL};
 
 /* ---------------------------------------------------------------- error reporting */
 
@@ -778,7 +779,10 @@ static int load_output(sipd_scene *sc, const config_setting_t *root)
               (rc = get_string(sc, g, "output", "file", 0, &file)) ||
               (rc = int_range(sc, g, "output", "every", 0, &sc->output_every, 1, INT_MAX)) ||
               (rc = int_range(sc, g, "output", "compression", 0, &sc->compression, 0, 9)) ||
-              (rc = get_bool(sc, g, "output", "xdmf", &sc->xdmf))))
+              (rc = get_bool(sc, g, "output", "xdmf", &sc->xdmf)) ||
+              (rc = int_range(sc, g, "output", "checkpoint_every", 0, &sc->checkpoint_every, 0, INT_MAX)) ||
+              (rc = float_range(sc, g, "output", "checkpoint_seconds", 0, &sc->checkpoint_seconds, 0.0, 1,
+                                INFINITY, 0))))
         return rc;
     if (file) {
         sc->output_file = sipd_path_join(sc->dir, file);
@@ -1048,6 +1052,8 @@ void scene_print(FILE *f, const sipd_scene *sc)
 
     fputs("output = {\n  file = ", f);
     print_path(f, sc->output_file ? sc->output_file : "");
-    fprintf(f, ";\n  every = %d;\n  compression = %d;\n  xdmf = %s;\n};\n", sc->output_every,
-            sc->compression, tf(sc->xdmf));
+    fprintf(f, ";\n  every = %d;\n  compression = %d;\n  xdmf = %s;\n  checkpoint_every = %d;\n"
+               "  checkpoint_seconds = ", sc->output_every, sc->compression, tf(sc->xdmf), sc->checkpoint_every);
+    print_float(f, sc->checkpoint_seconds);
+    fputs(";\n};\n", f);
 }

@@ -98,6 +98,9 @@ typedef struct {
     int output_every;   /* default 1   */
     int compression;    /* 0..9, default 4 */
     int xdmf;           /* default 1   */
+    int checkpoint_every;      /* write OUTPUT.ckpt every N frames; 0 (default): only when
+                                  stopped by a signal and at the end of the run            */
+    double checkpoint_seconds; /* and/or every S seconds of wall time; 0 (default): off   */
 
     char *path;         /* the scene file as given          */
     char *dir;          /* its directory                    */

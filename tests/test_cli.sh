@@ -122,6 +122,69 @@ sigterm)
   n=$(nframes "$tmp/t.h5"); last=$(grep -o "after frame [0-9]*" "$tmp/err" | tr -dc 0-9)
   [ "$n" = $((last + 1)) ] || fail "file has $n frames, run said it stopped after frame $last"
   ;;
+resume_identical)
+  # a run continued from its checkpoint equals an uninterrupted one, bit for bit (CPU backend)
+  "$bin" "$src/scenes/cantilever.cfg" --frames 12 --quiet --output "$tmp/full.h5" || fail "reference run"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 5 --quiet --output "$tmp/part.h5" || fail "first part"
+  [ -f "$tmp/part.h5.ckpt" ] || fail "no checkpoint after a completed run"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 12 --resume --output "$tmp/part.h5" 2>"$tmp/err" || { cat "$tmp/err"; fail "resume"; }
+  grep -q "resuming from .*part.h5.ckpt at frame 5" "$tmp/err" || fail "no resume message: $(cat "$tmp/err")"
+  h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/positions || fail "resumed positions differ"
+  h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/time || fail "resumed times differ"
+  h5diff "$tmp/full.h5" "$tmp/part.h5" /convergence/iterations || fail "resumed iteration counts differ"
+  h5dump -a /resumed_from "$tmp/part.h5" | grep -q '"frame 5' || fail "no resumed_from attribute"
+  # asking for no more frames than the checkpoint has is a no-op
+  "$bin" "$src/scenes/cantilever.cfg" --frames 12 --resume --output "$tmp/part.h5" 2>"$tmp/err" || fail "no-op resume"
+  grep -q "nothing to do" "$tmp/err" || fail "no-op resume message"
+  # --resume without a checkpoint starts from frame 0; a fresh run removes a stale checkpoint
+  "$bin" "$src/scenes/cantilever.cfg" --frames 2 --resume --output "$tmp/new.h5" 2>"$tmp/err" || fail "resume w/o ckpt"
+  grep -q "no checkpoint .*starting from frame 0" "$tmp/err" || fail "no-checkpoint message"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 2 --output "$tmp/part.h5" 2>"$tmp/err" || fail "fresh run"
+  grep -q "removed the previous run's checkpoint" "$tmp/err" || fail "stale checkpoint not reported"
+  ;;
+resume_errors)
+  "$bin" "$src/scenes/cantilever.cfg" --frames 3 --quiet --output "$tmp/c.h5" || fail "run"
+  cp "$tmp/c.h5.ckpt" "$tmp/good.ckpt"
+  # another scene's checkpoint
+  sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's/youngs = 1.0e6/youngs = 2.0e6/' "$src/scenes/cantilever.cfg" >"$tmp/other.cfg"
+  expect_rc 2 "another scene" -- "$tmp/other.cfg" --frames 6 --resume --output "$tmp/c.h5"
+  # a corrupt checkpoint (one flipped byte)
+  printf '\xff' | dd of="$tmp/c.h5.ckpt" bs=1 seek=100 conv=notrunc 2>/dev/null
+  expect_rc 2 "checksum" -- "$src/scenes/cantilever.cfg" --frames 6 --resume --output "$tmp/c.h5"
+  # a truncated one
+  head -c 50 "$tmp/good.ckpt" >"$tmp/c.h5.ckpt"
+  expect_rc 2 "truncated|not a sipd-run checkpoint" -- "$src/scenes/cantilever.cfg" --frames 6 --resume --output "$tmp/c.h5"
+  # the checkpoint is fine but the output file is gone
+  cp "$tmp/good.ckpt" "$tmp/c.h5.ckpt"; rm -f "$tmp/c.h5"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 6 --resume --output "$tmp/c.h5" 2>"$tmp/err"; rc=$?
+  [ $rc != 0 ] || fail "resume without its output file succeeded"
+  grep -q "c.h5" "$tmp/err" || fail "message does not name the output: $(cat "$tmp/err")"
+  ;;
+signal_resume)
+  # SIGTERM mid-run, then SIGKILL between periodic checkpoints: both resume to the
+  # uninterrupted result, bit for bit
+  sed -e "s|meshes/bar|$src/scenes/meshes/bar|" -e 's|output   = { file = "../results/twist.h5"; };|output = { file = "twist.h5"; checkpoint_every = 7; };|' \
+      "$src/scenes/twist.cfg" >"$tmp/twist.cfg"
+  grep -q "checkpoint_every = 7" "$tmp/twist.cfg" || fail "could not prepare the scene"
+  n=800
+  "$bin" "$tmp/twist.cfg" --frames $n --quiet --output "$tmp/ref.h5" || fail "reference run"
+  for sig in TERM KILL; do
+    "$bin" "$tmp/twist.cfg" --frames $n --output "$tmp/$sig.h5" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+    sleep 0.5
+    kill -$sig $pid; wait $pid; rc=$?
+    if [ $sig = TERM ]; then
+      [ $rc = 3 ] || fail "SIGTERM exit $rc"
+      grep -q "continue with --resume" "$tmp/err" || fail "no resume hint"
+    fi
+    [ -f "$tmp/$sig.h5.ckpt" ] || fail "no checkpoint after SIG$sig"
+    "$bin" "$tmp/twist.cfg" --frames $n --resume --quiet --output "$tmp/$sig.h5" || fail "resume after SIG$sig"
+    h5diff "$tmp/ref.h5" "$tmp/$sig.h5" /frames/positions || fail "positions after SIG$sig + resume differ"
+    h5diff "$tmp/ref.h5" "$tmp/$sig.h5" /convergence/iterations || fail "iterations after SIG$sig + resume differ"
+    h5dump -a /exit_reason "$tmp/$sig.h5" | grep -q '"completed"' || fail "exit_reason after SIG$sig + resume"
+  done
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $case_name"

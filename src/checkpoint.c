@@ -1,0 +1,161 @@
+#define _POSIX_C_SOURCE 200809L
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define CKPT_MAGIC "SIPDCKP1"
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t checkpoint_scene_hash(const char *scene_text, int nv, int nt)
+{
+    uint64_t h = 14695981039346656037ull;
+    int32_t sz[2];
+    sz[0] = nv;
+    sz[1] = nt;
+    h = fnv1a(h, scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0);
+    return fnv1a(h, sz, sizeof sz);
+}
+
+/* Header, fixed layout (native endianness: checkpoints are not meant to move between
+ * machines of different byte order). */
+typedef struct {
+    char magic[8];
+    int32_t nv, frame;
+    int64_t out_frames, out_solves, out_hist;
+    double t, lam_min;
+    uint64_t scene_hash;
+} ckpt_header;
+
+static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
+{
+    const char *p = buf;
+    *h = fnv1a(*h, buf, n);
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int checkpoint_write(const char *path, const sipd_checkpoint *c)
+{
+    size_t n = strlen(path) + 8;
+    char *tmp = sipd_malloc(n);
+    ckpt_header hd;
+    uint64_t h = 14695981039346656037ull;
+    size_t nb = (size_t)c->nv * 3 * sizeof(double);
+    int fd;
+    if (!tmp)
+        return SIPD_EFAIL;
+    snprintf(tmp, n, "%s.tmp", path);
+    memset(&hd, 0, sizeof hd);
+    memcpy(hd.magic, CKPT_MAGIC, 8);
+    hd.nv = c->nv;
+    hd.frame = c->frame;
+    hd.out_frames = c->out_frames;
+    hd.out_solves = c->out_solves;
+    hd.out_hist = c->out_hist;
+    hd.t = c->t;
+    hd.lam_min = c->lam_min;
+    hd.scene_hash = c->scene_hash;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write_all(fd, &hd, sizeof hd, &h) || write_all(fd, c->x, nb, &h) ||
+        write_all(fd, c->v, nb, &h) || write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) ||
+        close(fd)) {
+        sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        unlink(tmp);
+        free(tmp);
+        return SIPD_EFAIL;
+    }
+    if (rename(tmp, path) != 0) {
+        sipd_error_at(path, 0, "cannot rename the new checkpoint into place: %s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return SIPD_EFAIL;
+    }
+    free(tmp);
+    return SIPD_OK;
+}
+
+int checkpoint_read(const char *path, sipd_checkpoint *c)
+{
+    size_t len = 0, nb;
+    char *buf;
+    ckpt_header hd;
+    uint64_t stored;
+    memset(c, 0, sizeof *c);
+    buf = sipd_read_file(path, &len);
+    if (!buf) {
+        sipd_error_at(path, 0, "cannot read checkpoint: %s", strerror(errno));
+        return SIPD_EFAIL;
+    }
+    if (len < sizeof hd + sizeof stored || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+        sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
+        free(buf);
+        return SIPD_EINPUT;
+    }
+    memcpy(&hd, buf, sizeof hd);
+    nb = hd.nv > 0 ? (size_t)hd.nv * 3 * sizeof(double) : 0;
+    if (hd.nv <= 0 || len != sizeof hd + 2 * nb + sizeof stored) {
+        sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
+        free(buf);
+        return SIPD_EINPUT;
+    }
+    memcpy(&stored, buf + len - sizeof stored, sizeof stored);
+    if (fnv1a(14695981039346656037ull, buf, len - sizeof stored) != stored) {
+        sipd_error_at(path, 0, "checkpoint checksum mismatch: the file is corrupt");
+        free(buf);
+        return SIPD_EINPUT;
+    }
+    c->nv = hd.nv;
+    c->frame = hd.frame;
+    c->out_frames = (long)hd.out_frames;
+    c->out_solves = (long)hd.out_solves;
+    c->out_hist = (long)hd.out_hist;
+    c->t = hd.t;
+    c->lam_min = hd.lam_min;
+    c->scene_hash = hd.scene_hash;
+    c->x = sipd_malloc(nb);
+    c->v = sipd_malloc(nb);
+    if (!c->x || !c->v) {
+        free(buf);
+        checkpoint_free(c);
+        return SIPD_EFAIL;
+    }
+    memcpy(c->x, buf + sizeof hd, nb);
+    memcpy(c->v, buf + sizeof hd + nb, nb);
+    free(buf);
+    return SIPD_OK;
+}
+
+void checkpoint_free(sipd_checkpoint *c)
+{
+    free(c->x);
+    free(c->v);
+    c->x = c->v = NULL;
+}

@@ -1,0 +1,37 @@
+/* checkpoint.h — restart files (--resume).
+ *
+ * A checkpoint holds everything the run's future depends on: the completed frame, simulated
+ * time, positions and velocities (float64, bit-exact), the adaptive Chebyshev estimate, and
+ * the row counts of the HDF5 output at that frame (so a resumed run truncates the output to
+ * exactly the checkpoint's state).  A hash of the scene text and the mesh sizes guards
+ * against resuming with another scene.  Written as PATH.tmp, fsync'ed, then renamed over
+ * PATH, so a kill at any moment leaves either the old or the new checkpoint, never a torn
+ * one; a trailing FNV-1a checksum catches any other corruption.
+ */
+#ifndef SIPD_CHECKPOINT_H
+#define SIPD_CHECKPOINT_H
+
+#include <stdint.h>
+
+typedef struct {
+    int nv;
+    int frame;            /* frames completed (the last frame index simulated)         */
+    long out_frames;      /* rows of /frames at that point                               */
+    long out_solves;      /* rows of /convergence                                       */
+    long out_hist;        /* rows of /convergence/history                               */
+    double t;             /* simulated time                                             */
+    double lam_min;       /* adaptive Chebyshev estimate (inf when none)                */
+    uint64_t scene_hash;
+    double *x, *v;        /* nv*3 each                                                  */
+} sipd_checkpoint;
+
+/* FNV-1a 64 of a scene text plus mesh sizes (what a checkpoint must match). */
+uint64_t checkpoint_scene_hash(const char *scene_text, int nv, int nt);
+/* Atomic write (temp + fsync + rename). SIPD_OK or SIPD_EFAIL (message printed). */
+int checkpoint_write(const char *path, const sipd_checkpoint *c);
+/* Read and validate. SIPD_OK; SIPD_EFAIL when it cannot be read; SIPD_EINPUT when it is
+ * corrupt. c->x and c->v are malloc'ed (checkpoint_free). */
+int checkpoint_read(const char *path, sipd_checkpoint *c);
+void checkpoint_free(sipd_checkpoint *c);
+
+#endif
