@@ -122,6 +122,20 @@ sigterm)
   n=$(nframes "$tmp/t.h5"); last=$(grep -o "after frame [0-9]*" "$tmp/err" | tr -dc 0-9)
   [ "$n" = $((last + 1)) ] || fail "file has $n frames, run said it stopped after frame $last"
   ;;
+live_reader)
+  # a reader can follow a running job with HDF5_USE_FILE_LOCKING=FALSE (README)
+  "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/l.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  n1=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5")
+  sleep 0.5
+  n2=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5")
+  kill -TERM $pid; wait $pid
+  [ -n "$n1" ] && [ "$n1" -gt 0 ] || fail "a live reader could not open the file"
+  [ "$n2" -gt "$n1" ] || fail "a live reader did not see the run progress ($n1 -> $n2 frames)"
+  echo "live_reader: $n1 then $n2 frames"
+  ;;
 resume_identical)
   # a run continued from its checkpoint equals an uninterrupted one, bit for bit (CPU backend)
   "$bin" "$src/scenes/cantilever.cfg" --frames 12 --quiet --output "$tmp/full.h5" || fail "reference run"
