@@ -361,16 +361,27 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
         ga = inertia_gradient(m->mass[a], b->inv_h2, gq, yv(y, a), yv(b->yt, a));
         D = s3_diag(m->mass[a] * b->inv_h2);
-        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-            int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
-            sym3 Kp;
-            ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
-            if (b->precond == SIPD_PRECOND_SPLIT) {
+        /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
+        if (b->precond == SIPD_PRECOND_SPLIT) {
+            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+                int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
+                sym3 Kp;
+                ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
                 s3_load(b->eblk + 6 * e2, &Kp);
                 D = s3_axpy(m->inc_w[k], Kp, D);
-            } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
-                s3_load(b->eblk + 24 * e2 + 6 * l, &Kp);
-                D = s3_add(D, Kp);
+            }
+        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
+            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+                int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
+                sym3 B;
+                ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
+                s3_load(b->eblk + 24 * e2 + 6 * l, &B);
+                D = s3_add(D, B);
+            }
+        } else {
+            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+                int inc = m->inc[k];
+                ga = v3_add(ga, v3_load(b->egrad + 12 * (inc >> 2) + 3 * (inc & 3)));
             }
         }
         n2 = v3_norm2(ga);

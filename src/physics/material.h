@@ -93,6 +93,29 @@ SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
 }
 
 /* One evaluation per element: P and K⁺ sharing cof F. */
+/* The clamp/abs baselines: K = μI + c M, M = cof cofᵀ ⪰ 0; fix K along the eigenvectors of M
+ * where k_i = μ + c m_i < 0 (only there: c < 0 and μ > 0 keep the others positive).  Kept
+ * out of material_eval's body so the hot analytic splits stay small enough to inline. */
+#ifdef __CUDACC__
+__host__ __device__ __noinline__ static sym3
+#else
+__attribute__((noinline)) static sym3
+#endif
+material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
+{
+    sym3 M = s3_aat(C), Kp = s3_axpy(c, M, s3_diag(mu));
+    vec3 m;
+    mat3 V;
+    int k;
+    s3_eig(M, &m, &V);
+    for (k = 0; k < 3; k++) {
+        sipd_real kk = mu + c * m.v[k];
+        if (kk < 0)
+            Kp = s3_axpy((split == SIPD_SPLIT_ABS ? -2 * kk : -kk), s3_outer(m3_col(V, k)), Kp);
+    }
+    return Kp;
+}
+
 SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
 {
     switch (mat->model) {
@@ -109,23 +132,10 @@ SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P,
             c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
         else
             c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
-        if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0) {
-            /* K = μI + c M, M = cof cofᵀ ⪰ 0: fix K along the eigenvectors of M where
-             * k_i = μ + c m_i < 0 (only there: c < 0 and μ > 0 keep the others positive) */
-            sym3 M = s3_aat(C);
-            vec3 m;
-            mat3 V;
-            int k;
-            *Kp = s3_axpy(c, M, s3_diag(mat->mu));
-            s3_eig(M, &m, &V);
-            for (k = 0; k < 3; k++) {
-                sipd_real kk = mat->mu + c * m.v[k];
-                if (kk < 0)
-                    *Kp = s3_axpy((split == SIPD_SPLIT_ABS ? -2 * kk : -kk), s3_outer(m3_col(V, k)), *Kp);
-            }
-            return;
-        }
-        *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+        if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0)
+            *Kp = material_K_eigfix(mat->mu, c, C, split);
+        else
+            *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
         return;
     }
     }
