@@ -565,6 +565,10 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     cudaFuncAttributes fa;
 
     *out = NULL;
+    if (p->contact) {
+        sipd_error("cuda backend: contact runs on the CPU backend only so far (use --device cpu)");
+        return SIPD_EINPUT;
+    }
     if (p->precond == SIPD_PRECOND_NEWTON) {
         sipd_error("cuda backend: method newton runs on the CPU backend only (use --device cpu)");
         return SIPD_EINPUT;

@@ -31,6 +31,10 @@ typedef struct {
     int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
     int precond;      /* sipd_precond                                                */
     int threads;      /* 0 = default                                                 */
+    /* ground-plane contact (DESIGN.md §3.6): plane n·x = plane_h, penalty k_c within d̂,
+       lagged Coulomb friction μ with slip threshold ε = eps_v h */
+    int contact;
+    double dhat, kc, mu, eps_v, plane_n[3], plane_h;
 } sipd_backend_params;
 
 /* Reductions of one direction pass (all sums over free vertices). */
@@ -42,6 +46,8 @@ typedef struct {
     double sDs;    /* Σ sᵀ D s                                                          */
     int nonspd;    /* blocks that were not positive definite                          */
     int cg_iters;  /* Newton: conjugate-gradient iterations of this direction           */
+    int contacts;  /* active contacts (vertices within d̂ of the ground)                */
+    double max_pen;/* max penetration below the plane (m, ≥ 0)                         */
 } sipd_dir_stats;
 
 typedef struct {
@@ -49,6 +55,8 @@ typedef struct {
     double gmax;   /* max_a |g_a| when vertex a was visited                          */
     int backtracks;/* local line-search halvings                                     */
     int rejected;  /* vertices whose local line search found no decrease             */
+    int contacts;  /* active contacts when visited                                   */
+    double max_pen;
 } sipd_gs_stats;
 
 typedef struct {

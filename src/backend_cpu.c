@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
+#include "physics/contact.h"
 #include "physics/hessian.h"
 #include "physics/tet.h"
 #include "util.h"
@@ -37,7 +38,36 @@ struct sipd_backend {
     double *eH;                     /* nt*144 element Hessians                          */
     double *H, *Pinv;               /* nnzb*9, nv*9 (inverse diagonal blocks)           */
     double *r, *z, *p, *q;          /* CG vectors, nv*3                                 */
+    /* ground contact: plane n·x = ph, penalty kc within dhat; lagged friction (lam_n per
+       vertex, frozen at the start of each step), slip threshold eps = eps_v h */
+    int contact;
+    double pn[3], ph, dhat, kc, mu, eps_v, eps;
+    double *lam_n;
 };
+
+static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
+
+/* Ground contact + friction of free vertex a at position p (DESIGN.md §3.6): adds the
+ * gradient and block, returns 1 when within d̂, and the penetration below the plane. */
+static inline int contact_vertex(const sipd_backend *b, int a, vec3 p, vec3 *g, sym3 *D, double *pen)
+{
+    vec3 n = v3_load(b->pn);
+    int on = contact_plane_eval(p, n, b->ph, b->dhat, b->kc, g, D);
+    double d = v3_dot(n, p) - b->ph;
+    if (b->lam_n && b->lam_n[a] > 0)
+        friction_eval(p, v3_load(b->x + 3 * a), n, b->lam_n[a], b->mu, b->eps, g, D);
+    *pen = d < 0 ? -d : 0;
+    return on;
+}
+
+static inline double contact_vertex_energy(const sipd_backend *b, int a, vec3 p)
+{
+    vec3 n = v3_load(b->pn);
+    double E = contact_plane_energy(p, n, b->ph, b->dhat, b->kc);
+    if (b->lam_n && b->lam_n[a] > 0)
+        E += friction_energy(p, v3_load(b->x + 3 * a), n, b->lam_n[a], b->mu, b->eps);
+    return E;
+}
 
 
 static void cpu_destroy(sipd_backend *b)
@@ -47,7 +77,7 @@ static void cpu_destroy(sipd_backend *b)
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
     free(b->ys); free(b->egrad); free(b->eblk);
     free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
-    free(b->r); free(b->z); free(b->p); free(b->q);
+    free(b->r); free(b->z); free(b->p); free(b->q); free(b->lam_n);
     free(b);
 }
 
@@ -130,6 +160,20 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->m = m;
     b->split = p->split;
     b->precond = p->precond;
+    b->contact = p->contact;
+    if (p->contact) {
+        int k;
+        for (k = 0; k < 3; k++) b->pn[k] = p->plane_n[k];
+        b->ph = p->plane_h;
+        b->dhat = p->dhat;
+        b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
+        b->mu = p->mu;
+        b->eps_v = p->eps_v;
+        if (b->mu > 0 && !(b->lam_n = sipd_calloc((size_t)m->nv, sizeof(double)))) {
+            cpu_destroy(b);
+            return SIPD_EFAIL;
+        }
+    }
 #ifdef _OPENMP
     if (p->threads > 0)
         omp_set_num_threads(p->threads);
@@ -184,11 +228,13 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
             b->yp[3 * a + k] = b->y[3 * a + k];
             b->dy[3 * a + k] = 0;
         }
+        if (b->lam_n)   /* friction's normal force, lagged: from the step-start position */
+            b->lam_n[a] = friction_normal_force(yv(b->x, a), v3_load(b->pn), b->ph, b->dhat, b->kc);
     }
+    b->eps = b->eps_v * h;
     return SIPD_OK;
 }
 
-static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
 
 /* ---- Newton: assemble H (rows gathered per vertex, no races) and solve H dy = −g by CG ---- */
 #define CG_MAX_FACTOR 4     /* CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
@@ -256,6 +302,16 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
             D[0] += m->mass[a] * b->inv_h2;
             D[4] += m->mass[a] * b->inv_h2;
             D[8] += m->mass[a] * b->inv_h2;
+            if (b->contact) {   /* contact and friction blocks (their gradient is in g) */
+                vec3 gd = v3(0, 0, 0);
+                sym3 Dc = s3_zero();
+                double pen;
+                mat3 Cm;
+                int r;
+                contact_vertex(b, a, yv(b->y, a), &gd, &Dc, &pen);
+                Cm = s3_to_m3(Dc);
+                for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+            }
             for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
                 int e = m->inc[i] >> 2, l = m->inc[i] & 3, c, r, s;
                 const double *He = b->eH + 144 * e;
@@ -317,8 +373,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
     const double *y = b->y;
-    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0;
-    int nonspd = 0, e, a;
+    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0;
+    int nonspd = 0, contacts = 0, e, a;
     vec3 gq = v3_load(b->gq);
 
     /* element pass */
@@ -348,7 +404,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
     }
     /* vertex pass */
-#pragma omp parallel for schedule(static) reduction(max : rmax, gmax) reduction(+ : gdy, gs, sDs, nonspd) if (m->nv > PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
         vec3 ga, d, s;
         sym3 D;
@@ -361,6 +417,12 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
         ga = inertia_gradient(m->mass[a], b->inv_h2, gq, yv(y, a), yv(b->yt, a));
         D = s3_diag(m->mass[a] * b->inv_h2);
+        if (b->contact) {
+            double pen;
+            contacts += contact_vertex(b, a, yv(y, a), &ga, &D, &pen);
+            if (pen > maxpen)
+                maxpen = pen;
+        }
         /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
         if (b->precond == SIPD_PRECOND_SPLIT) {
             for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
@@ -411,6 +473,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->gs = gs;
     st->sDs = sDs;
     st->nonspd = nonspd;
+    st->contacts = contacts;
+    st->max_pen = maxpen;
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_NEWTON)
         return newton_direction(b, st);
@@ -433,8 +497,12 @@ static int cpu_energy(sipd_backend *b, double alpha, double *E)
         Ee += tet_energy(&m->mats[m->tet_mat[e]], m->Bm + 9 * e, m->vol[e], p[0], p[1], p[2], p[3]);
     }
 #pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++)
-        Ei += inertia_energy(m->mass[a], b->inv_h2, gq, v3_axpy(alpha, yv(dy, a), yv(y, a)), yv(b->yt, a));
+    for (a = 0; a < m->nv; a++) {
+        vec3 p = v3_axpy(alpha, yv(dy, a), yv(y, a));
+        Ei += inertia_energy(m->mass[a], b->inv_h2, gq, p, yv(b->yt, a));
+        if (b->contact && !m->fixed[a])
+            Ei += contact_vertex_energy(b, a, p);
+    }
     *E = Ee + Ei;
     return SIPD_OK;
 }
@@ -487,6 +555,8 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
 {
     const sipd_model *m = b->m;
     double E = inertia_energy(m->mass[a], b->inv_h2, v3_load(b->gq), p, yv(b->yt, a));
+    if (b->contact)
+        E += contact_vertex_energy(b, a, p);
     int k;
     for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
         int inc = m->inc[k], e = inc >> 2, l = inc & 3, j;
@@ -502,12 +572,12 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
 static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
-    double rmax = 0, gmax = 0;
-    int backtracks = 0, rejected = 0, c;
+    double rmax = 0, gmax = 0, maxpen = 0;
+    int backtracks = 0, rejected = 0, contacts = 0, c;
     vec3 gq = v3_load(b->gq);
     for (c = 0; c < m->ncolors; c++) {
         int i;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax) reduction(+ : backtracks, rejected) \
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
     if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
             int a = m->color_verts[i], k;
@@ -519,6 +589,13 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
             E0 = inertia_energy(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
             D = s3_diag(m->mass[a] * b->inv_h2);
+            if (b->contact) {
+                double pen;
+                contacts += contact_vertex(b, a, ya, &ga, &D, &pen);
+                if (pen > maxpen)
+                    maxpen = pen;
+                E0 += contact_vertex_energy(b, a, ya);
+            }
             for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
                 int inc = m->inc[k], e = inc >> 2, l = inc & 3;
                 const int *t = m->tets + 4 * e;
@@ -565,6 +642,8 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     }
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);
+    st->contacts = contacts;
+    st->max_pen = maxpen;
     st->backtracks = backtracks;
     st->rejected = rejected;
     /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */

@@ -48,6 +48,15 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
                                    SIPD_SPLIT_ABS};
     bp->split = split_of[sc->projection];
     bp->threads = threads;
+    bp->contact = sc->contact && sc->ground;
+    bp->dhat = sc->dhat;
+    bp->kc = sc->contact_stiffness;   /* 0: the model's automatic value */
+    bp->mu = sc->friction;
+    bp->eps_v = sc->friction_velocity;
+    bp->plane_n[0] = sc->ground_normal[0];
+    bp->plane_n[1] = sc->ground_normal[1];
+    bp->plane_n[2] = sc->ground_normal[2];
+    bp->plane_h = sc->ground_height;
     switch (sc->method) {
     case SIPD_METHOD_VBD:
     case SIPD_METHOD_BLOCK_JACOBI: bp->precond = SIPD_PRECOND_BLOCK; break;
@@ -202,6 +211,9 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
         r = st.rmax / diag;
         res->iterations = it + 1;
         res->residual = r;
+        res->contacts = st.contacts;
+        if (st.max_pen > res->max_pen)
+            res->max_pen = st.max_pen;
         if (!isfinite(r) || !isfinite(st.gdy)) {
             sipd_error("solver diverged at t = %g s (non-finite residual at iteration %d)", s->t, it + 1);
             return SIPD_EFAIL;
@@ -309,6 +321,9 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
         res->iterations = it + 1;
         res->residual = r;
         res->ls_steps += st.backtracks;
+        res->contacts = st.contacts;
+        if (st.max_pen > res->max_pen)
+            res->max_pen = st.max_pen;
         if (sc->line_search == SIPD_LS_ALWAYS)
             s->ops->energy(s->b, 0, &E);
         log_iter(s, r, E, sc->omega, st.gmax);
@@ -415,7 +430,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 row.residual = r.residual;
                 row.energy = r.energy;
                 row.line_search_steps = r.ls_steps;
-                row.contacts = 0;
+                row.contacts = r.contacts;
+                row.max_penetration = r.max_pen;
                 row.wall_time = r.wall;
                 sipd_h5_history hh;
                 hh.residual = s->hres;

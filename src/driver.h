@@ -23,6 +23,8 @@ typedef struct {
     int converged;      /* residual < tolerance                                    */
     int stalled;        /* line search found no decrease (round-off floor)         */
     double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
+    int contacts;       /* active contacts at the last iteration                    */
+    double max_pen;     /* max penetration below the ground during the solve (m)     */
     double wall;        /* seconds                                                 */
 } sipd_solve_result;
 

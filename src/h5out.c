@@ -48,10 +48,10 @@
 #include <sys/types.h>
 
 enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS, CONV_CONTACTS,
-       CONV_WALL, CONV_HOFF, CONV_N };
+       CONV_WALL, CONV_HOFF, CONV_PEN, CONV_N };
 static const char *const conv_names[CONV_N] = {
     "frame", "substep", "iterations", "residual", "energy", "line_search_steps", "contacts",
-    "wall_time", "history_offset"};
+    "wall_time", "history_offset", "max_penetration"};
 enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_FORCE, HIST_TIME, HIST_N };
 static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "force", "wall_time"};
 
@@ -517,7 +517,7 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
         return SIPD_EFAIL;
     }
     for (k = 0; k < CONV_N; k++) {
-        hid_t t = (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL) ? H5T_IEEE_F64LE
+        hid_t t = (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL || k == CONV_PEN) ? H5T_IEEE_F64LE
                   : k == CONV_HOFF                                           ? H5T_STD_I64LE
                                                                              : H5T_STD_I32LE;
         if ((o->conv[k] = create_series(g, p, "/convergence", conv_names[k], t, CONV_CHUNK,
@@ -880,6 +880,7 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     dv[CONV_RESIDUAL] = rec->residual;
     dv[CONV_ENERGY] = rec->energy;
     dv[CONV_WALL] = rec->wall_time;
+    dv[CONV_PEN] = rec->max_penetration;
 
     for (k = 0; k < CONV_N && ok; k++) {
         const void *buf;
@@ -887,7 +888,7 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
         if (k == CONV_HOFF) {
             buf = &hoff;
             mt = H5T_NATIVE_INT64;
-        } else if (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL) {
+        } else if (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL || k == CONV_PEN) {
             buf = &dv[k];
             mt = H5T_NATIVE_DOUBLE;
         } else {

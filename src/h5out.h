@@ -8,7 +8,8 @@
  *   /frames/positions (frames x nv x 3 f32; chunk = one frame; shuffle + deflate)
  *   /frames/time (frames f64)
  *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
- *                 contacts (i32), wall_time (f64), history_offset (i64)}: one row per solve
+ *                 contacts (i32), wall_time (f64), history_offset (i64), max_penetration (f64)}:
+ *                 one row per solve
  *   /convergence/history/{residual, energy, alpha, force, wall_time} (f64): every iteration of every solve,
  *                 solve k's rows start at history_offset[k] and number iterations[k]
  * Every dataset that grows is 1-D or frame-major extendible and the file is flushed after
@@ -48,6 +49,7 @@ typedef struct {
     double residual, energy;
     int line_search_steps, contacts;
     double wall_time;
+    double max_penetration;  /* m, ≥ 0 */
 } sipd_h5_solve;
 
 /* compression: 0 (none) .. 9 deflate level; xdmf: write path-with-.xdmf sidecar.

@@ -175,9 +175,10 @@ int main(int argc, char **argv)
 #ifdef SIPD_HAVE_CUDA
     char auto_why[300] = "";
     if (device != SIPD_DEVICE_CPU) {
-        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON;
-        if (device == SIPD_DEVICE_CUDA && newton) {
-            sipd_error("device cuda: method newton runs on the CPU backend only; use --device cpu or auto");
+        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON, contact = sc.contact;
+        if (device == SIPD_DEVICE_CUDA && (newton || contact)) {
+            sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto",
+                       newton ? "method newton" : "contact");
             scene_free(&sc);
             return SIPD_EINPUT;
         }
@@ -190,8 +191,9 @@ int main(int argc, char **argv)
             }
             snprintf(auto_why, sizeof auto_why, "; auto: %s", cuda_desc);
             cpu_why = auto_why;
-        } else if (newton) {
-            cpu_why = "; auto: method newton runs on the CPU backend only";
+        } else if (newton || contact) {
+            cpu_why = newton ? "; auto: method newton runs on the CPU backend only"
+                             : "; auto: contact runs on the CPU backend only so far";
         } else {
             char name[256];
             sipd_cuda_describe(cuda_desc, sizeof cuda_desc);

@@ -269,6 +269,19 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             m->fixed[i] = m->fixed[i] ? m->fixed[i] : 1;
         m->total_mass += m->mass[i];
     }
+    {   /* default contact stiffness (N/m): E × h, so that a body's weight spread over its
+           contact vertices compresses the d̂ band by a fraction of it (README) */
+        double sum = 0, emax = 0;
+        static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+        for (i = 0; i < m->nt; i++)
+            for (k = 0; k < 6; k++)
+                sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
+                                            v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
+        m->mean_edge = m->nt > 0 ? sum / (6.0 * m->nt) : 0;
+        for (i = 0; i < sc->nmaterials; i++)
+            emax = sc->materials[i].youngs > emax ? sc->materials[i].youngs : emax;
+        m->contact_k_auto = emax * m->mean_edge;
+    }
     m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
     if (!(m->bbox_diag > 0))

@@ -44,6 +44,8 @@ typedef struct {
     int *color_off, *color_verts;
     double bbox_diag;
     double total_mass;
+    double mean_edge;        /* mean tet edge length                                      */
+    double contact_k_auto;   /* default contact stiffness: max Young's modulus × mean_edge  */
 } sipd_model;
 
 /* Load every body's mesh, transform, and build the arrays. SIPD_EINPUT on bad meshes. */

@@ -129,8 +129,8 @@ static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
 static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "friction", "self",
-                                           "detect_every", "ground", NULL};
-static const char *const ground_keys[] = {"height", NULL};
+                                           "detect_every", "ground", "friction_velocity", NULL};
+static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
                                           "checkpoint_seconds", NULL};
 
@@ -739,32 +739,50 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
 
 /* Contact is not implemented yet: accept only a disabled (or empty) group, but still check its
  * keys so a scene written for a later version fails loudly on typos. */
+/* Contact: the ground plane is implemented; self and body–body contact are not yet, so
+ * `self = true` is refused rather than silently ignored. */
 static int load_contact(sipd_scene *sc, const config_setting_t *root)
 {
     const config_setting_t *g, *ground;
-    int rc, enabled = -1, self = 0, every = 1;
-    double dhat = 0, k = 0, mu = 0, h = 0;
+    int rc, enabled = -1, self = 0;
+    double nn;
     if ((rc = get_group(sc, root, "", "contact", &g)) || !g)
         return rc;
     if ((rc = check_keys(sc, g, "contact", contact_keys)) ||
         (rc = get_bool(sc, g, "contact", "enabled", &enabled)) ||
-        (rc = float_range(sc, g, "contact", "dhat", 0, &dhat, 0.0, 0, INFINITY, 0)) ||
-        (rc = float_range(sc, g, "contact", "stiffness", 0, &k, 0.0, 0, INFINITY, 0)) ||
-        (rc = float_range(sc, g, "contact", "friction", 0, &mu, 0.0, 1, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "dhat", 0, &sc->dhat, 0.0, 0, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "stiffness", 0, &sc->contact_stiffness, 0.0, 1, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "friction", 0, &sc->friction, 0.0, 1, INFINITY, 0)) ||
+        (rc = float_range(sc, g, "contact", "friction_velocity", 0, &sc->friction_velocity, 0.0, 0, INFINITY,
+                          0)) ||
         (rc = get_bool(sc, g, "contact", "self", &self)) ||
-        (rc = int_range(sc, g, "contact", "detect_every", 0, &every, 1, INT_MAX)) ||
+        (rc = int_range(sc, g, "contact", "detect_every", 0, &sc->detect_every, 1, INT_MAX)) ||
         (rc = get_group(sc, g, "contact", "ground", &ground)))
         return rc;
     if (ground && ((rc = check_keys(sc, ground, "contact.ground", ground_keys)) ||
-                   (rc = get_float(sc, ground, "contact.ground", "height", 0, &h))))
+                   (rc = get_float(sc, ground, "contact.ground", "height", 0, &sc->ground_height)) ||
+                   (rc = get_vec3(sc, ground, "contact.ground", "normal", 0, sc->ground_normal))))
         return rc;
-    if (enabled == 1)
-        return err(sc, config_setting_get_member(g, "enabled"), "contact.enabled",
-                   "contact is not supported yet in this version (write enabled = false;)");
-    if (enabled < 0 && config_setting_length(g) > 0)
-        return err(sc, g, "contact",
-                   "contact is not supported yet in this version (a non-empty contact group "
-                   "enables it; write enabled = false; or remove the group)");
+    sc->ground = ground != NULL;
+    sc->contact = enabled < 0 ? config_setting_length(g) > 0 : enabled; /* a non-empty group enables */
+    if (!sc->contact)
+        return SIPD_OK;
+    if (self == 1)
+        return err(sc, config_setting_get_member(g, "self"), "contact.self",
+                   "self- and body-body contact are not supported yet in this version (the ground "
+                   "plane is): write self = false;");
+    if (!ground)
+        return err(sc, enabled >= 0 ? config_setting_get_member(g, "enabled") : g,
+                   enabled >= 0 ? "contact.enabled" : "contact",
+                   "nothing to collide with: add ground = { height = 0.0; }; (self- and body-body "
+                   "contact are not supported yet)");
+    nn = sqrt(sc->ground_normal[0] * sc->ground_normal[0] + sc->ground_normal[1] * sc->ground_normal[1] +
+              sc->ground_normal[2] * sc->ground_normal[2]);
+    if (!(nn > 0))
+        return err(sc, config_setting_get_member(ground, "normal"), "contact.ground.normal",
+                   "the normal must not be zero");
+    for (int i = 0; i < 3; i++)
+        sc->ground_normal[i] /= nn;
     return SIPD_OK;
 }
 
@@ -841,6 +859,10 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->output_every = 1;
     sc->compression = 4;
     sc->xdmf = 1;
+    sc->dhat = 0.03;
+    sc->friction_velocity = 1e-3;
+    sc->detect_every = 4;
+    sc->ground_normal[1] = 1.0;
 
     sc->path = xstrdup(path);
     sc->dir = sipd_dirname(path);
@@ -1048,7 +1070,23 @@ void scene_print(FILE *f, const sipd_scene *sc)
     }
     fputs(");\n", f);
 
-    fputs("contact = { enabled = false; };\n", f);
+    fprintf(f, "contact = {\n  enabled = %s;\n  dhat = ", tf(sc->contact));
+    print_float(f, sc->dhat);
+    fputs(";\n  stiffness = ", f);
+    print_float(f, sc->contact_stiffness);
+    fputs(";\n  friction = ", f);
+    print_float(f, sc->friction);
+    fputs(";\n  friction_velocity = ", f);
+    print_float(f, sc->friction_velocity);
+    fprintf(f, ";\n  self = false;\n  detect_every = %d;\n", sc->detect_every);
+    if (sc->ground) {
+        fputs("  ground = { height = ", f);
+        print_float(f, sc->ground_height);
+        fputs("; normal = ", f);
+        print_vec3(f, sc->ground_normal);
+        fputs("; };\n", f);
+    }
+    fputs("};\n", f);
 
     fputs("output = {\n  file = ", f);
     print_path(f, sc->output_file ? sc->output_file : "");

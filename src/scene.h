@@ -93,6 +93,17 @@ typedef struct {
     sipd_scene_material *materials;
     int nbodies;
     sipd_scene_body *bodies;
+    /* contact: a ground plane so far (DESIGN.md §3.6); self/body contact: later */
+    int contact;               /* contact.enabled (default: true when the group is present) */
+    double dhat;               /* contact distance d̂, default 0.03                        */
+    double contact_stiffness;  /* k_c (N/m); 0 = automatic: max Young's modulus × mean
+                                  edge length of the meshes                                */
+    double friction;           /* Coulomb μ, default 0                                     */
+    double friction_velocity;  /* ε_v (m/s): slip below ε_v h counts as sticking, 1e-3   */
+    int detect_every;          /* default 4 (the plane gap is exact every iteration)       */
+    int ground;                /* contact.ground present                                   */
+    double ground_height;      /* plane n·x = height, default 0                            */
+    double ground_normal[3];   /* unit normal pointing to the free side, default +y        */
     /* output */
     char *output_file;  /* resolved path; default results/<scene basename>.h5 (cwd) */
     int output_every;   /* default 1   */

@@ -13,6 +13,7 @@
 #include "physics/kinematic.h"
 #include "physics/eig.h"
 #include "physics/hessian.h"
+#include "physics/contact.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -109,6 +110,19 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += tet_vertex_block_psd(&mat, Bm, vol, Ft, 1).s[0];
         tet_element_hessian(&mat, Bm, vol, Ft, split, He);
         acc += D[40] + Hc.m[1] + Bv.s[3] + Bs.s[0] + He[77] + hess_levi(split, 1, 2) + hess_mode(split);
+    }
+
+    /* contact.h */
+    {
+        vec3 cg = v3(0, 0, 0), cn = v3(0, 0, 1);
+        sym3 cD = s3_zero();
+        sipd_real lam = friction_normal_force(b, cn, in[47], in[48], in[49]);
+        acc += contact_plane_gap(a, cn, in[47]) + contact_plane_energy(a, cn, in[47], in[48], in[49]);
+        acc += contact_plane_eval(a, cn, in[47], in[48], in[49], &cg, &cD);
+        acc += friction_energy(a, b, cn, lam, in[50], in[51]) + friction_slip(a, b, cn).v[0];
+        acc += friction_f0(in[52], in[51]) + friction_f1(in[52], in[51]) + friction_f1_over_x(in[52], in[51]);
+        friction_eval(a, b, cn, lam, in[50], in[51], &cg, &cD);
+        acc += cg.v[0] + cD.s[5];
     }
 
     out[9] = acc + x.v[0];

@@ -76,7 +76,7 @@ run_layout)
   for d in /mesh/rest_positions /mesh/tets /mesh/surface_triangles /mesh/body /frames/positions /frames/time \
            /convergence/frame /convergence/substep /convergence/iterations /convergence/residual \
            /convergence/energy /convergence/line_search_steps /convergence/contacts /convergence/wall_time \
-           /convergence/history_offset /convergence/history/residual /convergence/history/energy \
+           /convergence/history_offset /convergence/max_penetration /convergence/history/residual /convergence/history/energy \
            /convergence/history/alpha /convergence/history/force /convergence/history/wall_time; do
     h5dump -H -d "$d" "$tmp/c.h5" >/dev/null 2>&1 || fail "missing dataset $d"
   done

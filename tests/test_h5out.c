@@ -272,7 +272,7 @@ static void write_and_check(const char *dir)
             x[j] = xval(k, j);
         for (s = 0; s < NSOLVES && k == 1; s++) {
             sipd_h5_solve r = {k, s, niter[s], 1e-3 / (s + 1), -2.5 * s, s + 1, 10 * s,
-                               0.001 * s};
+                               0.001 * s, 0.25 * s};
             for (j = 0; j < niter[s]; j++) {
                 hres[j] = 100 * s + j;
                 hen[j] = -(100 * s + j);
@@ -362,7 +362,7 @@ static void write_and_check(const char *dir)
     {
         static const char *ints[] = {"frame", "substep", "iterations", "line_search_steps",
                                      "contacts"};
-        static const char *dbls[] = {"residual", "energy", "wall_time"};
+        static const char *dbls[] = {"residual", "energy", "wall_time", "max_penetration"};
         hsize_t d1[1] = {NSOLVES};
         int i;
         for (i = 0; i < 5; i++) {
@@ -380,7 +380,7 @@ static void write_and_check(const char *dir)
             }
             H5Dclose(d);
         }
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < 4; i++) {
             char name[128];
             double buf[NSOLVES], want;
             hid_t d;
@@ -391,7 +391,7 @@ static void write_and_check(const char *dir)
             CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
                   "read");
             for (s = 0; s < NSOLVES; s++) {
-                want = i == 0 ? 1e-3 / (s + 1) : i == 1 ? -2.5 * s : 0.001 * s;
+                want = i == 0 ? 1e-3 / (s + 1) : i == 1 ? -2.5 * s : i == 2 ? 0.001 * s : 0.25 * s;
                 CHECK(buf[s] == want, "%s[%d] = %g, expected %g", name, s, buf[s], want);
             }
             H5Dclose(d);
@@ -568,7 +568,7 @@ static int diskfull_child(const char *dir)
         return 2;
     for (k = 0; k < 100 && !failed; k++) {
         double h[2] = {1, 2};
-        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0};
+        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0, 0};
         sipd_h5_history hh = {h, h, h, h, h};
         if (h5out_append_solve(o, &r, 2, &hh) != SIPD_OK ||
             h5out_append_frame(o, k, x) != SIPD_OK)

@@ -15,6 +15,10 @@
  *               (stretch, compression, bending; nu = 0.3, 0.45, 0.49)
  *   budget      at a fixed budget (1 step x 200 iterations per frame) Jacobi + Chebyshev stays
  *               within 5% of Newton's cantilever trajectory at nu = 0.3
+ *   ground      ground contact: a resting cube keeps its gap in [0, d̂] without drift, a body
+ *               far away has no contact, a dropped cube stays within a stated penetration
+ *   incline     tilted gravity with friction 0.5: sticks below atan(0.5), slides above with
+ *               the Coulomb distance
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -501,6 +505,93 @@ static void test_budget(void)
     CHECK(ec < 0.05, "jacobi+chebyshev at 1 x 200 is %.1f%% off newton (limit 5%%)", 100 * ec);
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* Ground contact (DESIGN.md §3.6, §6): a cube of 4x4x4 cells (0.4 m, 64 kg, E = 1e6) on the
+ * plane y = 0 with d̂ = 0.01 m and μ = 0.5, gravity tilted by theta about z. Returns the mean
+ * x displacement after `frames` frames; min gap, max penetration and contacts via pointers. */
+static double ground_run(double theta_deg, double y0, int frames, double *min_gap, double *max_pen, int *contacts,
+                         double *drift_z)
+{
+    fixture f;
+    char fmt[2048];
+    double *x, th = theta_deg * 3.14159265358979323846 / 180, dx = 0, dz = 0;
+    int frame, a;
+    snprintf(fmt, sizeof fmt,
+             "time = { dt = 0.0166667; substeps = 2; frames = %d; };\n"
+             "solver = { sweep = \"jacobi\"; chebyshev = true; iterations = 100; tolerance = 1.0e-7; };\n"
+             "gravity = [%.9f, %.9f, 0.0];\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, %.6f, 0.0]; } );\n"
+             "contact = { dhat = 0.01; friction = 0.5; ground = { height = 0.0; }; };\n",
+             frames, 9.81 * sin(th), -9.81 * cos(th), y0);
+    if (setup(&f, 4, 4, 4, 0.4, 0.4, 0.4, fmt, 0)) {
+        CHECK(0, "setup failed");
+        return NAN;
+    }
+    *max_pen = 0;
+    *contacts = 0;
+    for (frame = 0; frame < 2 * frames; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 120, &r) == SIPD_OK, "step failed");
+        *max_pen = fmax(*max_pen, r.max_pen);
+        *contacts = r.contacts;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    *min_gap = INFINITY;
+    for (a = 0; a < f.m.nv; a++) {
+        dx += (x[3 * a] - f.m.X0[3 * a]) / f.m.nv;
+        dz += (x[3 * a + 2] - f.m.X0[3 * a + 2]) / f.m.nv;
+        *min_gap = fmin(*min_gap, x[3 * a + 1]);
+    }
+    *drift_z = dz;
+    free(x);
+    teardown(&f);
+    return dx;
+}
+
+static void test_ground(void)
+{
+    double gap, pen, dz, dx;
+    int n;
+    /* at rest on the ground: gap within [0, d̂], no drift, the 25 bottom vertices in contact */
+    dx = ground_run(0, 0.0098, 60, &gap, &pen, &n, &dz);
+    printf("ground: resting cube after 1 s: min gap %.5f m, drift (%.1e, %.1e) m, %d contacts, max penetration %.1e m\n",
+           gap, dx, dz, n, pen);
+    CHECK(gap >= 0 && gap <= 0.01, "resting gap %g outside [0, dhat]", gap);
+    CHECK(fabs(dx) < 1e-4 && fabs(dz) < 1e-4, "resting cube drifted (%g, %g)", dx, dz);
+    CHECK(n == 25, "%d contacts, expected the 25 bottom vertices", n);
+    /* far above the ground: no contact at all */
+    ground_run(0, 5.0, 5, &gap, &pen, &n, &dz);
+    CHECK(n == 0 && pen == 0, "a body far from the ground reports %d contacts, penetration %g", n, pen);
+    /* dropped from 0.3 m: stated penetration bound 2 d̂, comes to rest within [0, d̂] */
+    ground_run(0, 0.3, 90, &gap, &pen, &n, &dz);
+    printf("ground: dropped from 0.3 m: max penetration %.4f m, final min gap %.5f m\n", pen, gap);
+    CHECK(pen < 0.02, "penetration %g beyond the stated bound 0.02 m", pen);
+    CHECK(gap >= 0 && gap <= 0.01, "gap after the drop %g outside [0, dhat]", gap);
+}
+
+/* Tilted gravity: with μ = 0.5 the block sticks below atan(0.5) = 26.6° and slides above,
+ * with the sliding distance 0.5 g (sin θ − μ cos θ) t². */
+static void test_incline(void)
+{
+    static const double th[] = {22, 24, 29, 31, 40};
+    int i;
+    for (i = 0; i < 5; i++) {
+        double gap, pen, dz, t = th[i] * 3.14159265358979323846 / 180;
+        int n;
+        double dx = ground_run(th[i], 0.0098, 60, &gap, &pen, &n, &dz);
+        double an = 0.5 * 9.81 * (sin(t) - 0.5 * cos(t));
+        printf("incline: theta %4.1f deg: slid %.4f m in 1 s (Coulomb: %s %.4f m)\n", th[i], dx,
+               an > 0 ? "slides" : "sticks", an > 0 ? an : 0.0);
+        if (an <= 0)
+            CHECK(fabs(dx) < 0.005, "theta %g < atan(mu) but the block slid %g m", th[i], dx);
+        else
+            CHECK(fabs(dx - an) < 0.15 * an + 0.02, "theta %g: slid %g m, Coulomb gives %g m", th[i], dx, an);
+        CHECK(gap >= 0 && gap <= 0.01, "theta %g: gap %g outside [0, dhat]", th[i], gap);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -519,6 +610,8 @@ int main(int argc, char **argv)
     if (!strcmp(which, "kinematic") || !strcmp(which, "all")) test_kinematic();
     if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
     if (!strcmp(which, "budget") || !strcmp(which, "all")) test_budget();
+    if (!strcmp(which, "ground") || !strcmp(which, "all")) test_ground();
+    if (!strcmp(which, "incline") || !strcmp(which, "all")) test_incline();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", scratch);
