@@ -139,6 +139,12 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 1;
     }
+    if (sc.contact) {   /* the CUDA backend has no contact yet: nothing to compare */
+        printf("scene %s: contact runs on the CPU backend only so far: skipped\n", path);
+        model_free(&m);
+        scene_free(&sc);
+        return 77;
+    }
     frames = sc.frames < MAX_FRAMES ? sc.frames : MAX_FRAMES;
     printf("scene %s: %d vertices, %d tets, %d frames x %d substeps, method %s, sweep %s, tolerance %g\n", path,
            m.nv, m.nt, frames, sc.substeps, scene_method_name(sc.method), scene_sweep_name(sim_sweep(&sc)),
@@ -309,8 +315,10 @@ int main(int argc, char **argv)
         printf("device: %s\n", desc);
     }
     sipd_quiet = 1;
-    if (!strcmp(argv[1], "scene") && argc > 2)
-        test_scene(argv[2]);
+    if (!strcmp(argv[1], "scene") && argc > 2) {
+        if (test_scene(argv[2]) == 77)
+            return 77;
+    }
     else if (!strcmp(argv[1], "energy"))
         test_energy();
     else if (!strcmp(argv[1], "big"))

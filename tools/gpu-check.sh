@@ -6,6 +6,8 @@
 #                                                monotonicity, a 1M-tet scene, comparison methods)
 #   4. ptxas -v register/spill counts of every kernel (the element kernel first)
 #   5. tools/gpu/sipd-bench-gpu: tet-iterations/s at 100k, 1M, 8M tets and ms/frame per scene
+#   6. tools/gpu/sipd-ttt-gpu: time to 1e-3 / 1e-5 force residual per method, GPU and CPU, with
+#      the SIPD/VBD ratio measured in the same run (issue "comparison solvers", item 6)
 # Writes results/gpu-check-DATE-DEVICE.md (test summary + registers) and
 # results/gpu-bench-DATE-DEVICE.md (benchmark tables), and copies both to $OUT when it is set.
 # Exit status: non-zero when the build, a GPU test or the benchmark failed (the files are
@@ -96,6 +98,10 @@ if [ -x "$build/tools/sipd-bench-gpu" ]; then
     echo "- host: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
     echo
     timeout 300 "$build/tools/sipd-bench-gpu" --seconds 1 --scenes scenes
+    echo
+    echo "- time to tolerance, SIPD vs VBD in one run: \`$build/tools/sipd-ttt-gpu\`"
+    echo
+    timeout 150 "$build/tools/sipd-ttt-gpu"
   } >"$bench_md" 2>"$log"
   rc=$?
   cat "$log" >&2

@@ -204,8 +204,9 @@ static int bench_scenes(const char *dir, int max_frames)
         frames = sc.frames < max_frames ? sc.frames : max_frames;
         if (frames < 1)
             frames = 1;
-        if (sc.method == SIPD_METHOD_NEWTON) {
-            printf("| %s | %d | %d | newton (CPU only) | - | - | - | - | - | - |\n", names[i], m.nv, m.nt);
+        if (sc.method == SIPD_METHOD_NEWTON || sc.contact) {
+            printf("| %s | %d | %d | %s (CPU only) | - | - | - | - | - | - |\n", names[i], m.nv, m.nt,
+                   sc.contact ? "contact" : "newton");
         } else {
             g = scene_ms(&sc, &m, &sipd_backend_cuda, frames, &gi);
             c = scene_ms(&sc, &m, &sipd_backend_cpu, frames, &ci);
