@@ -48,6 +48,10 @@ typedef struct {
     int cg_iters;  /* Newton: conjugate-gradient iterations of this direction           */
     int contacts;  /* active contacts (vertices within d̂ of the ground)                */
     double max_pen;/* max penetration below the plane (m, ≥ 0)                         */
+    /* Rayleigh quotient of the step's accumulated displacement d = y − y₀ (y₀, g₀: the
+       first iterate of the step and its gradient): num = Σ (g − g₀)·d ≈ dᵀHd, den = Σ dᵀDd.
+       0/0 when the backend does not provide it. */
+    double d_num, d_den;
 } sipd_dir_stats;
 
 typedef struct {

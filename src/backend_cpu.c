@@ -31,6 +31,8 @@ struct sipd_backend {
     double h, inv_h2, t_end;
     double gq[3];    /* gravity as a potential (quasi-static only) */
     double *x, *v, *yt, *y, *yp, *dy, *g, *ys;
+    double *y0, *g0; /* first iterate of the step and its gradient (Rayleigh estimate) */
+    int first;       /* the next direction is the step's first                          */
     double *egrad;   /* nt*12                                                        */
     double *eblk;    /* SPLIT: K⁺ per tet (nt*6); BLOCK/DIAG: 4 vertex blocks (nt*24)  */
     /* Newton: block-CSR Hessian over the vertex graph (3x3 blocks) */
@@ -75,7 +77,7 @@ static void cpu_destroy(sipd_backend *b)
     if (!b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
-    free(b->ys); free(b->egrad); free(b->eblk);
+    free(b->ys); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
     free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
     free(b->r); free(b->z); free(b->p); free(b->q); free(b->lam_n);
     free(b);
@@ -181,9 +183,10 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->x = sipd_calloc(1, n3); b->v = sipd_calloc(1, n3); b->yt = sipd_calloc(1, n3);
     b->y = sipd_calloc(1, n3); b->yp = sipd_calloc(1, n3); b->dy = sipd_calloc(1, n3);
     b->g = sipd_calloc(1, n3); b->ys = sipd_calloc(1, n3);
+    b->y0 = sipd_calloc(1, n3); b->g0 = sipd_calloc(1, n3);
     b->egrad = sipd_malloc((size_t)m->nt * 12 * sizeof(double));
     b->eblk = sipd_malloc((size_t)m->nt * nblk * sizeof(double));
-    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->egrad || !b->eblk ||
+    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
         (p->precond == SIPD_PRECOND_NEWTON && newton_pattern(b) != SIPD_OK)) {
         cpu_destroy(b);
         return SIPD_EFAIL;
@@ -232,6 +235,7 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
             b->lam_n[a] = friction_normal_force(yv(b->x, a), v3_load(b->pn), b->ph, b->dhat, b->kc);
     }
     b->eps = b->eps_v * h;
+    b->first = 1;
     return SIPD_OK;
 }
 
@@ -373,8 +377,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
     const double *y = b->y;
-    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0;
-    int nonspd = 0, contacts = 0, e, a;
+    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
+    int nonspd = 0, contacts = 0, first = b->first, e, a;
     vec3 gq = v3_load(b->gq);
 
     /* element pass */
@@ -404,7 +408,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
     }
     /* vertex pass */
-#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts) if (m->nv > PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden) \
+    if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
         vec3 ga, d, s;
         sym3 D;
@@ -456,6 +461,14 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         s = v3_sub(yv(y, a), yv(b->yp, a));
         gs += v3_dot(ga, s);
         sDs += v3_dot(s, s3_mulv(D, s));
+        if (first) {
+            v3_store(b->y0 + 3 * a, yv(y, a));
+            v3_store(b->g0 + 3 * a, ga);
+        } else {
+            vec3 dd = v3_sub(yv(y, a), yv(b->y0, a));
+            dnum += v3_dot(v3_sub(ga, yv(b->g0, a)), dd);
+            dden += v3_dot(dd, s3_mulv(D, dd));
+        }
         if (!s3_solve(D, v3_scale(ga, -1), &d))
             nonspd++;
         else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
@@ -475,6 +488,9 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->nonspd = nonspd;
     st->contacts = contacts;
     st->max_pen = maxpen;
+    st->d_num = dnum;
+    st->d_den = dden;
+    b->first = 0;
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_NEWTON)
         return newton_direction(b, st);
