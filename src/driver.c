@@ -177,6 +177,21 @@ static int window_close(sipd_sim *s, int *window, int force, double E_snap, doub
     return 0;
 }
 
+/* Take a new estimate of min spec(D⁻¹H); when `adapt`, move ρ once 1 − ρ has shrunk by more
+ * than 20% and return 1 (the caller restarts the Chebyshev recurrence). */
+static int lower_lambda(sipd_sim *s, double lam, int adapt, double *rho)
+{
+    double old = 1 - *rho;
+    if (!(lam > 1e-9 && lam < s->lam_min))
+        return 0;
+    s->lam_min = lam;
+    if (adapt && 1 - rho_from(s) < 0.8 * old) {
+        *rho = rho_from(s);
+        return 1;
+    }
+    return 0;
+}
+
 /* Backtracking line search along dy from energy E; returns α (0 when none decreases E). */
 static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings)
 {
@@ -224,28 +239,11 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             sipd_error("solver diverged at t = %g s (non-finite residual at iteration %d)", s->t, it + 1);
             return SIPD_EFAIL;
         }
-        if (st.d_den > 0) {              /* Rayleigh quotient of the step's displacement */
-            double lam = st.d_num / st.d_den;
-            if (lam > 1e-9 && lam < s->lam_min) {
-                double old = 1 - rho;
-                s->lam_min = lam;
-                if (cheb && !fixed_rho && (1 - rho_from(s)) < 0.8 * old) {
-                    rho = rho_from(s);
-                    k = 0;
-                }
-            }
-        }
-        if (rq_valid && st.sDs > 0) {                             /* Rayleigh quotient    */
-            double lam = (st.gs - gs_prev) / st.sDs;
-            if (lam > 1e-9 && lam < s->lam_min) {
-                double old = 1 - rho;
-                s->lam_min = lam;
-                if (cheb && !fixed_rho && (1 - rho_from(s)) < 0.8 * old) {
-                    rho = rho_from(s);
-                    k = 0;
-                }
-            }
-        }
+        /* spectral estimates: Rayleigh quotients of the displacement since the start of the
+           step and of the last step; a new ρ restarts the Chebyshev recurrence */
+        if ((st.d_den > 0 && lower_lambda(s, st.d_num / st.d_den, cheb && !fixed_rho, &rho)) |
+            (rq_valid && st.sDs > 0 && lower_lambda(s, (st.gs - gs_prev) / st.sDs, cheb && !fixed_rho, &rho)))
+            k = 0;
         if (r < sc->tolerance) {                                  /* converged            */
             res->converged = 1;
             log_iter(s, r, E, 0, st.gmax);

@@ -123,3 +123,40 @@ fail:
     free(path);
     return SIPD_EFAIL;
 }
+
+int meshgen_bench_model(int nx, int ny, int nz, double lx, double ly, double lz, sipd_scene *sc,
+                        sipd_scene_material *mat, sipd_scene_body *body, sipd_model *m)
+{
+    sipd_mesh mesh;
+    int rc = meshgen_box(nx, ny, nz, lx, ly, lz, &mesh);
+    if (rc != SIPD_OK)
+        return rc;
+    memset(sc, 0, sizeof *sc);
+    memset(mat, 0, sizeof *mat);
+    memset(body, 0, sizeof *body);
+    strcpy(mat->name, "rubber");
+    mat->youngs = 1e6;
+    mat->poisson = 0.45;
+    mat->density = 1000;
+    body->scale = 1;
+    body->initial_stretch[0] = body->initial_stretch[1] = body->initial_stretch[2] = 1;
+    body->npin = 1;
+    body->pin[0].box_min[0] = body->pin[0].box_min[1] = body->pin[0].box_min[2] = -1;
+    body->pin[0].box_max[0] = 1e-6 * lx;
+    body->pin[0].box_max[1] = 2 * ly + 1;
+    body->pin[0].box_max[2] = 2 * lz + 1;
+    sc->dt = 1.0 / 60;
+    sc->substeps = 1;
+    sc->iterations = 100;
+    sc->tolerance = 0;
+    sc->omega = 1;
+    sc->gravity[1] = -9.81;
+    sc->friction_velocity = 1e-3;
+    sc->nmaterials = 1;
+    sc->materials = mat;
+    sc->nbodies = 1;
+    sc->bodies = body;
+    rc = model_build_meshes(sc, &mesh, m);
+    mesh_free(&mesh);
+    return rc;
+}

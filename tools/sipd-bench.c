@@ -30,7 +30,6 @@ static double run(int ntets_target, int sweep, int ls, int threads, double secon
                   int *ncol)
 {
     int n = (int)floor(cbrt(ntets_target / 6.0) + 0.5), iters;
-    sipd_mesh mesh;
     sipd_scene sc;
     sipd_scene_material mat;
     sipd_scene_body body;
@@ -41,34 +40,10 @@ static double run(int ntets_target, int sweep, int ls, int threads, double secon
     double t0, dt;
     if (n < 1)
         n = 1;
-    meshgen_box(n, n, n, 1.0, 1.0, 1.0, &mesh);
-    memset(&sc, 0, sizeof sc);
-    memset(&mat, 0, sizeof mat);
-    memset(&body, 0, sizeof body);
-    strcpy(mat.name, "rubber");
-    mat.youngs = 1e6;
-    mat.poisson = 0.45;
-    mat.density = 1000;
-    body.scale = 1;
-    body.initial_stretch[0] = body.initial_stretch[1] = body.initial_stretch[2] = 1;
-    body.npin = 1;
-    body.pin[0].box_min[0] = body.pin[0].box_min[1] = body.pin[0].box_min[2] = -1;
-    body.pin[0].box_max[0] = 1e-6;
-    body.pin[0].box_max[1] = body.pin[0].box_max[2] = 2;
-    sc.dt = 1.0 / 60;
-    sc.substeps = 1;
+    if (meshgen_bench_model(n, n, n, 1.0, 1.0, 1.0, &sc, &mat, &body, &m) != SIPD_OK)
+        exit(1);
     sc.sweep = sweep;
     sc.line_search = ls;
-    sc.tolerance = 0;
-    sc.omega = 1;
-    sc.gravity[1] = -9.81;
-    sc.nmaterials = 1;
-    sc.materials = &mat;
-    sc.nbodies = 1;
-    sc.bodies = &body;
-    if (model_build_meshes(&sc, &mesh, &m) != SIPD_OK)
-        exit(1);
-    mesh_free(&mesh);
     sim_backend_params(&sc, threads, &bp);
     /* calibrate: a few iterations, then enough for `seconds` */
     sc.iterations = 3;

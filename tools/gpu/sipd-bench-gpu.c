@@ -35,39 +35,9 @@ static int build_box(int ntets_target, sipd_scene *sc, sipd_scene_material *mat,
                      sipd_model *m)
 {
     int n = (int)floor(cbrt(ntets_target / 6.0) + 0.5);
-    sipd_mesh mesh;
     if (n < 1)
         n = 1;
-    if (meshgen_box(n, n, n, 1.0, 1.0, 1.0, &mesh) != SIPD_OK)
-        return 1;
-    memset(sc, 0, sizeof *sc);
-    memset(mat, 0, sizeof *mat);
-    memset(body, 0, sizeof *body);
-    strcpy(mat->name, "rubber");
-    mat->youngs = 1e6;
-    mat->poisson = 0.45;
-    mat->density = 1000;
-    body->scale = 1;
-    body->initial_stretch[0] = body->initial_stretch[1] = body->initial_stretch[2] = 1;
-    body->npin = 1;
-    body->pin[0].box_min[0] = body->pin[0].box_min[1] = body->pin[0].box_min[2] = -1;
-    body->pin[0].box_max[0] = 1e-6;
-    body->pin[0].box_max[1] = body->pin[0].box_max[2] = 2;
-    sc->dt = 1.0 / 60;
-    sc->substeps = 1;
-    sc->tolerance = 0;
-    sc->omega = 1;
-    sc->gravity[1] = -9.81;
-    sc->nmaterials = 1;
-    sc->materials = mat;
-    sc->nbodies = 1;
-    sc->bodies = body;
-    if (model_build_meshes(sc, &mesh, m) != SIPD_OK) {
-        mesh_free(&mesh);
-        return 1;
-    }
-    mesh_free(&mesh);
-    return 0;
+    return meshgen_bench_model(n, n, n, 1.0, 1.0, 1.0, sc, mat, body, m) != SIPD_OK;
 }
 
 /* One timed step of `iters` iterations; returns seconds (< 0 on failure). */

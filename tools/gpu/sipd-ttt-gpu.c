@@ -119,40 +119,14 @@ int main(int argc, char **argv)
     printf("# Time to tolerance per method (one step, force residual max|g| / max|g0|)\n\n");
     printf("Cells: iterations / ms to reach 1e-3 and 1e-5; ratio = SIPD Jacobi+Chebyshev time / VBD time.\n");
     for (d = 0; d < nd; d++) {
-        sipd_mesh mesh;
         sipd_scene sc;
         sipd_scene_material mat;
         sipd_scene_body body;
         sipd_model m;
         int b;
-        memset(&sc, 0, sizeof sc);
-        memset(&mat, 0, sizeof mat);
-        memset(&body, 0, sizeof body);
-        if (meshgen_box(dims[d][0], dims[d][1], dims[d][2], 1.0, 0.2, 0.2, &mesh) != SIPD_OK)
+        if (meshgen_bench_model(dims[d][0], dims[d][1], dims[d][2], 1.0, 0.2, 0.2, &sc, &mat, &body, &m) != SIPD_OK)
             return 1;
-        strcpy(mat.name, "rubber");
-        mat.youngs = 1e6;
-        mat.poisson = 0.45;
-        mat.density = 1000;
-        body.scale = 1;
-        body.initial_stretch[0] = body.initial_stretch[1] = body.initial_stretch[2] = 1;
-        body.npin = 1;
-        body.pin[0].box_min[0] = body.pin[0].box_min[1] = body.pin[0].box_min[2] = -1;
-        body.pin[0].box_max[0] = 1e-6;
-        body.pin[0].box_max[1] = body.pin[0].box_max[2] = 2;
-        sc.dt = 1.0 / 60;
-        sc.substeps = 1;
         sc.iterations = iters;
-        sc.tolerance = 0;
-        sc.omega = 1;
-        sc.gravity[1] = -9.81;
-        sc.nmaterials = 1;
-        sc.materials = &mat;
-        sc.nbodies = 1;
-        sc.bodies = &body;
-        if (model_build_meshes(&sc, &mesh, &m) != SIPD_OK)
-            return 1;
-        mesh_free(&mesh);
         printf("\n## beam %dx%dx%d cells: %d vertices, %d tets, %d iterations\n\n", dims[d][0], dims[d][1],
                dims[d][2], m.nv, m.nt, iters);
         printf("| method | GPU 1e-3 | GPU 1e-5 | CPU 1e-3 | CPU 1e-5 |\n|---|---:|---:|---:|---:|\n");
