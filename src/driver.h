@@ -7,6 +7,7 @@
 #ifndef SIPD_DRIVER_H
 #define SIPD_DRIVER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -59,7 +60,7 @@ typedef struct {
     int frames;                 /* simulate up to this frame index                     */
     int start_frame;            /* frames already done (resume); 0 for a fresh run     */
     sipd_h5out *out;            /* may be NULL                                         */
-    volatile const int *stop;   /* set asynchronously (signal) to stop after a frame   */
+    volatile const sig_atomic_t *stop; /* set by a signal handler: stop after a frame  */
     const char *checkpoint;     /* checkpoint path, NULL: none                         */
     int checkpoint_every;       /* frames; 0: only at the end and on a signal          */
     double checkpoint_seconds;  /* wall seconds; 0: off                                */

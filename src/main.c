@@ -21,13 +21,11 @@
 #include "backend_cuda.h"
 #endif
 
-static volatile sig_atomic_t stop_requested = 0;
-static volatile int stop_flag = 0;
+static volatile sig_atomic_t stop_flag = 0;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_requested = 1;
     stop_flag = 1;
 }
 
