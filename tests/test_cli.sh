@@ -199,6 +199,26 @@ signal_resume)
     h5dump -a /exit_reason "$tmp/$sig.h5" | grep -q '"completed"' || fail "exit_reason after SIG$sig + resume"
   done
   ;;
+checkpoint_seconds)
+  # output.checkpoint_seconds: periodic checkpoints by wall time survive a SIGKILL
+  sed -e "s|meshes/bar|$src/scenes/meshes/bar|" -e 's|output   = { file = "../results/twist.h5"; };|output = { file = "twist.h5"; checkpoint_seconds = 0.2; };|' \
+      "$src/scenes/twist.cfg" >"$tmp/twist.cfg"
+  grep -q "checkpoint_seconds = 0.2" "$tmp/twist.cfg" || fail "could not prepare the scene"
+  "$bin" "$tmp/twist.cfg" --frames 100000 --output "$tmp/s.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+  sleep 1
+  kill -KILL $pid; wait $pid 2>/dev/null
+  [ -f "$tmp/s.h5.ckpt" ] || fail "no periodic checkpoint after 1 s with checkpoint_seconds = 0.2"
+  "$bin" "$tmp/twist.cfg" --frames 100000 --resume --output "$tmp/s.h5" 2>"$tmp/err2" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "resuming from" "$tmp/err2" 2>/dev/null && break; sleep 0.1; done
+  kill -TERM $pid; wait $pid; rc=$?
+  f=$(grep -o "resuming from .* at frame [0-9]*" "$tmp/err2" | grep -o "[0-9]*$")
+  [ -n "$f" ] && [ "$f" -gt 0 ] || fail "did not resume from a periodic checkpoint: $(cat "$tmp/err2")"
+  [ $rc = 3 ] || fail "SIGTERM after resume exited $rc"
+  echo "checkpoint_seconds: resumed at frame $f"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $case_name"
