@@ -398,8 +398,12 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, doub
         return rc;
     c.nv = s->m->nv;
     c.frame = frame;
-    if (o->out)
+    if (o->out) {   /* rows of frames not written (output.every > 1) go in before the counts */
+        rc = h5out_flush(o->out);
+        if (rc != SIPD_OK)
+            return rc;
         h5out_counts(o->out, &c.out_frames, &c.out_solves, &c.out_hist);
+    }
     c.t = s->t;
     c.lam_min = s->lam_min;
     c.scene_hash = o->scene_hash;

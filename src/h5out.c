@@ -69,6 +69,17 @@ struct sipd_h5out {
     double *times; /* frame times for the XDMF */
     size_t times_cap;
     int compression;
+    /* solve rows not yet in the file: written together with the next frame and flushed at
+       once, so nothing changes in the file between flushes (a SIGKILL then cannot leave a
+       half-rewritten chunk holding rows from before the last flush) */
+    struct pending_solve *pending;
+    int npending, pending_cap;
+};
+
+struct pending_solve {
+    sipd_h5_solve rec;
+    int n;
+    double *v[HIST_N];   /* NULL: not given (NaN) */
 };
 
 /* ---- error reporting ---------------------------------------------------------------------- */
@@ -424,6 +435,16 @@ static int write_xdmf(sipd_h5out *o)
 
 /* ---- public API --------------------------------------------------------------------------- */
 
+static int write_pending(sipd_h5out *o);
+
+static void drop_pending(sipd_h5out *o)
+{
+    int i, k;
+    for (i = 0; i < o->npending; i++)
+        for (k = 0; k < HIST_N; k++) free(o->pending[i].v[k]);
+    o->npending = 0;
+}
+
 static void free_handle(sipd_h5out *o)
 {
     int k;
@@ -445,6 +466,8 @@ static void free_handle(sipd_h5out *o)
     free(o->h5ref);
     free(o->fbuf);
     free(o->times);
+    drop_pending(o);
+    free(o->pending);
     free(o);
 }
 
@@ -520,8 +543,10 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
         hid_t t = (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL || k == CONV_PEN) ? H5T_IEEE_F64LE
                   : k == CONV_HOFF                                           ? H5T_STD_I64LE
                                                                              : H5T_STD_I32LE;
+        /* uncompressed: a partly filled chunk is then rewritten in place at each flush, never
+           moved, so the file's chunk index stays valid (see struct sipd_h5out) */
         if ((o->conv[k] = create_series(g, p, "/convergence", conv_names[k], t, CONV_CHUNK,
-                                        lvl)) < 0) {
+                                        0)) < 0) {
             H5Gclose(g);
             return SIPD_EFAIL;
         }
@@ -534,7 +559,7 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
     }
     for (k = 0; k < HIST_N; k++) {
         if ((o->hist[k] = create_series(g, p, "/convergence/history", hist_names[k],
-                                        H5T_IEEE_F64LE, HIST_CHUNK, lvl)) < 0) {
+                                        H5T_IEEE_F64LE, HIST_CHUNK, 0)) < 0) {
             H5Gclose(g);
             return SIPD_EFAIL;
         }
@@ -818,6 +843,8 @@ int h5out_append_frame(sipd_h5out *o, double time, const double *x)
         h5fail(o->path, "cannot append frame %llu to /frames/time", (unsigned long long)n);
         goto done;
     }
+    if (write_pending(o) != SIPD_OK)   /* the frame's convergence rows, in the same flush */
+        goto done;
     if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
         h5fail(o->path, "cannot flush after frame %llu", (unsigned long long)n);
         /* the frame is in the datasets; count it so the XDMF and file stay consistent */
@@ -845,7 +872,7 @@ done:
     return rc;
 }
 
-int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
+static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
 {
     const double *residual = h->residual, *energy = h->energy, *alpha = h->alpha;
     const double *force = h->force, *wall = h->wall_time;
@@ -924,6 +951,76 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     return SIPD_OK;
 }
 
+/* Queue one solve; h5out_append_frame / h5out_flush / h5out_close write the queue. */
+int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
+{
+    const double *src[HIST_N];
+    struct pending_solve *p;
+    int k;
+    if (n < 0 || (n > 0 && !h->residual)) {
+        sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
+        return SIPD_EFAIL;
+    }
+    if (o->npending == o->pending_cap) {
+        int nc = o->pending_cap ? 2 * o->pending_cap : 16;
+        struct pending_solve *np = realloc(o->pending, (size_t)nc * sizeof *np);
+        if (!np) {
+            sipd_error("out of memory queueing a convergence row");
+            return SIPD_EFAIL;
+        }
+        o->pending = np;
+        o->pending_cap = nc;
+    }
+    src[HIST_RESIDUAL] = h->residual;
+    src[HIST_ENERGY] = h->energy;
+    src[HIST_ALPHA] = h->alpha;
+    src[HIST_FORCE] = h->force;
+    src[HIST_TIME] = h->wall_time;
+    p = &o->pending[o->npending];
+    p->rec = *rec;
+    p->n = n;
+    for (k = 0; k < HIST_N; k++) {
+        p->v[k] = NULL;
+        if (src[k] && n > 0) {
+            if (!(p->v[k] = sipd_malloc((size_t)n * sizeof(double)))) {
+                while (k-- > 0)
+                    free(p->v[k]);
+                return SIPD_EFAIL;
+            }
+            memcpy(p->v[k], src[k], (size_t)n * sizeof(double));
+        }
+    }
+    o->npending++;
+    return SIPD_OK;
+}
+
+static int write_pending(sipd_h5out *o)
+{
+    int i, rc = SIPD_OK;
+    for (i = 0; i < o->npending && rc == SIPD_OK; i++) {
+        struct pending_solve *p = &o->pending[i];
+        sipd_h5_history h;
+        h.residual = p->v[HIST_RESIDUAL];
+        h.energy = p->v[HIST_ENERGY];
+        h.alpha = p->v[HIST_ALPHA];
+        h.force = p->v[HIST_FORCE];
+        h.wall_time = p->v[HIST_TIME];
+        rc = write_solve(o, &p->rec, p->n, &h);
+    }
+    drop_pending(o);
+    return rc;
+}
+
+int h5out_flush(sipd_h5out *o)
+{
+    int rc = write_pending(o);
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush output file");
+        rc = SIPD_EFAIL;
+    }
+    return rc;
+}
+
 int h5out_set_attr(sipd_h5out *o, const char *name, const char *value)
 {
     if (!name || !value) {
@@ -938,6 +1035,8 @@ int h5out_close(sipd_h5out *o)
     int rc = SIPD_OK;
     if (!o)
         return SIPD_OK;
+    if (o->file >= 0 && write_pending(o) != SIPD_OK)
+        rc = SIPD_EFAIL;
     if (o->file >= 0 && H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
         h5fail(o->path, "cannot flush output file on close");
         rc = SIPD_EFAIL;

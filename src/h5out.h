@@ -73,8 +73,12 @@ typedef struct {
     const double *residual, *energy, *alpha, *force, *wall_time;
 } sipd_h5_history;
 
-/* Append one solve row and its n per-iteration values. Not flushed until the next frame. */
+/* Queue one solve row and its n per-iteration values: they reach the file with the next
+ * frame (h5out_append_frame), h5out_flush or h5out_close, in one flush, so the file does not
+ * change between flushes and a SIGKILL cannot tear a chunk that holds earlier rows. */
 int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n, const sipd_h5_history *h);
+/* Write the queued solve rows and flush (done by append_frame and close as well). */
+int h5out_flush(sipd_h5out *out);
 /* Set/overwrite a string attribute on the root group (e.g. wall time, exit reason). */
 int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
 int h5out_close(sipd_h5out *out);
