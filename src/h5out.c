@@ -20,7 +20,12 @@
  * does not give: a reader following the file while it is written is not guaranteed a
  * consistent view (copy the file, or wait for the run to finish), and a kill in the middle of
  * a flush can in principle leave half-written metadata (the window is one flush per frame).
- * Solve rows (h5out_append_solve) are flushed with the next frame.
+ * Solve rows (h5out_append_solve) are queued in memory and written in the same flush as the
+ * next frame: if they were written as they come, the HDF5 chunk cache could evict a rewritten
+ * partial chunk (or its index) between flushes, and a kill at that moment tore the chunk that
+ * also held rows from before the last flush (a resume then failed with "inflate() failed").
+ * The 1-D series are stored uncompressed, so a partial chunk keeps its size and place when it
+ * is rewritten.
  *
  * Chunks: /frames/positions is chunked one frame per chunk (1 x nv x 3 float32) so a frame is
  * one compressed write and a reader decompresses only the frames it wants; past 4 MiB a frame
