@@ -412,6 +412,14 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, doub
     return checkpoint_write(o->checkpoint, &c);
 }
 
+static long n_unconverged, n_solves;
+
+void driver_unconverged(long *unconverged, long *solves)
+{
+    *unconverged = n_unconverged;
+    *solves = n_solves;
+}
+
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
 {
     const sipd_scene *sc = s->sc;
@@ -421,6 +429,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     double h = sc->dt / sc->substeps, t_start = sipd_now(), t_ckpt = t_start;
     int frame, rc = SIPD_OK;
     *frames_done = o->start_frame;
+    n_unconverged = n_solves = 0;
     if (!x || !v) {
         free(x);
         free(v);
@@ -442,6 +451,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 break;
             iters += r.iterations;
             last_res = r.residual;
+            n_solves++;
+            n_unconverged += !r.converged && !r.stalled;
             if (o->out) {                                        /* convergence log      */
                 sipd_h5_solve row;
                 row.frame = frame;

@@ -72,4 +72,8 @@ typedef struct {
  * or an error.  *frames_done = the last frame completed. */
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
 
+/* Solves of the last driver_run that stopped at the iteration cap (residual above the
+ * tolerance, line search not stalled), and all solves. */
+void driver_unconverged(long *unconverged, long *solves);
+
 #endif

@@ -342,8 +342,17 @@ int main(int argc, char **argv)
         rc = driver_run(&sim, &ro, &frames_done);
         {
             char buf[64];
+            long unconv, solves;
             snprintf(buf, sizeof buf, "%.3f", sipd_now() - t0);
             h5out_set_attr(out, "wall_time_s", buf);
+            driver_unconverged(&unconv, &solves);
+            snprintf(buf, sizeof buf, "%ld of %ld", unconv, solves);
+            h5out_set_attr(out, "solves_at_iteration_cap", buf);
+            if (unconv > 0)
+                sipd_info("%ld of %ld solves stopped at the iteration cap (%d) above the tolerance (%g): "
+                          "an under-converged solve looks too soft; raise solver.iterations or use "
+                          "chebyshev = true (README, accuracy at a budget)",
+                          unconv, solves, sc.iterations, sc.tolerance);
             h5out_set_attr(out, "exit_reason", rc == SIPD_OK ? "completed" : rc == SIPD_ESIGNAL ? "signal" : "error");
         }
         if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)

@@ -90,6 +90,13 @@ run_layout)
     h5dump -a "/$a" "$tmp/c.h5" >/dev/null 2>&1 || fail "missing root attribute $a"
   done
   h5dump -a /exit_reason "$tmp/c.h5" | grep -q '"completed"' || fail "exit_reason is not completed"
+  h5dump -a /solves_at_iteration_cap "$tmp/c.h5" | grep -q '"0 of 8"' || fail "cantilever solves reported at the cap"
+  # a budget too small to converge is reported on stderr and in the file
+  sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's/iterations = 200;/iterations = 3;/' \
+      "$src/scenes/cantilever.cfg" >"$tmp/cap.cfg"
+  "$bin" "$tmp/cap.cfg" --frames 2 --output "$tmp/cap.h5" 2>"$tmp/err" || fail "capped run"
+  grep -q "4 of 4 solves stopped at the iteration cap (3)" "$tmp/err" || fail "no iteration-cap warning: $(cat "$tmp/err")"
+  h5dump -a /solves_at_iteration_cap "$tmp/cap.h5" | grep -q '"4 of 4"' || fail "cap count not stored"
   h5dump -a /scene "$tmp/c.h5" | grep -q "clamped at x = 0" || fail "scene text not stored"
   # frame 0 is the rest state, the last frame has sagged under gravity
   h5dump -d "/frames/positions[0,10,1;1,1,1;1,1,1;1,1,1]" "$tmp/c.h5" | grep -q "(0,10,1): 0$" || fail "frame 0 is not the rest state"
