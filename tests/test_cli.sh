@@ -154,6 +154,16 @@ resume_identical)
   h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/time || fail "resumed times differ"
   h5diff "$tmp/full.h5" "$tmp/part.h5" /convergence/iterations || fail "resumed iteration counts differ"
   h5dump -a /resumed_from "$tmp/part.h5" | grep -q '"frame 5' || fail "no resumed_from attribute"
+  # with output.every = 3 the checkpoint (frame 4) falls between written frames
+  sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's|output   = { file = "../results/cantilever.h5"; };|output = { file = "e.h5"; every = 3; };|' \
+      "$src/scenes/cantilever.cfg" >"$tmp/every.cfg"
+  grep -q "every = 3" "$tmp/every.cfg" || fail "could not prepare the every = 3 scene"
+  "$bin" "$tmp/every.cfg" --frames 10 --quiet --output "$tmp/e_full.h5" || fail "every=3 reference"
+  "$bin" "$tmp/every.cfg" --frames 4 --quiet --output "$tmp/e_part.h5" || fail "every=3 first part"
+  "$bin" "$tmp/every.cfg" --frames 10 --resume --quiet --output "$tmp/e_part.h5" || fail "every=3 resume"
+  for d in /frames/positions /frames/time /convergence/iterations /convergence/frame; do
+    h5diff "$tmp/e_full.h5" "$tmp/e_part.h5" $d || fail "every=3: $d differs after resume"
+  done
   # asking for no more frames than the checkpoint has is a no-op
   "$bin" "$src/scenes/cantilever.cfg" --frames 12 --resume --output "$tmp/part.h5" 2>"$tmp/err" || fail "no-op resume"
   grep -q "nothing to do" "$tmp/err" || fail "no-op resume message"
