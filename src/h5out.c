@@ -573,12 +573,63 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
     return SIPD_OK;
 }
 
+/* A handle with every id closed (-1), the path strings and the frame buffer. */
+static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
+{
+    sipd_h5out *o = sipd_calloc(1, sizeof *o);
+    const char *slash = strrchr(path, '/');
+    int k;
+    if (!o)
+        return NULL;
+    o->file = o->pos = o->time = -1;
+    for (k = 0; k < CONV_N; k++)
+        o->conv[k] = -1;
+    for (k = 0; k < HIST_N; k++)
+        o->hist[k] = -1;
+    o->nv = nv;
+    o->nt = nt;
+    if (!(o->path = dupstr(path)) || !(o->fbuf = sipd_malloc((size_t)nv * 3 * sizeof(float))) ||
+        !(o->h5ref = xml_escape(slash ? slash + 1 : path)) ||
+        (xdmf && (!(o->xdmf_path = replace_ext(path, ".xdmf")) ||
+                  !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp"))))) {
+        free_handle(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* File access limited to the HDF5 1.8 format (see the design note above); -1 on failure. */
+static hid_t v18_fapl(const char *path)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+        h5fail(path, "cannot set up HDF5 file access");
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+/* The end of create/open: flush, write the XDMF, hand the handle out. */
+static int finish_open(sipd_h5out *o, sipd_h5out **out)
+{
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush output file");
+        return SIPD_EFAIL;
+    }
+    if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
+        return SIPD_EFAIL;
+    *out = o;
+    return SIPD_OK;
+}
+
 int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
                  const sipd_h5_mesh *mesh, int compression, int xdmf)
 {
     sipd_h5out *o;
     hid_t fapl;
-    char *dir, *slash;
+    char *dir;
     int k;
 
     *out = NULL;
@@ -604,29 +655,9 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
         compression = 0;
     }
 
-    o = sipd_calloc(1, sizeof *o);
-    if (!o)
+    if (!(o = new_handle(path, mesh->nv, mesh->nt, xdmf)))
         return SIPD_EFAIL;
-    o->file = o->pos = o->time = -1;
-    for (k = 0; k < CONV_N; k++)
-        o->conv[k] = -1;
-    for (k = 0; k < HIST_N; k++)
-        o->hist[k] = -1;
-    o->nv = mesh->nv;
-    o->nt = mesh->nt;
     o->compression = compression;
-
-    if (!(o->path = dupstr(path)) ||
-        !(o->fbuf = sipd_malloc((size_t)mesh->nv * 3 * sizeof(float))))
-        goto fail;
-    slash = strrchr(path, '/');
-    if (!(o->h5ref = xml_escape(slash ? slash + 1 : path)))
-        goto fail;
-    if (xdmf) {
-        if (!(o->xdmf_path = replace_ext(path, ".xdmf")) ||
-            !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp")))
-            goto fail;
-    }
 
     if (!(dir = sipd_dirname(path)))
         goto fail;
@@ -635,29 +666,16 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
     if (k != SIPD_OK)
         goto fail;
 
-    fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
-        h5fail(path, "cannot set up HDF5 file access");
-        if (fapl >= 0)
-            H5Pclose(fapl);
+    if ((fapl = v18_fapl(path)) < 0)
         goto fail;
-    }
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (o->file < 0) /* report before H5Pclose, which clears the error stack */
         h5fail(path, "cannot create output file");
     H5Pclose(fapl);
     if (o->file < 0)
         goto fail;
-    if (create_layout(o, meta, mesh) != SIPD_OK)
-        goto fail;
-    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(path, "cannot flush output file");
-        goto fail;
-    }
-    if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
-        goto fail;
-    *out = o;
-    return SIPD_OK;
+    if (create_layout(o, meta, mesh) == SIPD_OK && finish_open(o, out) == SIPD_OK)
+        return SIPD_OK;
 fail:
     free_handle(o);
     H5Eclear2(H5E_DEFAULT);
@@ -702,32 +720,10 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
     *out = NULL;
     H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    o = sipd_calloc(1, sizeof *o);
-    if (!o)
+    if (!(o = new_handle(path, nv, nt, xdmf)))
         return SIPD_EFAIL;
-    o->file = o->pos = o->time = -1;
-    for (k = 0; k < CONV_N; k++)
-        o->conv[k] = -1;
-    for (k = 0; k < HIST_N; k++)
-        o->hist[k] = -1;
-    o->nv = nv;
-    o->nt = nt;
-    if (!(o->path = dupstr(path)) || !(o->fbuf = sipd_malloc((size_t)nv * 3 * sizeof(float))))
+    if ((fapl = v18_fapl(path)) < 0)
         goto fail;
-    {
-        const char *slash = strrchr(path, '/');
-        if (!(o->h5ref = xml_escape(slash ? slash + 1 : path)))
-            goto fail;
-    }
-    if (xdmf && (!(o->xdmf_path = replace_ext(path, ".xdmf")) || !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp"))))
-        goto fail;
-    fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
-        h5fail(path, "cannot set up HDF5 file access");
-        if (fapl >= 0)
-            H5Pclose(fapl);
-        goto fail;
-    }
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     if (o->file < 0)
         h5fail(path, "cannot open the output file to resume it");
@@ -789,14 +785,8 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
             goto fail;
         }
     }
-    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(path, "cannot flush output file");
-        goto fail;
-    }
-    if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
-        goto fail;
-    *out = o;
-    return SIPD_OK;
+    if (finish_open(o, out) == SIPD_OK)
+        return SIPD_OK;
 fail:
     free_handle(o);
     H5Eclear2(H5E_DEFAULT);
