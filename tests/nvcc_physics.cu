@@ -123,7 +123,18 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += friction_f0(in[52], in[51]) + friction_f1(in[52], in[51]) + friction_f1_over_x(in[52], in[51]);
         friction_eval(a, b, cn, lam, in[50], in[51], &cg, &cD);
         acc += cg.v[0] + cD.s[5];
+        {   /* pairs */
+            vec3 ys[4] = {a, b, c, x};
+            sipd_real beta[4] = {1, -in[53], -in[54], in[53] + in[54] - 1};
+            vec3 z = contact_pair_combine(ys, beta, 4), z0 = contact_pair_combine(ys, beta, 3);
+            sipd_real lp = contact_pair_normal_force(z0, cn, in[48], in[49]);
+            acc += contact_pair_energy(z, z0, cn, in[48], in[49], lp, in[50], in[51]);
+            acc += contact_pair_eval(z, z0, cn, in[48], in[49], lp, in[50], in[51], &cg, &cD);
+            acc += cg.v[1] + cD.s[2];
+        }
     }
+
+    /* distance.h (collision detection) */
 
     out[9] = acc + x.v[0];
 }

@@ -22,9 +22,12 @@
  * μ λ_n [f1′(|u|) ûûᵀ + f1(|u|)/|u| (T − ûûᵀ)] because f1′(x) ≤ f1(x)/x: the difference is
  * μ λ_n |u|/ε² ûûᵀ below ε and μ λ_n/|u| ûûᵀ beyond — so Δ = −D⁻¹g stays a descent direction.
  *
- * Vertex–face and edge–edge pairs will reuse exactly this form with the frozen closest-point
- * weights β_k: d = n·Σ β_k y_k − (offset), u = T Σ β_k (y_k − x₀_k), g_k = β_k g, D_k = β_k² D.
- * Here β = 1 on the single moving vertex.
+ * Vertex–face and edge–edge pairs (src/collide.h) reuse exactly this form through the
+ * combination z = Σ β_k y_k of their vertices with frozen closest-point weights β_k and normal n:
+ * the gap is d = n·z (plane offset 0), the slip u = T (z − z0) with z0 = Σ β_k x0_k, and vertex k
+ * receives g_k = β_k g_z, D_k = β_k² D_z (the chain rule for the gradient; for the block, the
+ * diagonal block β_k² D_z of the pair's PSD Hessian Bᵀ D_z B, B = [β_0 I … β_3 I]).  The ground
+ * plane is the one-vertex case β = (1), offset h.
  *
  * Preconditions: n is a unit vector, d̂ > 0, k ≥ 0, μ ≥ 0, λ_n ≥ 0, ε > 0.
  */
@@ -108,6 +111,45 @@ SIPD_HD void friction_eval(vec3 y, vec3 x0, vec3 n, sipd_real lambda_n, sipd_rea
     c = s * friction_f1_over_x(sipd_sqrt(v3_norm2(u)), eps);
     *g = v3_axpy(c, u, *g);
     *D = s3_axpy(-c, s3_outer(n), s3_add(*D, s3_diag(c)));
+}
+
+/* ---------------------------------------------------------------- pairs (VF, EE) */
+
+/* z = Σ β_k y_k over the nb ≤ 4 vertices of a pair */
+SIPD_HD vec3 contact_pair_combine(const vec3 *y, const sipd_real *beta, int nb)
+{
+    vec3 z = v3(0, 0, 0);
+    int k;
+    for (k = 0; k < nb; k++) z = v3_axpy(beta[k], y[k], z);
+    return z;
+}
+
+/* Energy of a pair (contact + friction) at z = Σβy; z0 = Σβx0, lam_n its lagged normal force
+ * (contact_pair_normal_force at detection, 0 for no friction), k = w k_c. */
+SIPD_HD sipd_real contact_pair_energy(vec3 z, vec3 z0, vec3 n, sipd_real dhat, sipd_real k, sipd_real lam_n,
+                                      sipd_real mu, sipd_real eps)
+{
+    sipd_real E = contact_plane_energy(z, n, SIPD_R(0), dhat, k);
+    if (lam_n > 0)
+        E += friction_energy(z, z0, n, lam_n, mu, eps);
+    return E;
+}
+
+/* Gradient and block with respect to z, added to *gz, *Dz (vertex k then gets β_k gz and
+ * β_k² Dz); returns 1 when the contact is active (n·z < d̂). */
+SIPD_HD int contact_pair_eval(vec3 z, vec3 z0, vec3 n, sipd_real dhat, sipd_real k, sipd_real lam_n, sipd_real mu,
+                              sipd_real eps, vec3 *gz, sym3 *Dz)
+{
+    int on = contact_plane_eval(z, n, SIPD_R(0), dhat, k, gz, Dz);
+    if (lam_n > 0)
+        friction_eval(z, z0, n, lam_n, mu, eps, gz, Dz);
+    return on;
+}
+
+/* λ_n = k (d̂ − n·z0) when n·z0 < d̂, else 0 */
+SIPD_HD sipd_real contact_pair_normal_force(vec3 z0, vec3 n, sipd_real dhat, sipd_real k)
+{
+    return friction_normal_force(z0, n, SIPD_R(0), dhat, k);
 }
 
 #endif
