@@ -14,27 +14,56 @@
  * is a candidate.  Uniform-grid spatial hash; the output order is deterministic and does not
  * depend on the number of threads.
  *
- * Excluded: pairs that share a vertex; pairs whose vertices are all Dirichlet (m->fixed != 0:
- * obstacles and pins never need a force between each other); pairs within one body when
- * `self` is 0; pairs within one body whose distance in the rest shape m->X is below d̂ (the
- * neighbours of a flat surface are not a fold); EE pairs of (near-)parallel edges
- * (|e₁×e₂| < 1e-3 |e₁||e₂|).
+ * The union of the boxes is split by a uniform grid (cell = the mean largest extent of the
+ * inflated face boxes), each face and edge box is hashed into every cell it overlaps, and a pair
+ * of overlapping boxes is reported only from the cell holding the lower corner of their
+ * intersection, so once.  Candidate order: VF by surface vertex (model index ascending), EE by
+ * the first edge (edge index ascending); within a query by grid cell, then primitive index.
  *
- * Narrow phase at positions y.  VF: closest point c = Σ b_i f_i of the triangle to the vertex
- * p (clamped: edges and corners included); β = (1, −b₀, −b₁, −b₂).  EE: closest points
- * p(s) on edge 1 and q(t) on edge 2; only pairs whose unclamped closest points are interior
- * (0 < s < 1, 0 < t < 1) are kept (the others are VF cases); β = (1−s, s, −(1−t), −t).
- * n = (p − c)/|p − c| (EE: (p(s) − q(t))/|…|), or the face normal (EE: e₁×e₂ normalised) when
- * that distance is below 1e-12 of the model size; then n is flipped if needed so that the
- * step-start gap n·Σ β_k x0_k is ≥ 0 (the side the pair was on at the start of the step;
- * a pair that crossed during the step then has a negative gap).  A pair is kept when its gap
- * d = n·Σ β_k y_k < d̂.
- * Weight w: 1 for EE and for a VF pair whose closest point is inside the face; 1/2 when the
- * closest point is on an edge (shared with the neighbouring face), 1/valence when on a corner
- * (valence = surface triangles at that corner), so that a vertex over a shared edge or corner
- * is not pushed twice as hard.
+ * Excluded (from the candidates already): pairs that share a vertex; pairs whose vertices are
+ * all Dirichlet (m->fixed != 0: obstacles and pins never need a force between each other);
+ * pairs within one body when `self` is 0; pairs within one body whose distance in the rest
+ * shape m->X is below d̂ (up to a relative 1e-9, so that a body at rest never reports a pair
+ * of its own; the neighbours of a flat surface are not a fold).  Excluded in the narrow phase:
+ * EE pairs of (near-)parallel edges at y (|e₁×e₂| < 1e-3 |e₁||e₂|).
  *
- * Output pairs are ordered: all VF pairs in candidate order, then all EE pairs.
+ * Edges: each undirected edge of m->tris once, as (lo, hi) with lo < hi, numbered in
+ * lexicographic order; an EE pair lists the lower-numbered edge first.
+ *
+ * Narrow phase at positions y.  VF: only a vertex p that projects into the interior of the
+ * triangle (closest point c = Σ b_i f_i with every b_i > 0; β = (1, −b₀, −b₁, −b₂), and n is
+ * then ± the face normal, as DESIGN.md §3.6 writes it).  EE: closest points p(s) on edge 1 and
+ * q(t) on edge 2; only pairs whose unclamped closest points are interior (0 < s < 1,
+ * 0 < t < 1) are kept; β = (1−s, s, −(1−t), −t).  n = (p − c)/|p − c| (EE: (p(s) − q(t))/|…|),
+ * or the face normal (EE: e₁×e₂ normalised), both at y, when that distance is at most 1e-12 of
+ * the model size (m->bbox_diag); then n is flipped if needed so that the step-start gap
+ * n·Σ β_k x0_k is ≥ 0 (the side the pair was on at the start of the step; a pair that crossed
+ * during the step then has a negative gap).  A pair is kept when its gap d = n·Σ β_k y_k < d̂.
+ * Weight w = 1 for every pair.
+ *
+ * Why interior projections only, measured on tests/test_bodies.c: a vertex sliding over a flat
+ * tessellated surface then always has exactly one VF pair (its energy is continuous across the
+ * edges between coplanar faces).  Clamped closest points (edges and corners included) with
+ * w = 1 add the neighbouring faces near every edge and corner — a bumpy road: a block on a 35°
+ * incline slid 0.42 m instead of Coulomb's 0.80 (interior only: 0.84).  Weighting those by 1/2
+ * (edge) and 1/valence (corner) makes the total energy jump at feature boundaries, and the
+ * iterations chattered between pair sets near equilibrium (5647 against 788 Jacobi iterations
+ * on bodies_methods).  The price of interior-only VF: near a convex edge or corner of the other
+ * surface a vertex can be in no face's prism; the EE pairs of its edges then carry the contact.
+ *
+ * The closest points, β, n and the gap are computed by dist_vf_pair / dist_ee_pair of
+ * physics/distance.h (host and device).
+ *
+ * Output pairs are ordered: all VF pairs in candidate order, then all EE pairs; the output
+ * (order and every byte) does not depend on the number of OpenMP threads.
+ *
+ * Cost: collide_create sorts the 3 nf half-edges (O(nf log nf), ~10 ms per 50k triangles) and
+ * allocates O(nv + nf) arrays (about 200 bytes per surface triangle: boxes, cells, edges);
+ * collide_broad and collide_narrow reuse their buffers between calls and grow them as needed
+ * (grid ~60 bytes per box-cell entry, a box covering 1–8 cells; 8 bytes per candidate;
+ * sizeof(sipd_contact_pair) = 88 bytes per pair; plus per-block staging buffers of the same
+ * total size as the candidates and pairs).  Each call is OpenMP-parallel (serial below 2048
+ * items).  The model must outlive c (c keeps a pointer to it).
  */
 #ifndef SIPD_COLLIDE_H
 #define SIPD_COLLIDE_H
@@ -56,10 +85,12 @@ int collide_create(sipd_collide **c, const sipd_model *m, int self, double dhat)
 /* Broad phase over the boxes of x0 ∪ y1 inflated by margin + d̂/2 (see above). */
 int collide_broad(sipd_collide *c, const double *x0, const double *y1, double margin);
 /* 1 when some surface vertex of y lies more than `margin` outside the bbox of its x0 and y1
- * of the last broad phase (then the candidates may miss pairs: run collide_broad again). */
+ * of the last broad phase (then the candidates may miss pairs: run collide_broad again);
+ * also 1 before the first broad phase (0 for a model without surface triangles). */
 int collide_outside(const sipd_collide *c, const double *y);
-/* Narrow phase: the pairs at y (x0: the step start, for the orientation).  *pairs points to
- * storage owned by c, valid until the next call. */
+/* Narrow phase: the pairs at y (x0: the step start, for the orientation) among the candidates
+ * of the last broad phase (none before it).  *pairs points to storage owned by c, valid until
+ * the next call. */
 int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sipd_contact_pair **pairs, int *npairs);
 /* Candidates of the last broad phase. */
 void collide_candidates(const sipd_collide *c, long *nvf, long *nee);

@@ -14,6 +14,7 @@
 #include "physics/eig.h"
 #include "physics/hessian.h"
 #include "physics/contact.h"
+#include "physics/distance.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -130,11 +131,28 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
             sipd_real lp = contact_pair_normal_force(z0, cn, in[48], in[49]);
             acc += contact_pair_energy(z, z0, cn, in[48], in[49], lp, in[50], in[51]);
             acc += contact_pair_eval(z, z0, cn, in[48], in[49], lp, in[50], in[51], &cg, &cD);
-            acc += cg.v[1] + cD.s[2];
+            acc += cg.v[1] + cD.s[2] + contact_pair_jacobi_weight(beta, 4, 2);
         }
     }
 
     /* distance.h (collision detection) */
+    {
+        vec3 p = v3(in[55], in[56], in[57]), q = v3_load(in + 58), r = v3(in[61], in[62], in[63]);
+        vec3 dn, lo, hi, lo2, hi2;
+        sipd_real w[3], s, t, beta[4], gap;
+        acc += dist_point_segment(p, a, b) + dist_point_triangle(p, a, b, c, w) + w[1];
+        acc += dist_point_triangle2(q, a, b, c);
+        acc += dist_edge_edge(p, q, a, r, &s, &t) + s + t + dist_segment_segment2(p, q, a, r);
+        dn = dist_pair_normal(v3_sub(p, q), r, a, in[55]);
+        acc += dn.v[2];
+        acc += dist_vf_pair(p, a, b, c, q, a, b, r, in[63], beta, &dn, &gap) + beta[3] + gap + dn.v[0];
+        acc += dist_ee_pair(p, q, a, r, b, q, a, c, in[63], beta, &dn, &gap) + beta[1] + gap + dn.v[1];
+        aabb_of_motion(p, q, in[60], &lo, &hi);
+        aabb_of_motion(a, r, in[60], &lo2, &hi2);
+        acc += aabb_overlap(lo, hi, lo2, hi2);
+        aabb_union(&lo, &hi, lo2, hi2);
+        acc += aabb_outside(c, lo, hi) + hi.v[0];
+    }
 
     out[9] = acc + x.v[0];
 }

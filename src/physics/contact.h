@@ -146,6 +146,21 @@ SIPD_HD int contact_pair_eval(vec3 z, vec3 z0, vec3 n, sipd_real dhat, sipd_real
     return on;
 }
 
+/* Weight of D_z in vertex l's block for a Jacobi sweep: |β_l| Σ_k |β_k|, so that
+ * D_l = |β_l| Σ|β| D_z.  The exact diagonal block β_l² D_z is not enough when all vertices of a
+ * pair move at once: a face corner with a small weight β_l would take a step ∝ 1/|β_l| (the
+ * gradient scales with β_l, the block with β_l²), and the four steps add up along n.  By
+ * Cauchy–Schwarz (Σ β_k x_k)² ≤ (Σ|β_k|)(Σ |β_k| x_k²), so the block-diagonal matrix of these
+ * blocks majorises the pair's Hessian Bᵀ D_z B and a simultaneous update of the pair's vertices
+ * cannot overshoot its contact (Σ|β| = 2 for VF and EE pairs, 1 for the ground). */
+SIPD_HD sipd_real contact_pair_jacobi_weight(const sipd_real *beta, int nb, int l)
+{
+    sipd_real s = 0;
+    int k;
+    for (k = 0; k < nb; k++) s += sipd_fabs(beta[k]);
+    return sipd_fabs(beta[l]) * s;
+}
+
 /* λ_n = k (d̂ − n·z0) when n·z0 < d̂, else 0 */
 SIPD_HD sipd_real contact_pair_normal_force(vec3 z0, vec3 n, sipd_real dhat, sipd_real k)
 {

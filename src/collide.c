@@ -1,0 +1,761 @@
+/* collide.c — collision detection between surfaces (src/collide.h, DESIGN.md §3.6).
+ *
+ * Surface: the vertices of m->tris (sorted by model index), the undirected edges of m->tris
+ * (each once, as (lo, hi) vertex pairs sorted lexicographically) and the faces in m->tris order.
+ *
+ * Broad phase: one uniform grid (cell size = the mean of the largest extent of the inflated
+ * face boxes), hashed: every face box and every edge box is inserted into every cell it
+ * overlaps (entries generated per primitive by a count / prefix-sum / fill pass, then a stable
+ * counting sort by hash bucket, so a bucket lists its primitives in index order).  Queries:
+ * every surface vertex box against the face table (VF), every edge box against the edge table
+ * (EE, only partners with a larger index).  A pair of overlapping boxes is reported only from
+ * the cell that holds the lower corner of their intersection, i.e. the cell whose integer
+ * coordinates are the per-axis maximum of the two boxes' lowest cells, so it is reported once;
+ * two different cells hashed into one bucket are told apart by their 63-bit cell keys.
+ * Candidates are written per block of consecutive queries (a fixed block size, independent of
+ * the thread count) into per-block buffers, then concatenated in block order: the order is that
+ * of the serial loop (queries in index order, cells in z-y-x order, bucket entries in index
+ * order) for any number of threads.
+ *
+ * Narrow phase: the same blocking over the candidates (VF then EE), the pair computed by
+ * dist_vf_pair / dist_ee_pair of physics/distance.h, kept when its gap is below d̂.
+ */
+#include "collide.h"
+
+#include "physics/distance.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define COLLIDE_PAR_MIN 2048   /* fewer items than this: serial                          */
+#define QBLOCK 256             /* broad phase: queries per output block                  */
+#define NBLOCK 2048            /* narrow phase: candidates per output block              */
+#define CELL_BITS 21           /* bits per axis of a cell key                            */
+#define CELL_MAX ((1 << CELL_BITS) - 1)
+
+typedef struct { int a, b; } cand;   /* VF: model vertex, face;  EE: edge i < edge j */
+
+typedef struct {                       /* growable byte buffer of one output block */
+    unsigned char *p;
+    size_t n, cap;                     /* n elements; cap bytes                    */
+} blockbuf;
+
+typedef struct {
+    uint64_t key;
+    int prim;
+} gentry;
+
+typedef struct {                       /* one hashed grid table */
+    int nbits;
+    size_t T;                          /* buckets (a power of 2)                   */
+    uint32_t *start;                   /* T+1 bucket offsets into e                */
+    gentry *e;
+    size_t ne, cap_e, cap_T;
+    size_t *off;                       /* per primitive: first entry (n+1)         */
+    uint32_t *bkt;                     /* per entry: its bucket (build scratch)    */
+    gentry *tmp;
+    size_t cap_tmp, cap_off;
+} gtable;
+
+struct sipd_collide {
+    const sipd_model *m;
+    int self;
+    double dhat, tiny;
+    double rest2;       /* (d̂ (1 + 1e-9))²: rest distances below d̂ up to round-off are excluded */
+    int nsv, ne;
+    int *sv;            /* nsv model indices of the surface vertices         */
+    int *edges;         /* ne*2, lo < hi                                     */
+    /* last broad phase */
+    int have_broad;
+    double margin, r;
+    double *vlo, *vhi;  /* nsv*3: bbox of x0, y1 (not inflated)              */
+    double *flo, *fhi;  /* nf*3 inflated face boxes                          */
+    double *elo, *ehi;  /* ne*3 inflated edge boxes                          */
+    int *fcell, *ecell; /* nf*3, ne*3: lowest cell of each box               */
+    double org[3], inv_h, h;
+    int dim[3];
+    gtable tf, te;
+    cand *vf, *ee;
+    size_t nvf, nee, cap_vf, cap_ee;
+    /* output blocks, reused by every phase */
+    blockbuf *blk;
+    size_t nblk_cap;
+    /* narrow-phase output */
+    sipd_contact_pair *pairs;
+    size_t npairs, cap_pairs;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static vec3 ld(const double *x, int i) { return v3(x[3 * i], x[3 * i + 1], x[3 * i + 2]); }
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t nc;
+    void *q;
+    if (need <= *cap)
+        return SIPD_OK;
+    nc = *cap ? *cap : 16;
+    while (nc < need) nc *= 2;
+    q = realloc(*p, nc * elem);
+    if (!q) {
+        sipd_error("collide: out of memory (%zu bytes)", nc * elem);
+        return SIPD_EFAIL;
+    }
+    *p = q;
+    *cap = nc;
+    return SIPD_OK;
+}
+
+static int blk_reserve(sipd_collide *c, size_t nb)
+{
+    if (nb > c->nblk_cap) {
+        size_t nc = c->nblk_cap ? c->nblk_cap : 16;
+        blockbuf *q;
+        while (nc < nb) nc *= 2;
+        q = realloc(c->blk, nc * sizeof *q);
+        if (!q) {
+            sipd_error("collide: out of memory");
+            return SIPD_EFAIL;
+        }
+        memset(q + c->nblk_cap, 0, (nc - c->nblk_cap) * sizeof *q);
+        c->blk = q;
+        c->nblk_cap = nc;
+    }
+    return SIPD_OK;
+}
+
+/* Append one element of `size` bytes; 0 on success. Not thread-safe per block (one owner). */
+static int blk_push(blockbuf *b, const void *x, size_t size)
+{
+    if ((b->n + 1) * size > b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 64 * size;
+        unsigned char *q = realloc(b->p, nc);
+        if (!q)
+            return 1;
+        b->p = q;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n * size, x, size);
+    b->n++;
+    return 0;
+}
+
+/* Concatenate blocks 0..nb-1 (elements of `size` bytes) into *out (capacity *cap, elements). */
+static int blk_gather(sipd_collide *c, size_t nb, void **out, size_t *cap, size_t *n, size_t size)
+{
+    size_t i, tot = 0;
+    long j;
+    size_t *off = sipd_malloc((nb + 1) * sizeof *off);
+    if (!off)
+        return SIPD_EFAIL;
+    for (i = 0; i < nb; i++) {
+        off[i] = tot;
+        tot += c->blk[i].n;
+    }
+    off[nb] = tot;
+    if (grow(out, cap, tot ? tot : 1, size) != SIPD_OK) {
+        free(off);
+        return SIPD_EFAIL;
+    }
+#pragma omp parallel for schedule(static) if (tot > 16 * COLLIDE_PAR_MIN)
+    for (j = 0; j < (long)nb; j++)
+        if (c->blk[j].n)
+            memcpy((unsigned char *)*out + off[j] * size, c->blk[j].p, c->blk[j].n * size);
+    *n = tot;
+    free(off);
+    return SIPD_OK;
+}
+
+/* ---------------------------------------------------------------- surface */
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    if (x[1] != y[1]) return x[1] < y[1] ? -1 : 1;
+    return 0;
+}
+
+int collide_create(sipd_collide **out, const sipd_model *m, int self, double dhat)
+{
+    sipd_collide *c;
+    int i, k, nh;
+    int *he = NULL;
+    unsigned char *on = NULL;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, diag = m->bbox_diag;
+
+    *out = NULL;
+    c = sipd_calloc(1, sizeof *c);
+    if (!c)
+        return SIPD_EFAIL;
+    c->m = m;
+    c->self = self;
+    c->dhat = dhat;
+    if (!(diag > 0)) {
+        for (i = 0; i < m->nv; i++)
+            for (k = 0; k < 3; k++) {
+                double x = m->X[3 * i + k];
+                if (i == 0 || x < lo[k]) lo[k] = x;
+                if (i == 0 || x > hi[k]) hi[k] = x;
+            }
+        diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        if (!(diag > 0))
+            diag = 1;
+    }
+    c->tiny = 1e-12 * diag;
+    c->rest2 = dhat * (1 + 1e-9) * dhat * (1 + 1e-9);
+
+    on = sipd_calloc((size_t)(m->nv > 0 ? m->nv : 1), 1);
+    nh = 3 * m->nf;
+    he = sipd_malloc((size_t)(nh > 0 ? nh : 1) * 2 * sizeof *he);
+    if (!on || !he)
+        goto fail;
+    for (i = 0; i < m->nf; i++)
+        for (k = 0; k < 3; k++) {
+            int a = m->tris[3 * i + k], b = m->tris[3 * i + (k + 1) % 3];
+            on[a] = 1;
+            he[2 * (3 * i + k)] = a < b ? a : b;
+            he[2 * (3 * i + k) + 1] = a < b ? b : a;
+        }
+    for (i = 0; i < m->nv; i++) c->nsv += on[i];
+    c->sv = sipd_malloc((size_t)(c->nsv > 0 ? c->nsv : 1) * sizeof *c->sv);
+    if (!c->sv)
+        goto fail;
+    for (i = 0, k = 0; i < m->nv; i++)
+        if (on[i]) c->sv[k++] = i;
+    qsort(he, (size_t)nh, 2 * sizeof *he, cmp_edge);
+    for (i = 0; i < nh; i++)
+        if (i == 0 || he[2 * i] != he[2 * (i - 1)] || he[2 * i + 1] != he[2 * (i - 1) + 1]) {
+            he[2 * c->ne] = he[2 * i];
+            he[2 * c->ne + 1] = he[2 * i + 1];
+            c->ne++;
+        }
+    c->edges = sipd_malloc((size_t)(c->ne > 0 ? c->ne : 1) * 2 * sizeof *c->edges);
+    if (!c->edges)
+        goto fail;
+    memcpy(c->edges, he, (size_t)c->ne * 2 * sizeof *he);
+    free(he);
+    free(on);
+
+    c->vlo = sipd_malloc((size_t)(c->nsv + 1) * 3 * sizeof(double));
+    c->vhi = sipd_malloc((size_t)(c->nsv + 1) * 3 * sizeof(double));
+    c->flo = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(double));
+    c->fhi = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(double));
+    c->elo = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
+    c->ehi = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
+    c->fcell = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(int));
+    c->ecell = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(int));
+    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->elo || !c->ehi || !c->fcell || !c->ecell) {
+        collide_destroy(c);
+        return SIPD_EFAIL;
+    }
+    *out = c;
+    return SIPD_OK;
+fail:
+    free(he);
+    free(on);
+    collide_destroy(c);
+    return SIPD_EFAIL;
+}
+
+static void gtable_free(gtable *t)
+{
+    free(t->start);
+    free(t->e);
+    free(t->off);
+    free(t->bkt);
+    free(t->tmp);
+}
+
+void collide_destroy(sipd_collide *c)
+{
+    size_t i;
+    if (!c)
+        return;
+    free(c->sv);
+    free(c->edges);
+    free(c->vlo);
+    free(c->vhi);
+    free(c->flo);
+    free(c->fhi);
+    free(c->elo);
+    free(c->ehi);
+    free(c->fcell);
+    free(c->ecell);
+    gtable_free(&c->tf);
+    gtable_free(&c->te);
+    free(c->vf);
+    free(c->ee);
+    for (i = 0; i < c->nblk_cap; i++) free(c->blk[i].p);
+    free(c->blk);
+    free(c->pairs);
+    free(c);
+}
+
+/* ---------------------------------------------------------------- grid */
+
+static int cell_of(const sipd_collide *c, double x, int k)
+{
+    double f = floor((x - c->org[k]) * c->inv_h);
+    if (!(f > 0))
+        return 0;
+    if (f >= c->dim[k] - 1)
+        return c->dim[k] - 1;
+    return (int)f;
+}
+
+static uint64_t cell_key(int x, int y, int z)
+{
+    return (uint64_t)x | ((uint64_t)y << CELL_BITS) | ((uint64_t)z << (2 * CELL_BITS));
+}
+
+static size_t cell_bucket(uint64_t key, int nbits)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - nbits));
+}
+
+/* Insert n boxes (lowest cells `cell`, upper corners hi) into table t. */
+static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, const int *cell)
+{
+    long i;
+    size_t j, E;
+    int par = n > COLLIDE_PAR_MIN;
+    if (grow((void **)&t->off, &t->cap_off, (size_t)n + 1, sizeof *t->off) != SIPD_OK)
+        return SIPD_EFAIL;
+    /* count */
+#pragma omp parallel for schedule(static) if (par)
+    for (i = 0; i < n; i++) {
+        size_t cnt = 1;
+        int k;
+        for (k = 0; k < 3; k++) cnt *= (size_t)(cell_of(c, hi[3 * i + k], k) - cell[3 * i + k] + 1);
+        t->off[i + 1] = cnt;
+    }
+    t->off[0] = 0;
+    for (i = 0; i < n; i++) t->off[i + 1] += t->off[i];
+    E = t->off[n];
+    if (E >= (size_t)UINT32_MAX) {
+        sipd_error("collide: broad phase: %zu grid entries (boxes far larger than the cells)", E);
+        return SIPD_EFAIL;
+    }
+    t->nbits = 4;
+    /* ~2 entries per bucket: a cell holds several entries anyway, so distinct cells rarely
+     * share a bucket, and the table stays small (4 bytes per bucket) */
+    while (((size_t)1 << t->nbits) < E / 2) t->nbits++;
+    t->T = (size_t)1 << t->nbits;
+    if (grow((void **)&t->e, &t->cap_e, E + 1, sizeof *t->e) != SIPD_OK ||
+        grow((void **)&t->tmp, &t->cap_tmp, E + 1, sizeof *t->tmp) != SIPD_OK ||
+        grow((void **)&t->start, &t->cap_T, t->T + 1, sizeof *t->start) != SIPD_OK)
+        return SIPD_EFAIL;
+    {
+        size_t cb = t->cap_tmp;   /* bkt shares tmp's capacity bookkeeping */
+        uint32_t *q = realloc(t->bkt, (cb ? cb : 1) * sizeof *t->bkt);
+        if (!q) {
+            sipd_error("collide: out of memory");
+            return SIPD_EFAIL;
+        }
+        t->bkt = q;
+    }
+    /* fill */
+#pragma omp parallel for schedule(static) if (par)
+    for (i = 0; i < n; i++) {
+        size_t p = t->off[i];
+        int c0[3], c1[3], x, y, z, k;
+        for (k = 0; k < 3; k++) {
+            c0[k] = cell[3 * i + k];
+            c1[k] = cell_of(c, hi[3 * i + k], k);
+        }
+        for (z = c0[2]; z <= c1[2]; z++)
+            for (y = c0[1]; y <= c1[1]; y++)
+                for (x = c0[0]; x <= c1[0]; x++) {
+                    uint64_t key = cell_key(x, y, z);
+                    t->tmp[p].key = key;
+                    t->tmp[p].prim = (int)i;
+                    t->bkt[p] = (uint32_t)cell_bucket(key, t->nbits);
+                    p++;
+                }
+    }
+    /* stable counting sort by bucket */
+    memset(t->start, 0, (t->T + 1) * sizeof *t->start);
+    for (j = 0; j < E; j++) t->start[t->bkt[j] + 1]++;
+    for (j = 0; j < t->T; j++) t->start[j + 1] += t->start[j];
+    /* place, advancing start[b] as the cursor of bucket b, then shift it back */
+    for (j = 0; j < E; j++) t->e[t->start[t->bkt[j]]++] = t->tmp[j];
+    for (j = t->T; j > 0; j--) t->start[j] = t->start[j - 1];
+    t->start[0] = 0;
+    t->ne = E;
+    return SIPD_OK;
+}
+
+/* ---------------------------------------------------------------- exclusions */
+
+static int vf_excluded(const sipd_collide *c, int v, int f)
+{
+    const sipd_model *m = c->m;
+    const int *t = m->tris + 3 * f;
+    if (v == t[0] || v == t[1] || v == t[2])
+        return 1;
+    if (m->fixed && m->fixed[v] && m->fixed[t[0]] && m->fixed[t[1]] && m->fixed[t[2]])
+        return 1;
+    if (m->body[v] == m->body[t[0]]) {
+        if (!c->self)
+            return 1;
+        if (dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) < c->rest2)
+            return 1;
+    }
+    return 0;
+}
+
+static int ee_excluded(const sipd_collide *c, int i, int j)
+{
+    const sipd_model *m = c->m;
+    int a0 = c->edges[2 * i], a1 = c->edges[2 * i + 1], b0 = c->edges[2 * j], b1 = c->edges[2 * j + 1];
+    if (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)
+        return 1;
+    if (m->fixed && m->fixed[a0] && m->fixed[a1] && m->fixed[b0] && m->fixed[b1])
+        return 1;
+    if (m->body[a0] == m->body[b0]) {
+        if (!c->self)
+            return 1;
+        if (dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) < c->rest2)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- broad phase */
+
+static int box_overlap(const double *lo1, const double *hi1, const double *lo2, const double *hi2)
+{
+    return lo1[0] <= hi2[0] && lo2[0] <= hi1[0] && lo1[1] <= hi2[1] && lo2[1] <= hi1[1] && lo1[2] <= hi2[2] &&
+           lo2[2] <= hi1[2];
+}
+
+/* VF candidates of surface vertex s into block b */
+static int query_vf(const sipd_collide *c, int s, blockbuf *b)
+{
+    const gtable *t = &c->tf;
+    double lo[3], hi[3];
+    int q0[3], q1[3], x, y, z, k, v = c->sv[s];
+    for (k = 0; k < 3; k++) {
+        lo[k] = c->vlo[3 * s + k] - c->r;
+        hi[k] = c->vhi[3 * s + k] + c->r;
+        q0[k] = cell_of(c, lo[k], k);
+        q1[k] = cell_of(c, hi[k], k);
+    }
+    for (z = q0[2]; z <= q1[2]; z++)
+        for (y = q0[1]; y <= q1[1]; y++)
+            for (x = q0[0]; x <= q1[0]; x++) {
+                uint64_t key = cell_key(x, y, z);
+                size_t bk = cell_bucket(key, t->nbits);
+                uint32_t e;
+                for (e = t->start[bk]; e < t->start[bk + 1]; e++) {
+                    int f;
+                    const int *fc;
+                    cand cd;
+                    if (t->e[e].key != key)
+                        continue;
+                    f = t->e[e].prim;
+                    fc = c->fcell + 3 * f;
+                    /* report from the cell of the lower corner of the intersection only */
+                    if ((q0[0] > fc[0] ? q0[0] : fc[0]) != x || (q0[1] > fc[1] ? q0[1] : fc[1]) != y ||
+                        (q0[2] > fc[2] ? q0[2] : fc[2]) != z)
+                        continue;
+                    if (!box_overlap(lo, hi, c->flo + 3 * f, c->fhi + 3 * f) || vf_excluded(c, v, f))
+                        continue;
+                    cd.a = v;
+                    cd.b = f;
+                    if (blk_push(b, &cd, sizeof cd))
+                        return SIPD_EFAIL;
+                }
+            }
+    return SIPD_OK;
+}
+
+/* EE candidates (i, j > i) of edge i into block b */
+static int query_ee(const sipd_collide *c, int i, blockbuf *b)
+{
+    const gtable *t = &c->te;
+    const double *lo = c->elo + 3 * i, *hi = c->ehi + 3 * i;
+    const int *q0 = c->ecell + 3 * i;
+    int q1[3], x, y, z, k;
+    for (k = 0; k < 3; k++) q1[k] = cell_of(c, hi[k], k);
+    for (z = q0[2]; z <= q1[2]; z++)
+        for (y = q0[1]; y <= q1[1]; y++)
+            for (x = q0[0]; x <= q1[0]; x++) {
+                uint64_t key = cell_key(x, y, z);
+                size_t bk = cell_bucket(key, t->nbits);
+                uint32_t e;
+                for (e = t->start[bk]; e < t->start[bk + 1]; e++) {
+                    int j;
+                    const int *jc;
+                    cand cd;
+                    if (t->e[e].key != key || t->e[e].prim <= i)
+                        continue;
+                    j = t->e[e].prim;
+                    jc = c->ecell + 3 * j;
+                    if ((q0[0] > jc[0] ? q0[0] : jc[0]) != x || (q0[1] > jc[1] ? q0[1] : jc[1]) != y ||
+                        (q0[2] > jc[2] ? q0[2] : jc[2]) != z)
+                        continue;
+                    if (!box_overlap(lo, hi, c->elo + 3 * j, c->ehi + 3 * j) || ee_excluded(c, i, j))
+                        continue;
+                    cd.a = i;
+                    cd.b = j;
+                    if (blk_push(b, &cd, sizeof cd))
+                        return SIPD_EFAIL;
+                }
+            }
+    return SIPD_OK;
+}
+
+/* Run query(c, i, block) for i in [0, n) in blocks of QBLOCK and gather into *out. */
+static int run_queries(sipd_collide *c, int n, int (*query)(const sipd_collide *, int, blockbuf *), cand **out,
+                       size_t *cap, size_t *cnt)
+{
+    long nb = (n + QBLOCK - 1) / QBLOCK, ib;
+    int err = 0;
+    if (blk_reserve(c, (size_t)nb + 1) != SIPD_OK)
+        return SIPD_EFAIL;
+#pragma omp parallel for schedule(dynamic, 1) if (n > COLLIDE_PAR_MIN)
+    for (ib = 0; ib < nb; ib++) {
+        int i, i1 = (int)(ib + 1) * QBLOCK < n ? (int)(ib + 1) * QBLOCK : n;
+        blockbuf b = c->blk[ib];   /* a local copy: no false sharing of the counters */
+        b.n = 0;
+        for (i = (int)ib * QBLOCK; i < i1; i++)
+            if (query(c, i, &b) != SIPD_OK) {
+#pragma omp atomic write
+                err = 1;
+                break;
+            }
+        c->blk[ib] = b;
+    }
+    if (err) {
+        sipd_error("collide: out of memory in the broad phase");
+        return SIPD_EFAIL;
+    }
+    return blk_gather(c, (size_t)nb, (void **)out, cap, cnt, sizeof(cand));
+}
+
+int collide_broad(sipd_collide *c, const double *x0, const double *y1, double margin)
+{
+    const sipd_model *m = c->m;
+    long i;
+    int k, nf = m->nf, ne = c->ne, par;
+    double r = margin + 0.5 * c->dhat, hsum = 0, glo[3], ghi[3];
+
+    c->have_broad = 0;
+    c->nvf = c->nee = 0;
+    c->margin = margin;
+    c->r = r;
+    if (nf == 0 || c->nsv == 0)
+        return SIPD_OK;
+    par = c->nsv > COLLIDE_PAR_MIN;
+    /* vertex boxes (not inflated), indexed by surface vertex */
+#pragma omp parallel for schedule(static) if (par)
+    for (i = 0; i < c->nsv; i++) {
+        int v = c->sv[i], kk;
+        for (kk = 0; kk < 3; kk++) {
+            double a = x0[3 * v + kk], b = y1[3 * v + kk];
+            c->vlo[3 * i + kk] = a < b ? a : b;
+            c->vhi[3 * i + kk] = a < b ? b : a;
+        }
+    }
+    /* face and edge boxes (inflated) from their vertices' x0 and y1 */
+#pragma omp parallel for schedule(static) reduction(+ : hsum) if (nf > COLLIDE_PAR_MIN)
+    for (i = 0; i < nf; i++) {
+        const int *t = m->tris + 3 * i;
+        double ext = 0;
+        int kk, j;
+        for (kk = 0; kk < 3; kk++) {
+            double lo = x0[3 * t[0] + kk], hi = lo;
+            for (j = 0; j < 3; j++) {
+                double a = x0[3 * t[j] + kk], b = y1[3 * t[j] + kk];
+                lo = a < lo ? a : lo;
+                lo = b < lo ? b : lo;
+                hi = a > hi ? a : hi;
+                hi = b > hi ? b : hi;
+            }
+            c->flo[3 * i + kk] = lo - r;
+            c->fhi[3 * i + kk] = hi + r;
+            ext = hi - lo + 2 * r > ext ? hi - lo + 2 * r : ext;
+        }
+        hsum += ext;
+    }
+#pragma omp parallel for schedule(static) if (ne > COLLIDE_PAR_MIN)
+    for (i = 0; i < ne; i++) {
+        const int *e = c->edges + 2 * i;
+        int kk, j;
+        for (kk = 0; kk < 3; kk++) {
+            double lo = x0[3 * e[0] + kk], hi = lo;
+            for (j = 0; j < 2; j++) {
+                double a = x0[3 * e[j] + kk], b = y1[3 * e[j] + kk];
+                lo = a < lo ? a : lo;
+                lo = b < lo ? b : lo;
+                hi = a > hi ? a : hi;
+                hi = b > hi ? b : hi;
+            }
+            c->elo[3 * i + kk] = lo - r;
+            c->ehi[3 * i + kk] = hi + r;
+        }
+    }
+    /* grid: covers every face box (vertex and edge boxes lie inside their faces' boxes) */
+    for (k = 0; k < 3; k++) {
+        glo[k] = c->flo[k];
+        ghi[k] = c->fhi[k];
+    }
+    for (i = 1; i < nf; i++)
+        for (k = 0; k < 3; k++) {
+            glo[k] = c->flo[3 * i + k] < glo[k] ? c->flo[3 * i + k] : glo[k];
+            ghi[k] = c->fhi[3 * i + k] > ghi[k] ? c->fhi[3 * i + k] : ghi[k];
+        }
+    if (!isfinite(glo[0] + glo[1] + glo[2] + ghi[0] + ghi[1] + ghi[2])) {
+        sipd_error("collide: broad phase: non-finite positions");
+        return SIPD_EFAIL;
+    }
+    c->h = hsum / nf;
+    for (k = 0; k < 3; k++)
+        if (c->h < (ghi[k] - glo[k]) / (CELL_MAX - 1))
+            c->h = (ghi[k] - glo[k]) / (CELL_MAX - 1);
+    if (!(c->h > 0))
+        c->h = 1;
+    c->inv_h = 1 / c->h;
+    for (k = 0; k < 3; k++) {
+        c->org[k] = glo[k];
+        c->dim[k] = (int)floor((ghi[k] - glo[k]) * c->inv_h) + 1;
+        if (c->dim[k] > CELL_MAX) c->dim[k] = CELL_MAX;
+        if (c->dim[k] < 1) c->dim[k] = 1;
+    }
+#pragma omp parallel for schedule(static) if (nf > COLLIDE_PAR_MIN)
+    for (i = 0; i < nf; i++) {
+        int kk;
+        for (kk = 0; kk < 3; kk++) c->fcell[3 * i + kk] = cell_of(c, c->flo[3 * i + kk], kk);
+    }
+#pragma omp parallel for schedule(static) if (ne > COLLIDE_PAR_MIN)
+    for (i = 0; i < ne; i++) {
+        int kk;
+        for (kk = 0; kk < 3; kk++) c->ecell[3 * i + kk] = cell_of(c, c->elo[3 * i + kk], kk);
+    }
+    if (gtable_build(c, &c->tf, nf, c->fhi, c->fcell) != SIPD_OK ||
+        gtable_build(c, &c->te, ne, c->ehi, c->ecell) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (run_queries(c, c->nsv, query_vf, &c->vf, &c->cap_vf, &c->nvf) != SIPD_OK ||
+        run_queries(c, ne, query_ee, &c->ee, &c->cap_ee, &c->nee) != SIPD_OK)
+        return SIPD_EFAIL;
+    c->have_broad = 1;
+    return SIPD_OK;
+}
+
+int collide_outside(const sipd_collide *c, const double *y)
+{
+    long i;
+    int out = 0;
+    if (!c->have_broad)
+        return c->m->nf > 0 && c->nsv > 0;
+#pragma omp parallel for schedule(static) reduction(max : out) if (c->nsv > COLLIDE_PAR_MIN)
+    for (i = 0; i < c->nsv; i++) {
+        vec3 lo = ld(c->vlo, (int)i), hi = ld(c->vhi, (int)i);
+        if (aabb_outside(ld(y, c->sv[i]), lo, hi) > c->margin)
+            out = 1;
+    }
+    return out;
+}
+
+void collide_candidates(const sipd_collide *c, long *nvf, long *nee)
+{
+    if (nvf) *nvf = (long)c->nvf;
+    if (nee) *nee = (long)c->nee;
+}
+
+/* ---------------------------------------------------------------- narrow phase */
+
+/* Pair of candidate k (VF for k < nvf, then EE); 1 when kept. */
+static int narrow_one(const sipd_collide *c, const double *x0, const double *y, size_t k, sipd_contact_pair *p)
+{
+    const sipd_model *m = c->m;
+    sipd_real beta[4], gap;
+    vec3 n;
+    int j;
+    if (k < c->nvf) {
+        int v = c->vf[k].a, f = c->vf[k].b;
+        const int *t = m->tris + 3 * f;
+        int feat = dist_vf_pair(ld(y, v), ld(y, t[0]), ld(y, t[1]), ld(y, t[2]), ld(x0, v), ld(x0, t[0]),
+                                ld(x0, t[1]), ld(x0, t[2]), c->tiny, beta, &n, &gap);
+        if (feat != DIST_FACE)   /* the vertex does not project into the face (collide.h) */
+            return 0;
+        if (!(gap < c->dhat))
+            return 0;
+        memset(p, 0, sizeof *p);   /* padding too: the output is deterministic byte for byte */
+        p->v[0] = v;
+        p->v[1] = t[0];
+        p->v[2] = t[1];
+        p->v[3] = t[2];
+        p->kind = 0;
+        p->w = 1;
+    } else {
+        const cand *cd = &c->ee[k - c->nvf];
+        const int *e1 = c->edges + 2 * cd->a, *e2 = c->edges + 2 * cd->b;
+        if (!dist_ee_pair(ld(y, e1[0]), ld(y, e1[1]), ld(y, e2[0]), ld(y, e2[1]), ld(x0, e1[0]), ld(x0, e1[1]),
+                          ld(x0, e2[0]), ld(x0, e2[1]), c->tiny, beta, &n, &gap))
+            return 0;
+        if (!(gap < c->dhat))
+            return 0;
+        memset(p, 0, sizeof *p);
+        p->v[0] = e1[0];
+        p->v[1] = e1[1];
+        p->v[2] = e2[0];
+        p->v[3] = e2[1];
+        p->kind = 1;
+        p->w = 1;
+    }
+    for (j = 0; j < 4; j++) p->beta[j] = beta[j];
+    for (j = 0; j < 3; j++) p->n[j] = n.v[j];
+    return 1;
+}
+
+int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sipd_contact_pair **pairs, int *npairs)
+{
+    size_t nc = c->nvf + c->nee;
+    long nb = (long)((nc + NBLOCK - 1) / NBLOCK), ib;
+    int err = 0;
+    *pairs = c->pairs;
+    *npairs = 0;
+    c->npairs = 0;
+    if (nc == 0)
+        return SIPD_OK;
+    if (blk_reserve(c, (size_t)nb + 1) != SIPD_OK)
+        return SIPD_EFAIL;
+#pragma omp parallel for schedule(dynamic, 1) if (nc > COLLIDE_PAR_MIN)
+    for (ib = 0; ib < nb; ib++) {
+        size_t k, k1 = (size_t)(ib + 1) * NBLOCK < nc ? (size_t)(ib + 1) * NBLOCK : nc;
+        blockbuf b = c->blk[ib];
+        sipd_contact_pair p;
+        b.n = 0;
+        for (k = (size_t)ib * NBLOCK; k < k1; k++)
+            if (narrow_one(c, x0, y, k, &p) && blk_push(&b, &p, sizeof p)) {
+#pragma omp atomic write
+                err = 1;
+                break;
+            }
+        c->blk[ib] = b;
+    }
+    if (err) {
+        sipd_error("collide: out of memory in the narrow phase");
+        return SIPD_EFAIL;
+    }
+    if (blk_gather(c, (size_t)nb, (void **)&c->pairs, &c->cap_pairs, &c->npairs, sizeof(sipd_contact_pair)) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (c->npairs > (size_t)INT32_MAX) {
+        sipd_error("collide: %zu contact pairs", c->npairs);
+        return SIPD_EFAIL;
+    }
+    *pairs = c->pairs;
+    *npairs = (int)c->npairs;
+    return SIPD_OK;
+}
