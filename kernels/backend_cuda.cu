@@ -565,7 +565,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     cudaFuncAttributes fa;
 
     *out = NULL;
-    if (p->contact) {
+    if (p->contact || p->pairs) {
         sipd_error("cuda backend: contact runs on the CPU backend only so far (use --device cpu)");
         return SIPD_EINPUT;
     }
@@ -923,7 +923,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
-    cuda_undo,     cuda_snapshot, cuda_restore,   cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
+    cuda_undo,     cuda_snapshot, cuda_restore,   NULL /* detect: no pair contact */, cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

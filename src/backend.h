@@ -31,10 +31,13 @@ typedef struct {
     int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
     int precond;      /* sipd_precond                                                */
     int threads;      /* 0 = default                                                 */
-    /* ground-plane contact (DESIGN.md §3.6): plane n·x = plane_h, penalty k_c within d̂,
-       lagged Coulomb friction μ with slip threshold ε = eps_v h */
+    /* contact (DESIGN.md §3.6): penalty k_c within d̂ (k_c = 0: the model's automatic value),
+       lagged Coulomb friction μ with slip threshold ε = eps_v h.
+       contact: the ground plane n·x = plane_h;  pairs: vertex–face / edge–edge pairs between
+       bodies (and within a body when self), detected every detect_every iterations (detect) */
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
+    int pairs, self, detect_every;
 } sipd_backend_params;
 
 /* Reductions of one direction pass (all sums over free vertices). */
@@ -46,8 +49,8 @@ typedef struct {
     double sDs;    /* Σ sᵀ D s                                                          */
     int nonspd;    /* blocks that were not positive definite                          */
     int cg_iters;  /* Newton: conjugate-gradient iterations of this direction           */
-    int contacts;  /* active contacts (vertices within d̂ of the ground)                */
-    double max_pen;/* max penetration below the plane (m, ≥ 0)                         */
+    int contacts;  /* active contacts (ground vertices and pairs within d̂)             */
+    double max_pen;/* max penetration (negative gap) over the ground and pairs (m, ≥ 0) */
     /* Rayleigh quotient of the step's accumulated displacement d = y − y₀ (y₀, g₀: the
        first iterate of the step and its gradient): num = Σ (g − g₀)·d ≈ dᵀHd, den = Σ dᵀDd.
        0/0 when the backend does not provide it. */
@@ -80,6 +83,12 @@ typedef struct {
     int (*undo)(sipd_backend *b);
     int (*snapshot)(sipd_backend *b);
     int (*restore)(sipd_backend *b);
+    /* Contact pairs (DESIGN.md §3.6), called once per iteration.  run = 0: *flag = 1 when a
+       narrow phase is due (detect_every iterations since the last one, or a vertex moved more
+       than d̂/2 since).  run = 1: the narrow phase at the current y (the broad phase again first
+       when y has left its boxes); *flag = 1 when there were or are pairs (energies evaluated
+       before are then stale).  NULL when the backend has no pair contact. */
+    int (*detect)(sipd_backend *b, int run, int *flag);
     /* One Gauss–Seidel sweep over the colours, with a per-vertex line search when ls != 0;
        the local step starts at omega (over-relaxation). */
     int (*gs_sweep)(sipd_backend *b, int ls, double omega, sipd_gs_stats *st);

@@ -13,6 +13,7 @@
 #endif
 
 #include "backend.h"
+#include "collide.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
 #include "physics/contact.h"
@@ -24,6 +25,11 @@
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
 #define PAR_MIN 4096
 #define GS_MAX_HALVINGS 12
+/* Pairs are tracked from DETECT_FACTOR d̂ on (active, with energy, below d̂), and a narrow
+ * phase is due as soon as a vertex moved more than (DETECT_FACTOR − 1) d̂ / 2 since the last
+ * one: two primitives then cannot close the gap from outside the tracked band to inside d̂
+ * unseen, whatever the step sizes of the iteration (Chebyshev, unchecked windows). */
+#define DETECT_FACTOR 2.0
 
 struct sipd_backend {
     const sipd_model *m;
@@ -45,6 +51,16 @@ struct sipd_backend {
     int contact;
     double pn[3], ph, dhat, kc, mu, eps_v, eps;
     double *lam_n;
+    /* pair contact (vertex–face, edge–edge; DESIGN.md §3.6): the detector, the current pairs
+       (owned by col), per pair w k_c and the lagged normal force (friction), the pairs'
+       incidences on free vertices (CSR: pair*4 + slot), and Newton's per-pair blocks */
+    sipd_collide *det;
+    const sipd_contact_pair *pr;
+    int npr, pr_cap;
+    double *pr_k, *pr_lam, *pr_D;
+    int *pv_off, *pv_inc, pv_cap;
+    int detect_every, since;   /* iterations since the last narrow phase                 */
+    double *ydet;              /* y at the last narrow phase                             */
 };
 
 static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
@@ -71,6 +87,123 @@ static inline double contact_vertex_energy(const sipd_backend *b, int a, vec3 p)
     return E;
 }
 
+/* z = Σ β_k y_k and z0 = Σ β_k x0_k of pair p at y + α dy (dy may be NULL); vertex `over`
+ * (−1: none) taken at position q instead. */
+static inline void pair_z(const sipd_backend *b, int p, const double *y, const double *dy, double alpha, int over,
+                          vec3 q, vec3 *z, vec3 *z0)
+{
+    const sipd_contact_pair *P = &b->pr[p];
+    vec3 ys[4], xs[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        int v = P->v[k];
+        ys[k] = v == over ? q : dy ? v3_axpy(alpha, yv(dy, v), yv(y, v)) : yv(y, v);
+        xs[k] = yv(b->x, v);
+    }
+    *z = contact_pair_combine(ys, P->beta, 4);
+    *z0 = contact_pair_combine(xs, P->beta, 4);
+}
+
+/* The pairs' gradient and block on free vertex a at y (a itself at q when over == a).  The
+ * block is the exact diagonal block β_a² D_z when `exact` (Gauss–Seidel moves one vertex at a
+ * time; Newton's diagonal), else the Jacobi majoriser |β_a| Σ|β| D_z (contact.h). */
+static inline void pair_vertex(const sipd_backend *b, int a, const double *y, int over, vec3 q, int exact, vec3 *g,
+                               sym3 *D)
+{
+    int k;
+    for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++) {
+        int p = b->pv_inc[k] >> 2, l = b->pv_inc[k] & 3;
+        double be = b->pr[p].beta[l];
+        vec3 z, z0, gz = v3(0, 0, 0);
+        sym3 Dz = s3_zero();
+        pair_z(b, p, y, NULL, 0, over, q, &z, &z0);
+        contact_pair_eval(z, z0, v3_load(b->pr[p].n), b->dhat, b->pr_k[p], b->pr_lam[p], b->mu, b->eps, &gz, &Dz);
+        *g = v3_axpy(be, gz, *g);
+        *D = s3_axpy(exact ? be * be : contact_pair_jacobi_weight(b->pr[p].beta, 4, l), Dz, *D);
+    }
+}
+
+static inline double pair_energy(const sipd_backend *b, int p, const double *y, const double *dy, double alpha,
+                                 int over, vec3 q)
+{
+    vec3 z, z0;
+    pair_z(b, p, y, dy, alpha, over, q, &z, &z0);
+    return contact_pair_energy(z, z0, v3_load(b->pr[p].n), b->dhat, b->pr_k[p], b->pr_lam[p], b->mu, b->eps);
+}
+
+/* Active pairs (gap < d̂) and the deepest penetration at y. */
+static void pair_stats(const sipd_backend *b, int *active, double *maxpen)
+{
+    int p, n = 0;
+    double mp = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n) reduction(max : mp) if (b->npr > PAR_MIN)
+    for (p = 0; p < b->npr; p++) {
+        vec3 z, z0;
+        double d;
+        pair_z(b, p, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+        d = v3_dot(v3_load(b->pr[p].n), z);
+        n += d < b->dhat;
+        if (-d > mp)
+            mp = -d;
+    }
+    *active += n;
+    if (mp > *maxpen)
+        *maxpen = mp;
+}
+
+/* After a narrow phase: per-pair stiffness and lagged normal force, incidences on free
+ * vertices (counting sort by vertex, so the gather order is deterministic). */
+static int pairs_prepare(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    int p, k, a;
+    if (b->npr > b->pr_cap) {
+        int cap = b->npr + b->npr / 2 + 16;
+        free(b->pr_k); free(b->pr_lam); free(b->pr_D);
+        b->pr_k = sipd_malloc((size_t)cap * sizeof(double));
+        b->pr_lam = sipd_malloc((size_t)cap * sizeof(double));
+        b->pr_D = sipd_malloc((size_t)cap * 6 * sizeof(double));
+        free(b->pv_inc);
+        b->pv_inc = sipd_malloc((size_t)cap * 4 * sizeof(int));
+        if (!b->pr_k || !b->pr_lam || !b->pr_D || !b->pv_inc) {
+            b->pr_cap = 0;
+            b->npr = 0;
+            return SIPD_EFAIL;
+        }
+        b->pr_cap = cap;
+    }
+    memset(b->pv_off, 0, ((size_t)m->nv + 1) * sizeof(int));
+    for (p = 0; p < b->npr; p++) {
+        const sipd_contact_pair *P = &b->pr[p];
+        vec3 xs[4];
+        b->pr_k[p] = P->w * b->kc;
+        for (k = 0; k < 4; k++) {
+            xs[k] = yv(b->x, P->v[k]);
+            if (!m->fixed[P->v[k]])
+                b->pv_off[P->v[k] + 1]++;
+        }
+        b->pr_lam[p] = b->mu > 0 ? contact_pair_normal_force(contact_pair_combine(xs, P->beta, 4), v3_load(P->n),
+                                                              b->dhat, b->pr_k[p])
+                                 : 0;
+    }
+    for (a = 0; a < m->nv; a++) b->pv_off[a + 1] += b->pv_off[a];
+    {
+        int *fill = b->pv_off;   /* fill by walking pairs in order: use a cursor per vertex */
+        int *cur = sipd_malloc((size_t)m->nv * sizeof(int));
+        if (!cur)
+            return SIPD_EFAIL;
+        memcpy(cur, fill, (size_t)m->nv * sizeof(int));
+        for (p = 0; p < b->npr; p++)
+            for (k = 0; k < 4; k++) {
+                int v = b->pr[p].v[k];
+                if (!m->fixed[v])
+                    b->pv_inc[cur[v]++] = 4 * p + k;
+            }
+        free(cur);
+    }
+    return SIPD_OK;
+}
+
 
 static void cpu_destroy(sipd_backend *b)
 {
@@ -80,6 +213,8 @@ static void cpu_destroy(sipd_backend *b)
     free(b->ys); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
     free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
     free(b->r); free(b->z); free(b->p); free(b->q); free(b->lam_n);
+    collide_destroy(b->det);
+    free(b->pr_k); free(b->pr_lam); free(b->pr_D); free(b->pv_off); free(b->pv_inc); free(b->ydet);
     free(b);
 }
 
@@ -163,18 +298,25 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->split = p->split;
     b->precond = p->precond;
     b->contact = p->contact;
+    b->dhat = p->dhat;
+    b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
+    b->mu = p->mu;
+    b->eps_v = p->eps_v;
     if (p->contact) {
         int k;
         for (k = 0; k < 3; k++) b->pn[k] = p->plane_n[k];
         b->ph = p->plane_h;
-        b->dhat = p->dhat;
-        b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
-        b->mu = p->mu;
-        b->eps_v = p->eps_v;
         if (b->mu > 0 && !(b->lam_n = sipd_calloc((size_t)m->nv, sizeof(double)))) {
             cpu_destroy(b);
             return SIPD_EFAIL;
         }
+    }
+    b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
+    if (p->pairs && (collide_create(&b->det, m, p->self, DETECT_FACTOR * p->dhat) != SIPD_OK ||
+                     !(b->pv_off = sipd_calloc((size_t)m->nv + 1, sizeof(int))) ||
+                     !(b->ydet = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
     }
 #ifdef _OPENMP
     if (p->threads > 0)
@@ -202,6 +344,41 @@ static int cpu_upload(sipd_backend *b, const double *x, const double *v)
     memcpy(b->v, v, n3);
     memcpy(b->y, x, n3);
     memcpy(b->yp, x, n3);
+    return SIPD_OK;
+}
+
+/* run = 0: is a narrow phase due?  run = 1: run it (backend.h). */
+static int cpu_detect(sipd_backend *b, int run, int *flag)
+{
+    const sipd_model *m = b->m;
+    int before = b->npr;
+    *flag = 0;
+    if (!b->det)
+        return SIPD_OK;
+    if (!run) {
+        double lim = 0.25 * (DETECT_FACTOR - 1) * b->dhat, mv = 0;
+        int a;
+        if (++b->since >= b->detect_every) {
+            *flag = 1;
+            return SIPD_OK;
+        }
+#pragma omp parallel for schedule(static) reduction(max : mv) if (m->nv > PAR_MIN)
+        for (a = 0; a < m->nv; a++) {
+            double d2 = v3_norm2(v3_sub(yv(b->y, a), yv(b->ydet, a)));
+            mv = d2 > mv ? d2 : mv;
+        }
+        *flag = mv > lim * lim;
+        return SIPD_OK;
+    }
+    /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
+       margin of d̂; an iterate that left them gets a fresh broad phase */
+    if (collide_outside(b->det, b->y) && collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK || pairs_prepare(b) != SIPD_OK)
+        return SIPD_EFAIL;
+    memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(double));
+    b->since = 0;
+    *flag = before > 0 || b->npr > 0;
     return SIPD_OK;
 }
 
@@ -236,6 +413,12 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
     }
     b->eps = b->eps_v * h;
     b->first = 1;
+    if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
+        int changed;
+        if (collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK)
+            return SIPD_EFAIL;
+        return cpu_detect(b, 1, &changed);
+    }
     return SIPD_OK;
 }
 
@@ -257,6 +440,20 @@ static void hmul(const sipd_backend *b, const double *x, double *out)
             for (i = 0; i < 3; i++)
                 for (j = 0; j < 3; j++) o[i] += B[3 * i + j] * xc[j];
         }
+        if (b->npr && !m->fixed[a])   /* pair couplings: Σ β_a β_l D_z x_l over the pair's other free vertices */
+            for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++) {
+                int p = b->pv_inc[k] >> 2, l = b->pv_inc[k] & 3, c;
+                sym3 Dz;
+                s3_load(b->pr_D + 6 * p, &Dz);
+                for (c = 0; c < 4; c++) {
+                    int v = b->pr[p].v[c];
+                    vec3 w;
+                    if (c == l || m->fixed[v])
+                        continue;
+                    w = s3_mulv(Dz, yv(x, v));
+                    for (i = 0; i < 3; i++) o[i] += b->pr[p].beta[l] * b->pr[p].beta[c] * w.v[i];
+                }
+            }
         out[3 * a] = o[0];
         out[3 * a + 1] = o[1];
         out[3 * a + 2] = o[2];
@@ -316,6 +513,15 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
             }
+            if (b->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are in hmul */
+                vec3 gd = v3(0, 0, 0);
+                sym3 Dc = s3_zero();
+                mat3 Cm;
+                int r;
+                pair_vertex(b, a, b->y, -1, v3(0, 0, 0), 1, &gd, &Dc);
+                Cm = s3_to_m3(Dc);
+                for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+            }
             for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
                 int e = m->inc[i] >> 2, l = m->inc[i] & 3, c, r, s;
                 const double *He = b->eH + 144 * e;
@@ -336,6 +542,15 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                 inv = m3_identity();
             for (i = 0; i < 9; i++) b->Pinv[9 * a + i] = inv.m[i];
         }
+    }
+    /* the pairs' blocks D_z at y, for the couplings β_a β_l D_z between a pair's vertices */
+#pragma omp parallel for schedule(static) if (b->npr > PAR_MIN)
+    for (a = 0; a < b->npr; a++) {
+        vec3 z, z0, gz = v3(0, 0, 0);
+        sym3 Dz = s3_zero();
+        pair_z(b, a, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+        contact_pair_eval(z, z0, v3_load(b->pr[a].n), b->dhat, b->pr_k[a], b->pr_lam[a], b->mu, b->eps, &gz, &Dz);
+        s3_store(b->pr_D + 6 * a, Dz);
     }
     /* CG on H dy = −g from dy = 0 */
     memset(b->dy, 0, sizeof(double) * (size_t)n);
@@ -428,6 +643,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
             if (pen > maxpen)
                 maxpen = pen;
         }
+        if (b->npr)
+            pair_vertex(b, a, y, -1, v3(0, 0, 0), 0, &ga, &D);
         /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
         if (b->precond == SIPD_PRECOND_SPLIT) {
             for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
@@ -486,6 +703,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->gs = gs;
     st->sDs = sDs;
     st->nonspd = nonspd;
+    if (b->npr)
+        pair_stats(b, &contacts, &maxpen);
     st->contacts = contacts;
     st->max_pen = maxpen;
     st->d_num = dnum;
@@ -519,6 +738,8 @@ static int cpu_energy(sipd_backend *b, double alpha, double *E)
         if (b->contact && !m->fixed[a])
             Ei += contact_vertex_energy(b, a, p);
     }
+#pragma omp parallel for schedule(static) reduction(+ : Ei) if (b->npr > PAR_MIN)
+    for (a = 0; a < b->npr; a++) Ei += pair_energy(b, a, y, dy, alpha, -1, v3(0, 0, 0));
     *E = Ee + Ei;
     return SIPD_OK;
 }
@@ -571,9 +792,11 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
 {
     const sipd_model *m = b->m;
     double E = inertia_energy(m->mass[a], b->inv_h2, v3_load(b->gq), p, yv(b->yt, a));
+    int k;
     if (b->contact)
         E += contact_vertex_energy(b, a, p);
-    int k;
+    for (k = b->npr ? b->pv_off[a] : 0; k < (b->npr ? b->pv_off[a + 1] : 0); k++)
+        E += pair_energy(b, b->pv_inc[k] >> 2, b->y, NULL, 0, a, p);
     for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
         int inc = m->inc[k], e = inc >> 2, l = inc & 3, j;
         const int *t = m->tets + 4 * e;
@@ -585,77 +808,121 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
     return E;
 }
 
+/* Per-sweep tallies of the Gauss–Seidel vertex updates. */
+typedef struct {
+    double rmax2, gmax2, maxpen;
+    int backtracks, rejected, contacts;
+} gs_tally;
+
+/* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
+ * backtracking line search from α = ω when ls; y_a updated in place. */
+static void gs_vertex(sipd_backend *b, int a, int ls, double omega, gs_tally *t)
+{
+    const sipd_model *m = b->m;
+    vec3 gq = v3_load(b->gq), ya = yv(b->y, a), ga, d;
+    sym3 D;
+    double alpha = omega, n2, E0;
+    int k;
+    ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
+    E0 = inertia_energy(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
+    D = s3_diag(m->mass[a] * b->inv_h2);
+    if (b->contact) {
+        double pen;
+        t->contacts += contact_vertex(b, a, ya, &ga, &D, &pen);
+        if (pen > t->maxpen)
+            t->maxpen = pen;
+        E0 += contact_vertex_energy(b, a, ya);
+    }
+    if (b->npr) {
+        pair_vertex(b, a, b->y, -1, ya, 1, &ga, &D);
+        for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++)
+            E0 += pair_energy(b, b->pv_inc[k] >> 2, b->y, NULL, 0, -1, ya);
+    }
+    for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
+        int inc = m->inc[k], e = inc >> 2, l = inc & 3;
+        const int *tt = m->tets + 4 * e;
+        sym3 Kp;
+        double Ee;
+        const sipd_material *mat = &m->mats[m->tet_mat[e]];
+        ga = v3_add(ga, tet_vertex_eval(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(b->y, tt[0]), yv(b->y, tt[1]),
+                                        yv(b->y, tt[2]), yv(b->y, tt[3]), l, &Kp, &Ee));
+        E0 += Ee;
+        if (b->precond == SIPD_PRECOND_SPLIT) {
+            D = s3_axpy(m->inc_w[k], Kp, D);
+        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
+            mat3 F = tet_F(m->Bm + 9 * e, yv(b->y, tt[0]), yv(b->y, tt[1]), yv(b->y, tt[2]), yv(b->y, tt[3]));
+            sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
+            if (b->precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            D = s3_add(D, B);
+        }
+    }
+    s3_solve(D, v3_scale(ga, -1), &d);
+    n2 = v3_norm2(d);
+    if (n2 > t->rmax2)
+        t->rmax2 = n2;
+    n2 = v3_norm2(ga);
+    if (n2 > t->gmax2)
+        t->gmax2 = n2;
+    if (ls) {
+        double gd = v3_dot(ga, d);
+        int h;
+        for (h = 0; h < GS_MAX_HALVINGS; h++) {
+            double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));
+            if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd)
+                break;
+            alpha *= 0.5;
+            t->backtracks++;
+        }
+        if (h == GS_MAX_HALVINGS) {
+            t->rejected++;
+            return;
+        }
+    }
+    v3_store(b->y + 3 * a, v3_axpy(alpha, d, ya));
+}
+
+/* Colour by colour.  The colouring separates vertices that share a tet, not vertices that
+ * share a contact pair, so within a colour the vertices with pair incidences are updated
+ * serially after the others (in colour order: deterministic). */
 static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
     double rmax = 0, gmax = 0, maxpen = 0;
     int backtracks = 0, rejected = 0, contacts = 0, c;
-    vec3 gq = v3_load(b->gq);
+    gs_tally ser = {0, 0, 0, 0, 0, 0};
     for (c = 0; c < m->ncolors; c++) {
         int i;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
     if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
-            int a = m->color_verts[i], k;
-            vec3 ya = yv(b->y, a), ga, d;
-            sym3 D;
-            double alpha = omega, n2, E0;
-            if (m->fixed[a])
+            int a = m->color_verts[i];
+            gs_tally t = {0, 0, 0, 0, 0, 0};
+            if (m->fixed[a] || (b->npr && b->pv_off[a + 1] > b->pv_off[a]))
                 continue;
-            ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
-            E0 = inertia_energy(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
-            D = s3_diag(m->mass[a] * b->inv_h2);
-            if (b->contact) {
-                double pen;
-                contacts += contact_vertex(b, a, ya, &ga, &D, &pen);
-                if (pen > maxpen)
-                    maxpen = pen;
-                E0 += contact_vertex_energy(b, a, ya);
-            }
-            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-                int inc = m->inc[k], e = inc >> 2, l = inc & 3;
-                const int *t = m->tets + 4 * e;
-                sym3 Kp;
-                double Ee;
-                const sipd_material *mat = &m->mats[m->tet_mat[e]];
-                ga = v3_add(ga, tet_vertex_eval(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(b->y, t[0]),
-                                                yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]), l, &Kp, &Ee));
-                E0 += Ee;
-                if (b->precond == SIPD_PRECOND_SPLIT) {
-                    D = s3_axpy(m->inc_w[k], Kp, D);
-                } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
-                    mat3 F = tet_F(m->Bm + 9 * e, yv(b->y, t[0]), yv(b->y, t[1]), yv(b->y, t[2]), yv(b->y, t[3]));
-                    sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
-                    if (b->precond == SIPD_PRECOND_DIAG)
-                        B.s[3] = B.s[4] = B.s[5] = 0;
-                    D = s3_add(D, B);
-                }
-            }
-            s3_solve(D, v3_scale(ga, -1), &d);
-            n2 = v3_norm2(d);
-            if (n2 > rmax)
-                rmax = n2;
-            n2 = v3_norm2(ga);
-            if (n2 > gmax)
-                gmax = n2;
-            if (ls) {
-                double gd = v3_dot(ga, d);
-                int h;
-                for (h = 0; h < GS_MAX_HALVINGS; h++) {
-                    double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));
-                    if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd)
-                        break;
-                    alpha *= 0.5;
-                    backtracks++;
-                }
-                if (h == GS_MAX_HALVINGS) {
-                    rejected++;
-                    continue;
-                }
-            }
-            v3_store(b->y + 3 * a, v3_axpy(alpha, d, ya));
+            gs_vertex(b, a, ls, omega, &t);
+            rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
+            gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
+            maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
+            backtracks += t.backtracks;
+            rejected += t.rejected;
+            contacts += t.contacts;
         }
+        if (b->npr)
+            for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
+                int a = m->color_verts[i];
+                if (!m->fixed[a] && b->pv_off[a + 1] > b->pv_off[a])
+                    gs_vertex(b, a, ls, omega, &ser);
+            }
     }
+    rmax = ser.rmax2 > rmax ? ser.rmax2 : rmax;
+    gmax = ser.gmax2 > gmax ? ser.gmax2 : gmax;
+    maxpen = ser.maxpen > maxpen ? ser.maxpen : maxpen;
+    backtracks += ser.backtracks;
+    rejected += ser.rejected;
+    contacts += ser.contacts;
+    if (b->npr)
+        pair_stats(b, &contacts, &maxpen);
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);
     st->contacts = contacts;
@@ -690,6 +957,7 @@ static int cpu_download(sipd_backend *b, double *x, double *v)
 }
 
 const sipd_backend_ops sipd_backend_cpu = {
-    "cpu",        cpu_create, cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy, cpu_apply,
-    cpu_undo,     cpu_snapshot, cpu_restore, cpu_gs_sweep,  cpu_end_step,  cpu_download, cpu_destroy,
+    "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
+    cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
+    cpu_destroy,
 };

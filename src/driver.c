@@ -62,6 +62,9 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->plane_n[1] = sc->ground_normal[1];
     bp->plane_n[2] = sc->ground_normal[2];
     bp->plane_h = sc->ground_height;
+    bp->pairs = sc->contact && (sc->nbodies > 1 || sc->self_contact);
+    bp->self = sc->self_contact;
+    bp->detect_every = sc->detect_every;
     switch (sc->method) {
     case SIPD_METHOD_VBD:
     case SIPD_METHOD_BLOCK_JACOBI: bp->precond = SIPD_PRECOND_BLOCK; break;
@@ -94,6 +97,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
     s->m = m;
     s->ops = ops;
     s->lam_min = INFINITY;
+    s->pairs = bp->pairs && ops->detect;
     s->hcap = sc->iterations + 1;
     s->hres = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->hE = sipd_malloc((size_t)s->hcap * sizeof(double));
@@ -159,6 +163,16 @@ static void window_open(sipd_sim *s, int window, double E, double *E_snap)
     }
 }
 
+/* Contact pairs: is a narrow phase due at this iteration (DESIGN.md §3.6; the first one is
+ * part of begin_step)? */
+static int detect_due(sipd_sim *s, int it)
+{
+    int due = 0;
+    if (s->pairs && it > 0)
+        s->ops->detect(s->b, 0, &due);
+    return due;
+}
+
 static int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E)
 {
     double En;
@@ -215,11 +229,11 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
     const sipd_backend_ops *ops = s->ops;
     sipd_backend *b = s->b;
     const double diag = s->m->bbox_diag;
-    const int ls = sc->line_search;
+    int ls = sc->line_search;
     const int fixed_rho = sc->chebyshev_rho > 0;
     const int cheb = sim_chebyshev(sc);
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
-    int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0;
+    int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0;
 
     if (ls != SIPD_LS_NEVER)
@@ -227,8 +241,25 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
     for (it = 0; it < sc->iterations; it++) {
         sipd_dir_stats st;
         double r, alpha = 1;
+        int rc, fresh = it == 0;   /* pairs detected at this iterate (begin_step: at it 0) */
+        if (force_detect || detect_due(s, it)) {
+            /* new contact pairs change the energy: close an open window first (with the old
+               pairs), then re-evaluate E with the new ones */
+            int changed = 0;
+            if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E))
+                res->restarts++;
+            if ((rc = ops->detect(b, 1, &changed)) != SIPD_OK)
+                return rc;
+            if (changed && ls != SIPD_LS_NEVER)
+                ops->energy(b, 0, &E);
+            pairs_seen |= changed;
+            fresh = 1;
+            force_detect = 0;
+        }
         memset(&st, 0, sizeof st);   /* fields a backend does not provide read as 0 */
         ops->direction(b, &st);                                   /* g, D, dy = −D⁻¹g     */
+        if (ls == SIPD_LS_AUTO && s->pairs && (pairs_seen || (it == 0 && st.contacts > 0)) && window == 0)
+            ls = SIPD_LS_ALWAYS;   /* contact pairs: check every iteration (README) */
         r = st.rmax / diag;
         res->iterations = it + 1;
         res->residual = r;
@@ -244,10 +275,22 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
         if ((st.d_den > 0 && lower_lambda(s, st.d_num / st.d_den, cheb && !fixed_rho, &rho)) |
             (rq_valid && st.sDs > 0 && lower_lambda(s, (st.gs - gs_prev) / st.sDs, cheb && !fixed_rho, &rho)))
             k = 0;
+        if (r < sc->tolerance && s->pairs && !fresh) {
+            /* converged with pairs (β, n) frozen at an earlier iterate: detect at this one and
+               check again, so that the result does not depend on when detection last ran */
+            force_detect = 1;
+            log_iter(s, r, E, 0, st.gmax);
+            continue;
+        }
         if (r < sc->tolerance) {                                  /* converged            */
             res->converged = 1;
             log_iter(s, r, E, 0, st.gmax);
             break;
+        }
+        if (ls != SIPD_LS_NEVER && !(st.gdy < 0) && s->pairs && !fresh) {
+            force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
+            log_iter(s, r, E, 0, st.gmax);
+            continue;
         }
         if (ls != SIPD_LS_NEVER && !(st.gdy < 0)) {               /* no descent: stop     */
             res->stalled = 1;
@@ -299,6 +342,11 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             } else {
                 double En = E;
                 alpha = line_search(s, E, st.gdy, &En, &res->ls_steps);
+                if (alpha == 0 && s->pairs && !fresh) {           /* as above             */
+                    force_detect = 1;
+                    log_iter(s, r, E, 0, st.gmax);
+                    continue;
+                }
                 if (alpha == 0) {                                 /* round-off floor      */
                     res->stalled = 1;
                     log_iter(s, r, E, 0, st.gmax);
@@ -323,10 +371,17 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
 {
     const sipd_scene *sc = s->sc;
     double E = NAN;
-    int it;
+    int it, force_detect = 0;
     for (it = 0; it < sc->iterations; it++) {
         sipd_gs_stats st;
         double r;
+        int rc, changed, fresh = it == 0;
+        if (force_detect || detect_due(s, it)) {
+            if ((rc = s->ops->detect(s->b, 1, &changed)) != SIPD_OK)
+                return rc;
+            fresh = 1;
+            force_detect = 0;
+        }
         memset(&st, 0, sizeof st);
         s->ops->gs_sweep(s->b, sc->line_search != SIPD_LS_NEVER, sc->omega, &st); /* colour sweep */
         r = st.rmax / s->m->bbox_diag;
@@ -343,6 +398,10 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
         if (sc->line_search == SIPD_LS_ALWAYS)
             s->ops->energy(s->b, 0, &E);
         log_iter(s, r, E, sc->omega, st.gmax);
+        if (r < sc->tolerance && s->pairs && !fresh) {
+            force_detect = 1;   /* as in solve_jacobi: converge with pairs detected here */
+            continue;
+        }
         if (r < sc->tolerance) {
             res->converged = 1;
             break;

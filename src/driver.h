@@ -36,6 +36,7 @@ typedef struct {
     sipd_backend *b;
     double t;           /* simulated time at the start of the next step            */
     double lam_min;     /* running estimate of min spec(D⁻¹H) (adaptive Chebyshev)  */
+    int pairs;          /* contact pairs are detected (re-detection every detect_every) */
     /* per-iteration history of the last solve */
     int nhist, hcap;
     double *hres, *hE, *halpha, *hforce, *hwall;

@@ -167,7 +167,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         m->nv += meshes[b].nv;
         m->nt += meshes[b].nt;
         m->nf += meshes[b].nf;
-        for (k = 0; k < sc->bodies[b].nmove; k++) m->nmotions++;
+        m->nmotions += sc->bodies[b].nmove + (sc->bodies[b].obstacle ? 1 : 0);
     }
     m->nbodies = sc->nbodies;
     m->nmat = sc->nmaterials;
@@ -258,10 +258,29 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             memcpy(m->motions[mo + k].velocity, bd->move[k].velocity, sizeof(double) * 3);
             memcpy(m->motions[mo + k].omega, bd->move[k].angular_velocity, sizeof(double) * 3);
         }
+        mo += bd->nmove;
+        if (bd->obstacle) {   /* rigid, kinematic: every vertex follows the body's motion */
+            sipd_motion *mv = &m->motions[mo++];
+            double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            for (i = 0; i < me->nv; i++)
+                for (k = 0; k < 3; k++) {
+                    double p = m->X0[3 * (vo + i) + k];
+                    blo[k] = p < blo[k] ? p : blo[k];
+                    bhi[k] = p > bhi[k] ? p : bhi[k];
+                }
+            for (k = 0; k < 3; k++) {
+                mv->center[k] = bd->center_set ? bd->center[k] : 0.5 * (blo[k] + bhi[k]);
+                mv->velocity[k] = bd->velocity[k];
+                mv->omega[k] = bd->angular_velocity[k];
+            }
+            for (i = 0; i < me->nv; i++) {
+                m->fixed[vo + i] = 2;
+                m->move_of[vo + i] = mo - 1;
+            }
+        }
         vo += me->nv;
         to += me->nt;
         fo += me->nf;
-        mo += bd->nmove;
     }
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
     for (i = 0; i < m->nv; i++) {
@@ -270,16 +289,25 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         m->total_mass += m->mass[i];
     }
     {   /* default contact stiffness (N/m): E × h, so that a body's weight spread over its
-           contact vertices compresses the d̂ band by a fraction of it (README) */
+           contact vertices compresses the d̂ band by a fraction of it (README).  E and h of the
+           deformable bodies (an obstacle's material does not make contact stiffer); of all
+           bodies when every body is an obstacle. */
         double sum = 0, emax = 0;
+        long cnt = 0;
+        int pass;
         static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-        for (i = 0; i < m->nt; i++)
-            for (k = 0; k < 6; k++)
-                sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
-                                            v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
-        m->mean_edge = m->nt > 0 ? sum / (6.0 * m->nt) : 0;
-        for (i = 0; i < sc->nmaterials; i++)
-            emax = sc->materials[i].youngs > emax ? sc->materials[i].youngs : emax;
+        for (pass = 0; pass < 2 && cnt == 0; pass++)
+            for (i = 0; i < m->nt; i++) {
+                if (pass == 0 && sc->bodies[m->body[m->tets[4 * i]]].obstacle)
+                    continue;
+                for (k = 0; k < 6; k++)
+                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
+                                                v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
+                if (sc->materials[m->tet_mat[i]].youngs > emax)
+                    emax = sc->materials[m->tet_mat[i]].youngs;
+                cnt++;
+            }
+        m->mean_edge = cnt > 0 ? sum / (6.0 * cnt) : 0;
         m->contact_k_auto = emax * m->mean_edge;
     }
     m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +

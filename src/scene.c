@@ -124,7 +124,8 @@ static const char *const solver_keys[] = {"method", "sweep", "iterations", "tole
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
-                                        "velocity", "initial_stretch", "pin", "move", NULL};
+                                        "velocity", "initial_stretch", "pin", "move", "obstacle",
+                                        "angular_velocity", "center", NULL};
 static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
@@ -725,8 +726,29 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
             (rc = float_range(sc, g, path, "scale", 0, &b->scale, 0.0, 0, INFINITY, 0)) ||
             (rc = get_vec3(sc, g, path, "velocity", 0, b->velocity)) ||
             (rc = get_vec3(sc, g, path, "initial_stretch", 0, b->initial_stretch)) ||
-            (rc = load_boxes(sc, g, path, "pin", b)) || (rc = load_boxes(sc, g, path, "move", b)))
+            (rc = load_boxes(sc, g, path, "pin", b)) || (rc = load_boxes(sc, g, path, "move", b)) ||
+            (rc = get_bool(sc, g, path, "obstacle", &b->obstacle)) ||
+            (rc = get_vec3(sc, g, path, "angular_velocity", 0, b->angular_velocity)) ||
+            (rc = get_vec3(sc, g, path, "center", 0, b->center)))
             return rc;
+        b->obstacle = b->obstacle == 1;
+        b->center_set = config_setting_get_member(g, "center") != NULL;
+        if (b->obstacle && (b->npin || b->nmove)) {
+            key_join(key, path, b->npin ? "pin" : "move");
+            return err(sc, config_setting_get_member(g, b->npin ? "pin" : "move"), key,
+                       "an obstacle moves as a whole (velocity, angular_velocity, center): pin and move "
+                       "boxes do not apply");
+        }
+        if (!b->obstacle) {   /* obstacle-only keys on a deformable body would do nothing */
+            static const char *const only[] = {"angular_velocity", "center", NULL};
+            for (int k = 0; only[k]; k++)
+                if (config_setting_get_member(g, only[k])) {
+                    key_join(key, path, only[k]);
+                    return err(sc, config_setting_get_member(g, only[k]), key,
+                               "only meaningful with obstacle = true (a deformable body's motion is set by "
+                               "velocity, pin and move)");
+                }
+        }
         for (int k = 0; k < 3; k++)
             if (!(b->initial_stretch[k] > 0)) {
                 key_join(key, path, "initial_stretch");
@@ -737,10 +759,8 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
     return SIPD_OK;
 }
 
-/* Contact is not implemented yet: accept only a disabled (or empty) group, but still check its
- * keys so a scene written for a later version fails loudly on typos. */
-/* Contact: the ground plane is implemented; self and body–body contact are not yet, so
- * `self = true` is refused rather than silently ignored. */
+/* Contact: ground plane, body–body (always when enabled) and, with self = true, self-contact.
+ * An enabled group needs something to collide with: a ground, two bodies, or self-contact. */
 static int load_contact(sipd_scene *sc, const config_setting_t *root)
 {
     const config_setting_t *g, *ground;
@@ -767,15 +787,14 @@ static int load_contact(sipd_scene *sc, const config_setting_t *root)
     sc->contact = enabled < 0 ? config_setting_length(g) > 0 : enabled; /* a non-empty group enables */
     if (!sc->contact)
         return SIPD_OK;
-    if (self == 1)
-        return err(sc, config_setting_get_member(g, "self"), "contact.self",
-                   "self- and body-body contact are not supported yet in this version (the ground "
-                   "plane is): write self = false;");
-    if (!ground)
+    sc->self_contact = self == 1;
+    if (!ground && !sc->self_contact && sc->nbodies < 2)
         return err(sc, enabled >= 0 ? config_setting_get_member(g, "enabled") : g,
                    enabled >= 0 ? "contact.enabled" : "contact",
-                   "nothing to collide with: add ground = { height = 0.0; }; (self- and body-body "
-                   "contact are not supported yet)");
+                   "nothing to collide with: one body, no ground and self = false (add ground = "
+                   "{ height = 0.0; }; or self = true;)");
+    if (!ground)
+        return SIPD_OK;
     nn = sqrt(sc->ground_normal[0] * sc->ground_normal[0] + sc->ground_normal[1] * sc->ground_normal[1] +
               sc->ground_normal[2] * sc->ground_normal[2]);
     if (!(nn > 0))
@@ -1047,6 +1066,14 @@ void scene_print(FILE *f, const sipd_scene *sc)
         print_vec3(f, b->velocity);
         fputs(";\n    initial_stretch = ", f);
         print_vec3(f, b->initial_stretch);
+        if (b->obstacle) {
+            fputs(";\n    obstacle = true;\n    angular_velocity = ", f);
+            print_vec3(f, b->angular_velocity);
+            if (b->center_set) {
+                fputs(";\n    center = ", f);
+                print_vec3(f, b->center);
+            }
+        }
         fputs(";\n    pin = (", f);
         for (int j = 0; j < b->npin; j++) {
             fputs(j ? ",\n      { " : "\n      { ", f);
@@ -1078,7 +1105,7 @@ void scene_print(FILE *f, const sipd_scene *sc)
     print_float(f, sc->friction);
     fputs(";\n  friction_velocity = ", f);
     print_float(f, sc->friction_velocity);
-    fprintf(f, ";\n  self = false;\n  detect_every = %d;\n", sc->detect_every);
+    fprintf(f, ";\n  self = %s;\n  detect_every = %d;\n", tf(sc->self_contact), sc->detect_every);
     if (sc->ground) {
         fputs("  ground = { height = ", f);
         print_float(f, sc->ground_height);

@@ -67,6 +67,13 @@ typedef struct {
     sipd_scene_box pin[SIPD_MAX_BOXES];
     int nmove;
     sipd_scene_move move[SIPD_MAX_BOXES];
+    /* obstacle = true: the body is rigid and kinematic — every vertex follows
+       p(t) = c + R(angular_velocity t)(p0 − c) + velocity t (c = center, default the centre of
+       the body's bounding box); it only serves as a collider (contact) */
+    int obstacle;                 /* default 0 */
+    double angular_velocity[3];   /* rad/s, default 0 (obstacles only)                */
+    double center[3];             /* obstacles only                                   */
+    int center_set;               /* center given (else the bbox centre)              */
     int line;
 } sipd_scene_body;
 
@@ -93,14 +100,16 @@ typedef struct {
     sipd_scene_material *materials;
     int nbodies;
     sipd_scene_body *bodies;
-    /* contact: a ground plane so far (DESIGN.md §3.6); self/body contact: later */
+    /* contact (DESIGN.md §3.6): ground plane, body–body (always, when enabled), self (opt-in) */
     int contact;               /* contact.enabled (default: true when the group is present) */
     double dhat;               /* contact distance d̂, default 0.03                        */
     double contact_stiffness;  /* k_c (N/m); 0 = automatic: max Young's modulus × mean
                                   edge length of the meshes                                */
     double friction;           /* Coulomb μ, default 0                                     */
     double friction_velocity;  /* ε_v (m/s): slip below ε_v h counts as sticking, 1e-3   */
-    int detect_every;          /* default 4 (the plane gap is exact every iteration)       */
+    int detect_every;          /* narrow phase every N iterations, default 4 (the plane gap is
+                                  exact every iteration)                                   */
+    int self_contact;          /* contact.self: pairs within one body, default 0           */
     int ground;                /* contact.ground present                                   */
     double ground_height;      /* plane n·x = height, default 0                            */
     double ground_normal[3];   /* unit normal pointing to the free side, default +y        */

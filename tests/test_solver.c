@@ -22,70 +22,21 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "driver.h"
-#include "meshgen.h"
-#include "model.h"
 #include "physics/tet.h"
-#include "scene.h"
-#include "util.h"
+#include "fixture.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-
-static char scratch[512];
-
-typedef struct {
-    sipd_scene sc;
-    sipd_model m;
-    sipd_sim s;
-} fixture;
-
-/* Write box mesh `name` and a scene (text with %s for the mesh base) and load everything. */
+/* Write box mesh nx*ny*nz (size lx*ly*lz) and a scene (text with %s for the mesh base) and
+ * load everything. */
 static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, double lz, const char *scene_fmt,
                  int split)
 {
-    char base[600], cfg[600], text[8192];
-    sipd_mesh mesh;
-    sipd_backend_params bp;
-    FILE *fp;
-    snprintf(base, sizeof base, "%s/box_%d_%d_%d", scratch, nx, ny, nz);
-    if (meshgen_box(nx, ny, nz, lx, ly, lz, &mesh) != SIPD_OK || mesh_write_tetgen(base, &mesh) != SIPD_OK)
+    char base[600], text[8192];
+    if (write_box(base, sizeof base, nx, ny, nz, lx, ly, lz))
         return 1;
-    mesh_free(&mesh);
-    snprintf(cfg, sizeof cfg, "%s/scene.cfg", scratch);
     snprintf(text, sizeof text, scene_fmt, base);
-    fp = fopen(cfg, "w");
-    if (!fp)
-        return 1;
-    fputs(text, fp);
-    fclose(fp);
-    if (scene_load(cfg, &f->sc) != SIPD_OK)
-        return 1;
-    if (model_build(&f->sc, &f->m) != SIPD_OK)
-        return 1;
     (void)split; /* the scene's solver.projection decides; kept for readability at call sites */
-    sim_backend_params(&f->sc, 0, &bp);
-    return sim_init(&f->s, &f->sc, &f->m, &sipd_backend_cpu, &bp) != SIPD_OK;
-}
-
-static void teardown(fixture *f)
-{
-    sim_free(&f->s);
-    model_free(&f->m);
-    scene_free(&f->sc);
+    return fixture_load(f, text);
 }
 
 static double volume(const sipd_model *m, const double *x)
@@ -144,7 +95,7 @@ static void test_energy(void)
         }
         CHECK(checked > 100, "variant %d: only %d energies logged", v, checked);
         printf("energy: variant %d: %d logged energies, all non-increasing\n", v, checked);
-        teardown(&f);
+        fixture_free(&f);
     }
 }
 
@@ -177,7 +128,7 @@ static void test_release(void)
     printf("release: volume/rest: start %.4f, after 1.5 s %.5f\n", V0 / Vrest, Vend / Vrest);
     CHECK(fabs(Vend / Vrest - 1) < 0.01, "volume did not recover: %g", Vend / Vrest);
     free(x);
-    teardown(&f);
+    fixture_free(&f);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -230,7 +181,7 @@ static void test_uniaxial(void)
         CHECK(as > 1 + 0.9 * 0.12 * frame / 2.4, "frame %d: axial stretch %g too small", frame, as);
     }
     free(x);
-    teardown(&f);
+    fixture_free(&f);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -276,7 +227,7 @@ static void test_beam(void)
         CHECK(-tip > 0 && -tip < delta * 1.05, "n=%d: tip %g must be below the beam-theory value %g (stiff tets)",
               ns[k], -tip, delta);
         free(x);
-        teardown(&f);
+        fixture_free(&f);
     }
     CHECK(err[1] < err[0] && err[2] < err[1], "error does not decrease with refinement: %g %g %g", err[0], err[1],
           err[2]);
@@ -326,7 +277,7 @@ static void test_sweeps(void)
         }
         printf("sweeps: variant %d: %d iterations for 3 steps, max |x - x_jacobi| = %.2e m\n", v, total, dmax);
         CHECK(dmax < 1e-5 * f.m.bbox_diag, "variant %d differs from plain Jacobi by %g", v, dmax);
-        teardown(&f);
+        fixture_free(&f);
     }
     free(ref);
     CHECK(iters[1] * 3 < iters[0], "Chebyshev (%d) not clearly faster than plain Jacobi (%d)", iters[1], iters[0]);
@@ -370,7 +321,7 @@ static void test_kinematic(void)
     CHECK(n == 9, "expected 9 end vertices, got %d", n);
     CHECK(dmax < 1e-9, "moved vertices deviate by %g", dmax);
     free(x);
-    teardown(&f);
+    fixture_free(&f);
 }
 
 
@@ -451,7 +402,7 @@ static void test_methods(void)
                     CHECK(dmax < 1e-4 * f.m.bbox_diag || gd_known, "%s nu=%.2f %s: differs from Newton by %g",
                           case_names[c], nus[v], methods[k], dmax);
                 }
-                teardown(&f);
+                fixture_free(&f);
             }
             free(ref);
         }
@@ -489,7 +440,7 @@ static double budget_tip(const char *solver)
     f.s.ops->download(f.s.b, x, NULL);
     tip = x[3 * a + 1] - f.m.X[3 * a + 1];
     free(x);
-    teardown(&f);
+    fixture_free(&f);
     return tip;
 }
 
@@ -546,7 +497,7 @@ static double ground_run(double theta_deg, double y0, int frames, double *min_ga
     }
     *drift_z = dz;
     free(x);
-    teardown(&f);
+    fixture_free(&f);
     return dx;
 }
 
@@ -595,10 +546,7 @@ static void test_incline(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
-    char cmd[600];
-    snprintf(scratch, sizeof scratch, "/tmp/sipd_test_solver_%s_%d", which, (int)getpid());
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", scratch);
-    if (system(cmd) != 0)
+    if (scratch_open("test_solver", which))
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -612,9 +560,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "budget") || !strcmp(which, "all")) test_budget();
     if (!strcmp(which, "ground") || !strcmp(which, "all")) test_ground();
     if (!strcmp(which, "incline") || !strcmp(which, "all")) test_incline();
-    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", scratch);
+    scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -19,38 +19,12 @@
  */
 #define _XOPEN_SOURCE 700
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "driver.h"
-#include "meshgen.h"
-#include "model.h"
 #include "physics/material.h"
 #include "physics/tet.h"
-#include "scene.h"
-#include "util.h"
+#include "fixture.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-
-static char scratch[512];
 static const char *plate_mesh = NULL; /* argv[2] of the plate_hole case */
-
-typedef struct {
-    sipd_scene sc;
-    sipd_model m;
-    sipd_sim s;
-} fixture;
 
 /* ---- a backend wrapper that counts non-SPD blocks of every direction pass ------------- */
 static sipd_backend_ops counting_ops;
@@ -66,49 +40,16 @@ static int counting_direction(sipd_backend *b, sipd_dir_stats *st)
 /* Write the scene text (already complete) and load scene, model and solver. */
 static int setup_text(fixture *f, const char *text, const char *tag)
 {
-    char cfg[700];
-    sipd_backend_params bp;
-    FILE *fp;
-    snprintf(cfg, sizeof cfg, "%s/%s.cfg", scratch, tag);
-    fp = fopen(cfg, "w");
-    if (!fp)
-        return 1;
-    fputs(text, fp);
-    fclose(fp);
-    if (scene_load(cfg, &f->sc) != SIPD_OK)
-        return 1;
-    if (model_build(&f->sc, &f->m) != SIPD_OK) {
-        scene_free(&f->sc);
-        return 1;
-    }
-    sim_backend_params(&f->sc, 0, &bp);
     counting_ops = sipd_backend_cpu;
     counting_ops.direction = counting_direction;
-    if (sim_init(&f->s, &f->sc, &f->m, &counting_ops, &bp) != SIPD_OK) {
-        model_free(&f->m);
-        scene_free(&f->sc);
-        return 1;
-    }
-    return 0;
+    return fixture_load_ops(f, text, tag, &counting_ops);
 }
 
-/* Write a structured box mesh (meshgen_box) into the scratch dir; returns its base name. */
+/* Write a structured box mesh into the scratch dir; returns its base name. */
 static const char *box_mesh(int nx, int ny, int nz, double lx, double ly, double lz)
 {
     static char base[600];
-    sipd_mesh mesh;
-    snprintf(base, sizeof base, "%s/box_%d_%d_%d", scratch, nx, ny, nz);
-    if (meshgen_box(nx, ny, nz, lx, ly, lz, &mesh) != SIPD_OK || mesh_write_tetgen(base, &mesh) != SIPD_OK)
-        return NULL;
-    mesh_free(&mesh);
-    return base;
-}
-
-static void teardown(fixture *f)
-{
-    sim_free(&f->s);
-    model_free(&f->m);
-    scene_free(&f->sc);
+    return write_box(base, sizeof base, nx, ny, nz, lx, ly, lz) ? NULL : base;
 }
 
 /* Converged; for Newton also a line search stalled at the energy's round-off floor once the
@@ -382,7 +323,7 @@ static void test_plate_hole(void)
     }
     for (k = 0; k < 2; k++) {
         free(xs[k]);
-        teardown(&f[k]);
+        fixture_free(&f[k]);
     }
 }
 
@@ -580,7 +521,7 @@ static void test_cantilever_linear(void)
         CHECK(dmax < 0.02 * ulin_max, "%s displacement field differs from linear FE by %.2f%% of the maximum",
               k ? "newton" : "sipd", 100 * dmax / ulin_max);
         free(x);
-        teardown(&f);
+        fixture_free(&f);
     }
     free(ulin);
 }
@@ -627,7 +568,7 @@ static int run_steps(const char *text, const char *tag, int nsteps, step_record 
     }
     rec->nonspd = count_nonspd;
     rec->dirs = count_dirs;
-    teardown(&f);
+    fixture_free(&f);
     return 0;
 }
 
@@ -762,22 +703,17 @@ static void test_full_step(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
-    char cmd[600];
     static char mesh_abs[4096];
     if (argc > 2) /* the scene resolves mesh paths against its own directory: make it absolute */
         plate_mesh = realpath(argv[2], mesh_abs) ? mesh_abs : argv[2];
-    snprintf(scratch, sizeof scratch, "/tmp/sipd_test_verify_%s_%d", which, (int)getpid());
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", scratch);
-    if (system(cmd) != 0)
+    if (scratch_open("test_verify", which))
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!strcmp(which, "plate_hole") || !strcmp(which, "all")) test_plate_hole();
     if (!strcmp(which, "cantilever_linear") || !strcmp(which, "all")) test_cantilever_linear();
     if (!strcmp(which, "full_step") || !strcmp(which, "all")) test_full_step();
-    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", scratch);
+    scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -1,0 +1,356 @@
+/* test_bodies.c — body–body contact and obstacles (DESIGN.md §3.6, §6) through the whole
+ * solver: scene → model → detection → SIPD iterations.  One executable, one case per argument.
+ *
+ *   balls     two balls (gmsh mesh scenes/meshes/ball.msh) meet head-on at ±1 m/s without
+ *             gravity: total momentum stays 0 (pair forces sum to zero: Σβ = 0), the balls
+ *             rebound, the penetration stays below the stated bound d̂/2, and two balls at rest
+ *             1 m apart report no contact at all
+ *   stack     three blocks on the ground settle: every gap between blocks and to the ground
+ *             ends within [0, d̂], they move sideways < 3 mm while landing and < 0.5 mm in the
+ *             last 0.5 s, and come to rest
+ *   obstacle  a block dropped on a moving obstacle slab (obstacle = true, velocity 0.2 m/s) with
+ *             friction 0.5 lands, rests at a gap within [0, d̂] and is carried at the slab's
+ *             velocity (friction through vertex–face pairs)
+ *   tilt      a block on a static obstacle slab, gravity tilted by θ, μ = 0.5 (atan μ = 26.6°):
+ *             sticks at 23.6°, slides at 29.6°, and at 35° and 40° slides the Coulomb distance
+ *             ½ g (sin θ − μ cos θ) t² within 15%
+ *   methods   a block pressed onto a larger pinned block (its bottom face stays inside the
+ *             lower block's top face): SIPD Jacobi, SIPD Gauss–Seidel, VBD and the
+ *             Newton reference reach the same positions at a tight tolerance (1e-4 of the
+ *             model size)
+ * Each prints what it measured and exits non-zero when a check fails.
+ */
+#include "fixture.h"
+
+#include <math.h>
+
+#ifndef SIPD_SOURCE_DIR
+#error "SIPD_SOURCE_DIR must be defined (tests/bodies.cmake)"
+#endif
+
+#define PI 3.14159265358979323846
+
+/* mean, min or max (mode 0, 1, 2) of coordinate k over the vertices of body bd */
+static double body_coord(const sipd_model *m, const double *x, int bd, int k, int mode)
+{
+    double s = mode == 0 ? 0 : mode == 1 ? INFINITY : -INFINITY;
+    int a, n = 0;
+    for (a = 0; a < m->nv; a++) {
+        double c;
+        if (m->body[a] != bd)
+            continue;
+        c = x[3 * a + k];
+        n++;
+        s = mode == 0 ? s + c : mode == 1 ? fmin(s, c) : fmax(s, c);
+    }
+    return mode == 0 ? s / n : s;
+}
+
+/* mass-weighted mean velocity of body bd along k */
+static double body_velocity(const sipd_model *m, const double *v, int bd, int k)
+{
+    double p = 0, M = 0;
+    int a;
+    for (a = 0; a < m->nv; a++)
+        if (m->body[a] == bd) {
+            p += m->mass[a] * v[3 * a + k];
+            M += m->mass[a];
+        }
+    return p / M;
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void test_balls(void)
+{
+    const double dhat = 0.01;
+    char text[4096];
+    fixture f;
+    double *x, *v, maxpen = 0, maxP = 0, M = 0;
+    int frame, a, k, contacts_seen = 0;
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 2; frames = 30; };\n"
+             "solver = { sweep = \"jacobi\"; chebyshev = true; iterations = 500; tolerance = 1.0e-8; };\n"
+             "gravity = [0.0, 0.0, 0.0];\n"
+             "materials = ( { name = \"rubber\"; youngs = 1.0e5; poisson = 0.4; density = 1000.0; } );\n"
+             "bodies = ( { mesh = \"%s/scenes/meshes/ball.msh\"; material = \"rubber\"; translate = [-0.125, 0.0, 0.0];\n"
+             "             velocity = [1.0, 0.0, 0.0]; },\n"
+             "           { mesh = \"%s/scenes/meshes/ball.msh\"; material = \"rubber\"; translate = [0.125, 0.02, 0.0];\n"
+             "             rotate_deg = [0.0, 0.0, 37.0]; velocity = [-1.0, 0.0, 0.0]; } );\n"
+             "contact = { dhat = %g; stiffness = 2.0e4; };\n",
+             SIPD_SOURCE_DIR, SIPD_SOURCE_DIR, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    v = malloc(sizeof(double) * 3 * f.m.nv);
+    for (a = 0; a < f.m.nv; a++) M += f.m.mass[a];
+    for (frame = 0; frame < 60; frame++) {
+        sipd_solve_result r;
+        double P[3] = {0, 0, 0};
+        CHECK(sim_step(&f.s, 1.0 / 120, &r) == SIPD_OK, "step failed");
+        maxpen = fmax(maxpen, r.max_pen);
+        contacts_seen = r.contacts > contacts_seen ? r.contacts : contacts_seen;
+        f.s.ops->download(f.s.b, x, v);
+        for (a = 0; a < f.m.nv; a++)
+            for (k = 0; k < 3; k++) P[k] += f.m.mass[a] * v[3 * a + k];
+        maxP = fmax(maxP, sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]));
+    }
+    {
+        double va = body_velocity(&f.m, v, 0, 0), vb = body_velocity(&f.m, v, 1, 0);
+        double gap = body_coord(&f.m, x, 1, 0, 1) - body_coord(&f.m, x, 0, 0, 2);
+        printf("balls: after 0.5 s: velocities %+.3f / %+.3f m/s, x-gap %.4f m; max |momentum| %.2e of M*1m/s; "
+               "max penetration %.5f m (bound d^/2 = %.3f); up to %d active pairs\n",
+               va, vb, gap, maxP / M, maxpen, dhat / 2, contacts_seen);
+        CHECK(contacts_seen > 0, "the balls never touched");
+        CHECK(maxP / M < 1e-3, "momentum not conserved: |P| = %g of M*1m/s", maxP / M);
+        CHECK(va < -0.2 && vb > 0.2, "the balls did not rebound (%g, %g)", va, vb);
+        CHECK(gap > 0, "the balls still overlap along x (%g)", gap);
+        CHECK(maxpen < dhat / 2, "penetration %g beyond the stated bound %g", maxpen, dhat / 2);
+    }
+    free(x);
+    free(v);
+    fixture_free(&f);
+
+    /* at rest, 1 m apart: no contact in any solve */
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; frames = 5; };\n"
+             "gravity = [0.0, 0.0, 0.0];\n"
+             "materials = ( { name = \"rubber\"; youngs = 1.0e5; poisson = 0.4; } );\n"
+             "bodies = ( { mesh = \"%s/scenes/meshes/ball.msh\"; material = \"rubber\"; translate = [-0.5, 0.0, 0.0]; },\n"
+             "           { mesh = \"%s/scenes/meshes/ball.msh\"; material = \"rubber\"; translate = [0.5, 0.0, 0.0]; } );\n"
+             "contact = { dhat = %g; self = true; };\n",
+             SIPD_SOURCE_DIR, SIPD_SOURCE_DIR, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    contacts_seen = 0;
+    for (frame = 0; frame < 5; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+        contacts_seen += r.contacts;
+        CHECK(r.max_pen == 0, "penetration %g reported at rest", r.max_pen);
+    }
+    printf("balls: at rest 1 m apart (self-contact on): %d contacts in 5 solves\n", contacts_seen);
+    CHECK(contacts_seen == 0, "%d contacts reported for bodies at rest far apart", contacts_seen);
+    fixture_free(&f);
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void test_stack(void)
+{
+    const double dhat = 0.01, L = 0.2;
+    char text[4096], box[600];
+    fixture f;
+    double *x, *v, *xh, maxpen = 0, vmax = 0;
+    int frame, a, i;
+    if (write_box(box, sizeof box, 3, 3, 3, L, L, L)) {
+        CHECK(0, "mesh");
+        return;
+    }
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 2; frames = 60; };\n"
+             "solver = { sweep = \"jacobi\"; chebyshev = true; iterations = 100; tolerance = 1.0e-6; };\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.008, 0.0]; },\n"
+             "           { mesh = \"%s\"; material = \"m\"; translate = [0.012, 0.216, 0.007]; },\n"
+             "           { mesh = \"%s\"; material = \"m\"; translate = [-0.009, 0.424, 0.011]; } );\n"
+             "contact = { dhat = %g; friction = 0.5; ground = { height = 0.0; }; };\n",
+             box, box, box, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    v = malloc(sizeof(double) * 3 * f.m.nv);
+    xh = malloc(sizeof(double) * 3 * f.m.nv);
+    for (frame = 0; frame < 120; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 120, &r) == SIPD_OK, "step failed");
+        maxpen = fmax(maxpen, r.max_pen);
+        if (frame == 59)
+            f.s.ops->download(f.s.b, xh, NULL);   /* t = 0.5 s: landed */
+    }
+    f.s.ops->download(f.s.b, x, v);
+    for (a = 0; a < 3 * f.m.nv; a++) vmax = fmax(vmax, fabs(v[a]));
+    {
+        double g0 = body_coord(&f.m, x, 0, 1, 1);
+        printf("stack: after 1 s: ground gap %.5f m", g0);
+        CHECK(g0 >= 0 && g0 <= dhat, "bottom block gap to the ground %g outside [0, dhat]", g0);
+        for (i = 1; i < 3; i++) {
+            double gap = body_coord(&f.m, x, i, 1, 1) - body_coord(&f.m, x, i - 1, 1, 2);
+            double dx = body_coord(&f.m, x, i, 0, 0) - body_coord(&f.m, f.m.X0, i, 0, 0);
+            double dz = body_coord(&f.m, x, i, 2, 0) - body_coord(&f.m, f.m.X0, i, 2, 0);
+            double hx = body_coord(&f.m, x, i, 0, 0) - body_coord(&f.m, xh, i, 0, 0);
+            double hz = body_coord(&f.m, x, i, 2, 0) - body_coord(&f.m, xh, i, 2, 0);
+            printf(", gap %d-%d %.5f m (moved %.1e, %.1e; in the last 0.5 s %.1e, %.1e)", i - 1, i, gap, dx, dz, hx, hz);
+            CHECK(gap >= 0 && gap <= dhat, "gap between blocks %d and %d: %g outside [0, dhat]", i - 1, i, gap);
+            CHECK(fabs(dx) < 3e-3 && fabs(dz) < 3e-3, "block %d moved sideways (%g, %g) while landing", i, dx, dz);
+            CHECK(fabs(hx) < 5e-4 && fabs(hz) < 5e-4, "block %d drifts (%g, %g) in the last 0.5 s", i, hx, hz);
+        }
+        printf("; max |v| %.2e m/s; max penetration %.5f m\n", vmax, maxpen);
+        CHECK(vmax < 0.01, "the stack is not at rest (max |v| = %g m/s)", vmax);
+    }
+    free(x);
+    free(v);
+    free(xh);
+    fixture_free(&f);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* A 0.2 m block on a 2.0 x 0.1 x 1.2 m obstacle slab (top at y = 0, from x = −1 to 1); gravity tilted by θ about
+ * z; the slab moves along x at vslab.  Returns the block's mean x displacement after `frames`
+ * frames at 120 Hz; the final gap, max penetration and the block's x velocity via pointers. */
+static double slab_run(double theta_deg, double y0, double vslab, int frames, double *gap, double *maxpen,
+                       double *vx)
+{
+    const double th = theta_deg * PI / 180;
+    char text[4096], box[600], slab[600];
+    fixture f;
+    double *x, *v, dx;
+    int frame;
+    if (write_box(box, sizeof box, 3, 3, 3, 0.2, 0.2, 0.2) || write_box(slab, sizeof slab, 10, 1, 6, 2.0, 0.1, 1.2)) {
+        CHECK(0, "mesh");
+        return NAN;
+    }
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 2; frames = %d; };\n"
+             "solver = { sweep = \"jacobi\"; chebyshev = true; iterations = 100; tolerance = 1.0e-7; };\n"
+             "gravity = [%.9f, %.9f, 0.0];\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [-1.0, -0.1, -0.6]; obstacle = true;\n"
+             "             velocity = [%.6f, 0.0, 0.0]; },\n"
+             "           { mesh = \"%s\"; material = \"m\"; translate = [-0.9, %g, -0.1]; } );\n"
+             "contact = { dhat = 0.01; friction = 0.5; };\n",
+             frames, 9.81 * sin(th), -9.81 * cos(th), slab, vslab, box, y0);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "setup failed");
+        return NAN;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    v = malloc(sizeof(double) * 3 * f.m.nv);
+    *maxpen = 0;
+    for (frame = 0; frame < 2 * frames; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 120, &r) == SIPD_OK, "step failed");
+        *maxpen = fmax(*maxpen, r.max_pen);
+    }
+    f.s.ops->download(f.s.b, x, v);
+    /* the slab's top is at y = 0 (it moves only along x) */
+    *gap = body_coord(&f.m, x, 1, 1, 1) - body_coord(&f.m, x, 0, 1, 2);
+    dx = body_coord(&f.m, x, 1, 0, 0) - body_coord(&f.m, f.m.X0, 1, 0, 0);
+    *vx = body_velocity(&f.m, v, 1, 0);
+    free(x);
+    free(v);
+    fixture_free(&f);
+    return dx;
+}
+
+static void test_obstacle(void)
+{
+    double gap, pen, vx, dx;
+    dx = slab_run(0, 0.1, 0.2, 60, &gap, &pen, &vx);
+    printf("obstacle: block dropped 0.1 m on a slab moving at 0.2 m/s: after 1 s gap %.5f m, block velocity %.4f m/s, "
+           "moved %.4f m, max penetration %.5f m\n", gap, vx, dx, pen);
+    CHECK(gap >= 0 && gap <= 0.01, "gap to the slab %g outside [0, dhat]", gap);
+    CHECK(fabs(vx - 0.2) < 0.01, "the block is not carried by the slab (v = %g, slab 0.2)", vx);
+    CHECK(pen < 0.01, "penetration %g beyond d^", pen);
+}
+
+static void test_tilt(void)
+{
+    static const double th[] = {23.6, 29.6, 35.0, 40.0};
+    int i;
+    for (i = 0; i < 4; i++) {
+        double gap, pen, vx, t = th[i] * PI / 180;
+        double dx = slab_run(th[i], 0.0095, 0, 60, &gap, &pen, &vx);
+        double an = 0.5 * 9.81 * (sin(t) - 0.5 * cos(t));
+        printf("tilt: theta %4.1f deg: slid %.4f m in 1 s (Coulomb: %s %.4f m), gap %.5f m\n", th[i], dx,
+               an > 0 ? "slides" : "sticks", an > 0 ? an : 0.0, gap);
+        if (an <= 0)   /* 3° below atan μ: sticks (creep of a few mm at most) */
+            CHECK(fabs(dx) < 0.005, "theta %g < atan(mu) but the block slid %g m", th[i], dx);
+        else if (th[i] < 30)   /* 3° above: slides (the distance is very sensitive to θ − atan μ here) */
+            CHECK(dx > 0.1, "theta %g > atan(mu) but the block slid only %g m", th[i], dx);
+        else
+            CHECK(fabs(dx - an) < 0.15 * an, "theta %g: slid %g m, Coulomb gives %g m", th[i], dx, an);
+        CHECK(gap >= 0 && gap <= 0.01, "theta %g: gap %g outside [0, dhat]", th[i], gap);
+    }
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void test_methods(void)
+{
+    static const char *solvers[] = {
+        "method = \"newton\";",
+        "method = \"sipd\"; sweep = \"jacobi\"; chebyshev = true;",
+        "method = \"sipd\"; sweep = \"gauss-seidel\";",
+        "method = \"vbd\";",
+    };
+    char box[600], base[600];
+    double *ref = NULL, diag = 1;
+    int k;
+    if (write_box(box, sizeof box, 3, 3, 3, 0.2, 0.2, 0.2) || write_box(base, sizeof base, 5, 2, 5, 0.5, 0.2, 0.5)) {
+        CHECK(0, "mesh");
+        return;
+    }
+    for (k = 0; k < 4; k++) {
+        char text[4096];
+        fixture f;
+        double *x, dmax = 0;
+        int step, a, iters = 0;
+        snprintf(text, sizeof text,
+                 "time = { dt = 0.0166667; frames = 10; };\n"
+                 "solver = { %s iterations = 20000; tolerance = 1.0e-9; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\"; pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [1.0, 0.001, 1.0]; }; },\n"
+                 "           { mesh = \"%s\"; material = \"m\"; translate = [0.17, 0.203, 0.1]; rotate_deg = [0.0, 20.0, 0.0];\n"
+                 "             velocity = [0.0, -0.5, 0.0]; } );\n"
+                 "contact = { dhat = 0.01; friction = 0.0; };\n",
+                 solvers[k], base, box);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "setup failed");
+            return;
+        }
+        diag = f.m.bbox_diag;
+        for (step = 0; step < 10; step++) {
+            sipd_solve_result r;
+            CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+            /* Newton ends at the energy's round-off floor (line search stalls) near 1e-9 */
+            CHECK(r.converged || (k == 0 && r.stalled && r.residual < 1e-8), "%s: step %d not converged (r = %g)",
+                  solvers[k], step, r.residual);
+            iters += r.iterations;
+        }
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        if (!ref)
+            ref = x;
+        else {
+            for (a = 0; a < 3 * f.m.nv; a++) dmax = fmax(dmax, fabs(x[a] - ref[a]));
+            free(x);
+        }
+        printf("methods: %-55s %5d iterations in 10 steps, max |x - x_newton| = %.2e of the model size\n", solvers[k],
+               iters, dmax / diag);
+        CHECK(dmax / diag < 1e-4, "%s differs from newton by %g of the model size", solvers[k], dmax / diag);
+        fixture_free(&f);
+    }
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    if (scratch_open("bodies", which))
+        return 1;
+    sipd_quiet = 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!strcmp(which, "balls") || !strcmp(which, "all")) test_balls();
+    if (!strcmp(which, "stack") || !strcmp(which, "all")) test_stack();
+    if (!strcmp(which, "obstacle") || !strcmp(which, "all")) test_obstacle();
+    if (!strcmp(which, "tilt") || !strcmp(which, "all")) test_tilt();
+    if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
+    scratch_close();
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}
