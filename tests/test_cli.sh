@@ -173,6 +173,19 @@ resume_identical)
   "$bin" "$src/scenes/cantilever.cfg" --frames 2 --output "$tmp/part.h5" 2>"$tmp/err" || fail "fresh run"
   grep -q "removed the previous run's checkpoint" "$tmp/err" || fail "stale checkpoint not reported"
   ;;
+resume_contact)
+  # the same with body-body contact, interrupted while the balls are pressed together (pairs
+  # are detected again from the checkpointed state: nothing about them needs storing)
+  "$bin" "$src/scenes/ball_collision.cfg" --frames 16 --quiet --output "$tmp/full.h5" || fail "reference run"
+  "$bin" "$src/scenes/ball_collision.cfg" --frames 8 --quiet --output "$tmp/part.h5" || fail "first part"
+  "$bin" "$src/scenes/ball_collision.cfg" --frames 16 --resume --quiet --output "$tmp/part.h5" || fail "resume"
+  for d in /frames/positions /convergence/iterations /convergence/contacts /convergence/max_penetration; do
+    h5diff "$tmp/full.h5" "$tmp/part.h5" $d || fail "contact run: $d differs after resume"
+  done
+  h5dump -y -w 0 -o "$tmp/contacts.txt" -d /convergence/contacts "$tmp/part.h5" >/dev/null || fail "h5dump contacts"
+  n=$(tr -c '0-9' '\n' <"$tmp/contacts.txt" | grep . | sort -n | tail -1)
+  [ "${n:-0}" -gt 10 ] || fail "the balls were not in contact around the checkpoint (max contacts ${n:-0})"
+  ;;
 resume_errors)
   "$bin" "$src/scenes/cantilever.cfg" --frames 3 --quiet --output "$tmp/c.h5" || fail "run"
   cp "$tmp/c.h5.ckpt" "$tmp/good.ckpt"
