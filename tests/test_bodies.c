@@ -18,6 +18,9 @@
  *             lower block's top face): SIPD Jacobi, SIPD Gauss–Seidel, VBD and the
  *             Newton reference reach the same positions at a tight tolerance (1e-4 of the
  *             model size)
+ *   self      one body whose mesh has two components (a pinned cube, a cube 3 cm above it):
+ *             with contact.self = true the upper one comes to rest within [0, d̂] of the lower
+ *             one; with self = false it falls through (no pairs within a body)
  * Each prints what it measured and exits non-zero when a check fails.
  */
 #include "fixture.h"
@@ -279,6 +282,90 @@ static void test_tilt(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* Self-contact: ONE body whose mesh has two components, a pinned 0.2 m cube and a second cube
+ * 3 cm above it that falls under gravity (3 cm > 2 d̂: pairs closer than 2 d̂ in the rest shape
+ * are excluded within a body).  Only self-contact can stop it; a far-away obstacle keeps
+ * contact enabled when self = false. */
+static void self_run(int self, double *gap, int *contacts)
+{
+    char base[600], text[4096];
+    sipd_mesh a, b, u;
+    fixture f;
+    double *x;
+    int i, frame;
+    *gap = NAN;
+    *contacts = 0;
+    if (meshgen_box(3, 3, 3, 0.2, 0.2, 0.2, &a) != SIPD_OK || meshgen_box(3, 3, 3, 0.2, 0.2, 0.2, &b) != SIPD_OK) {
+        CHECK(0, "mesh");
+        return;
+    }
+    memset(&u, 0, sizeof u);   /* u = a ∪ (b moved up by 0.23 m and sideways) */
+    u.nv = a.nv + b.nv;
+    u.nt = a.nt + b.nt;
+    u.nf = a.nf + b.nf;
+    u.x = malloc(sizeof(double) * 3 * u.nv);
+    u.tets = malloc(sizeof(int) * 4 * u.nt);
+    u.tris = malloc(sizeof(int) * 3 * u.nf);
+    memcpy(u.x, a.x, sizeof(double) * 3 * a.nv);
+    for (i = 0; i < b.nv; i++) {
+        u.x[3 * (a.nv + i)] = b.x[3 * i] + 0.03;
+        u.x[3 * (a.nv + i) + 1] = b.x[3 * i + 1] + 0.23;
+        u.x[3 * (a.nv + i) + 2] = b.x[3 * i + 2] + 0.02;
+    }
+    memcpy(u.tets, a.tets, sizeof(int) * 4 * a.nt);
+    for (i = 0; i < 4 * b.nt; i++) u.tets[4 * a.nt + i] = b.tets[i] + a.nv;
+    memcpy(u.tris, a.tris, sizeof(int) * 3 * a.nf);
+    for (i = 0; i < 3 * b.nf; i++) u.tris[3 * a.nf + i] = b.tris[i] + a.nv;
+    snprintf(base, sizeof base, "%s/two_cubes", scratch);
+    CHECK(mesh_write_tetgen(base, &u) == SIPD_OK, "write %s", base);
+    mesh_free(&a);
+    mesh_free(&b);
+    mesh_free(&u);
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 2; frames = 30; };\n"
+             "solver = { sweep = \"jacobi\"; chebyshev = true; iterations = 100; tolerance = 1.0e-6; };\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"m\"; pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [1.0, 0.201, 1.0]; }; },\n"
+             "           { mesh = \"%s\"; material = \"m\"; obstacle = true; translate = [5.0, 0.0, 0.0]; } );\n"
+             "contact = { dhat = 0.01; self = %s; };\n",
+             base, base, self ? "true" : "false");
+    if (fixture_load(&f, text)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    for (frame = 0; frame < 60; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 120, &r) == SIPD_OK, "step failed");
+        *contacts = r.contacts > *contacts ? r.contacts : *contacts;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    {   /* lowest point of the upper cube (rest y > 0.2) minus the top of the lower one (0.2, pinned) */
+        double lo = INFINITY;
+        int v;
+        for (v = 0; v < f.m.nv; v++)
+            if (f.m.body[v] == 0 && f.m.X[3 * v + 1] > 0.21)
+                lo = fmin(lo, x[3 * v + 1]);
+        *gap = lo - 0.2;
+    }
+    free(x);
+    fixture_free(&f);
+}
+
+static void test_self(void)
+{
+    double gap_on, gap_off;
+    int n_on, n_off;
+    self_run(1, &gap_on, &n_on);
+    self_run(0, &gap_off, &n_off);
+    printf("self: one body, two components, upper one dropped 3 cm: after 0.5 s gap %.5f m with self = true "
+           "(up to %d pairs), %.4f m with self = false (%d pairs)\n", gap_on, n_on, gap_off, n_off);
+    CHECK(gap_on >= 0 && gap_on <= 0.01, "self-contact: gap %g outside [0, dhat]", gap_on);
+    CHECK(n_on > 0, "self-contact found no pairs");
+    CHECK(gap_off < -0.1 && n_off == 0, "self = false must let the cube fall through (gap %g, %d pairs)", gap_off, n_off);
+}
+
+/* ------------------------------------------------------------------------------------- */
 static void test_methods(void)
 {
     static const char *solvers[] = {
@@ -349,6 +436,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "obstacle") || !strcmp(which, "all")) test_obstacle();
     if (!strcmp(which, "tilt") || !strcmp(which, "all")) test_tilt();
     if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
+    if (!strcmp(which, "self") || !strcmp(which, "all")) test_self();
     scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
