@@ -3,9 +3,10 @@
 #
 #     bash tools/render-examples.sh [OUTDIR]        (default results/img; run from anywhere)
 #
-# Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch}.cfg into a
+# Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch,noodles,
+# twisted_beams,ball_collision}.cfg into a
 # temporary directory (the HDF5 files are deleted afterwards), then tools/render.py and
-# tools/plot_convergence.py. About 15 s. Needs `make` first, python3 with numpy, h5py and
+# tools/plot_convergence.py. About 45 s. Needs `make` first, python3 with numpy, h5py and
 # matplotlib (pip install numpy h5py matplotlib); ffmpeg only with MP4=1, which also writes
 # one video per scene to OUTDIR/../video/ (not committed).
 # SIPD_RUN=path overrides the simulator binary.
@@ -30,7 +31,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/sipd-render.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
-for s in cantilever compressed_block twist stretch; do
+for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision; do
     echo "render-examples.sh: simulating $s" >&2
     "$sim" "$root/scenes/$s.cfg" --output "$tmp/$s.h5" --quiet
 done
@@ -55,6 +56,12 @@ $render "$tmp/twist.h5" --frames 90 --png "$out/twist.png" --az 25 --el 30
 # shape as a ghost (visible above and below: the lateral contraction).
 $render "$tmp/stretch.h5" --frames last --png "$out/stretch.png" --ghost --az 8 --el 12 \
     --color displacement --size 960x480
+
+# Contact: the noodles at rest in the bowl (seen from above), the two beams wound into a rope
+# (t = 4 s), the balls flattened against each other (t = 0.15 s).
+$render "$tmp/noodles.h5" --frames last --png "$out/noodles.png" --az 30 --el 60
+$render "$tmp/twisted_beams.h5" --frames last --png "$out/twisted_beams.png" --az 30 --el 25
+$render "$tmp/ball_collision.h5" --times 0.15 --png "$out/ball_collision.png" --az 20 --el 20
 
 # Convergence log of the cantilever run (first, middle and last solve).
 $plotconv "$tmp/cantilever.h5" --png "$out/cantilever_convergence.png"
