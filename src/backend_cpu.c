@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "collide.h"
+#include "pairs.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
 #include "physics/contact.h"
@@ -56,9 +57,9 @@ struct sipd_backend {
        incidences on free vertices (CSR: pair*4 + slot), and Newton's per-pair blocks */
     sipd_collide *det;
     const sipd_contact_pair *pr;
-    int npr, pr_cap;
-    double *pr_k, *pr_lam, *pr_D;
-    int *pv_off, *pv_inc, pv_cap;
+    int npr, prD_cap;
+    sipd_pair_data pd;
+    double *pr_D;
     int detect_every, since;   /* iterations since the last narrow phase                 */
     double *ydet;              /* y at the last narrow phase                             */
 };
@@ -111,13 +112,13 @@ static inline void pair_vertex(const sipd_backend *b, int a, const double *y, in
                                sym3 *D)
 {
     int k;
-    for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++) {
-        int p = b->pv_inc[k] >> 2, l = b->pv_inc[k] & 3;
+    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
+        int p = b->pd.inc[k] >> 2, l = b->pd.inc[k] & 3;
         double be = b->pr[p].beta[l];
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pair_z(b, p, y, NULL, 0, over, q, &z, &z0);
-        contact_pair_eval(z, z0, v3_load(b->pr[p].n), b->dhat, b->pr_k[p], b->pr_lam[p], b->mu, b->eps, &gz, &Dz);
+        contact_pair_eval(z, z0, v3_load(b->pr[p].n), b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps, &gz, &Dz);
         *g = v3_axpy(be, gz, *g);
         *D = s3_axpy(exact ? be * be : contact_pair_jacobi_weight(b->pr[p].beta, 4, l), Dz, *D);
     }
@@ -128,7 +129,7 @@ static inline double pair_energy(const sipd_backend *b, int p, const double *y, 
 {
     vec3 z, z0;
     pair_z(b, p, y, dy, alpha, over, q, &z, &z0);
-    return contact_pair_energy(z, z0, v3_load(b->pr[p].n), b->dhat, b->pr_k[p], b->pr_lam[p], b->mu, b->eps);
+    return contact_pair_energy(z, z0, v3_load(b->pr[p].n), b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps);
 }
 
 /* Active pairs (gap < d̂) and the deepest penetration at y. */
@@ -151,60 +152,6 @@ static void pair_stats(const sipd_backend *b, int *active, double *maxpen)
         *maxpen = mp;
 }
 
-/* After a narrow phase: per-pair stiffness and lagged normal force, incidences on free
- * vertices (counting sort by vertex, so the gather order is deterministic). */
-static int pairs_prepare(sipd_backend *b)
-{
-    const sipd_model *m = b->m;
-    int p, k, a;
-    if (b->npr > b->pr_cap) {
-        int cap = b->npr + b->npr / 2 + 16;
-        free(b->pr_k); free(b->pr_lam); free(b->pr_D);
-        b->pr_k = sipd_malloc((size_t)cap * sizeof(double));
-        b->pr_lam = sipd_malloc((size_t)cap * sizeof(double));
-        b->pr_D = sipd_malloc((size_t)cap * 6 * sizeof(double));
-        free(b->pv_inc);
-        b->pv_inc = sipd_malloc((size_t)cap * 4 * sizeof(int));
-        if (!b->pr_k || !b->pr_lam || !b->pr_D || !b->pv_inc) {
-            b->pr_cap = 0;
-            b->npr = 0;
-            return SIPD_EFAIL;
-        }
-        b->pr_cap = cap;
-    }
-    memset(b->pv_off, 0, ((size_t)m->nv + 1) * sizeof(int));
-    for (p = 0; p < b->npr; p++) {
-        const sipd_contact_pair *P = &b->pr[p];
-        vec3 xs[4];
-        b->pr_k[p] = P->w * b->kc;
-        for (k = 0; k < 4; k++) {
-            xs[k] = yv(b->x, P->v[k]);
-            if (!m->fixed[P->v[k]])
-                b->pv_off[P->v[k] + 1]++;
-        }
-        b->pr_lam[p] = b->mu > 0 ? contact_pair_normal_force(contact_pair_combine(xs, P->beta, 4), v3_load(P->n),
-                                                              b->dhat, b->pr_k[p])
-                                 : 0;
-    }
-    for (a = 0; a < m->nv; a++) b->pv_off[a + 1] += b->pv_off[a];
-    {
-        int *fill = b->pv_off;   /* fill by walking pairs in order: use a cursor per vertex */
-        int *cur = sipd_malloc((size_t)m->nv * sizeof(int));
-        if (!cur)
-            return SIPD_EFAIL;
-        memcpy(cur, fill, (size_t)m->nv * sizeof(int));
-        for (p = 0; p < b->npr; p++)
-            for (k = 0; k < 4; k++) {
-                int v = b->pr[p].v[k];
-                if (!m->fixed[v])
-                    b->pv_inc[cur[v]++] = 4 * p + k;
-            }
-        free(cur);
-    }
-    return SIPD_OK;
-}
-
-
 static void cpu_destroy(sipd_backend *b)
 {
     if (!b)
@@ -214,7 +161,7 @@ static void cpu_destroy(sipd_backend *b)
     free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
     free(b->r); free(b->z); free(b->p); free(b->q); free(b->lam_n);
     collide_destroy(b->det);
-    free(b->pr_k); free(b->pr_lam); free(b->pr_D); free(b->pv_off); free(b->pv_inc); free(b->ydet);
+    pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
     free(b);
 }
 
@@ -313,7 +260,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     }
     b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
     if (p->pairs && (collide_create(&b->det, m, p->self, DETECT_FACTOR * p->dhat) != SIPD_OK ||
-                     !(b->pv_off = sipd_calloc((size_t)m->nv + 1, sizeof(int))) ||
+                     pair_data_init(&b->pd, m->nv) != SIPD_OK ||
                      !(b->ydet = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
         cpu_destroy(b);
         return SIPD_EFAIL;
@@ -374,8 +321,17 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
        margin of d̂; an iterate that left them gets a fresh broad phase */
     if (collide_outside(b->det, b->y) && collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
-    if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK || pairs_prepare(b) != SIPD_OK)
+    if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
+        pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
+    if (b->precond == SIPD_PRECOND_NEWTON && b->npr > b->prD_cap) {   /* Newton's per-pair blocks */
+        free(b->pr_D);
+        b->prD_cap = b->npr + b->npr / 2 + 16;
+        if (!(b->pr_D = sipd_malloc((size_t)b->prD_cap * 6 * sizeof(double)))) {
+            b->prD_cap = 0;
+            return SIPD_EFAIL;
+        }
+    }
     memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(double));
     b->since = 0;
     *flag = before > 0 || b->npr > 0;
@@ -441,8 +397,8 @@ static void hmul(const sipd_backend *b, const double *x, double *out)
                 for (j = 0; j < 3; j++) o[i] += B[3 * i + j] * xc[j];
         }
         if (b->npr && !m->fixed[a])   /* pair couplings: Σ β_a β_l D_z x_l over the pair's other free vertices */
-            for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++) {
-                int p = b->pv_inc[k] >> 2, l = b->pv_inc[k] & 3, c;
+            for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
+                int p = b->pd.inc[k] >> 2, l = b->pd.inc[k] & 3, c;
                 sym3 Dz;
                 s3_load(b->pr_D + 6 * p, &Dz);
                 for (c = 0; c < 4; c++) {
@@ -549,7 +505,7 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pair_z(b, a, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        contact_pair_eval(z, z0, v3_load(b->pr[a].n), b->dhat, b->pr_k[a], b->pr_lam[a], b->mu, b->eps, &gz, &Dz);
+        contact_pair_eval(z, z0, v3_load(b->pr[a].n), b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
     /* CG on H dy = −g from dy = 0 */
@@ -795,8 +751,8 @@ static double local_energy(const sipd_backend *b, int a, vec3 p)
     int k;
     if (b->contact)
         E += contact_vertex_energy(b, a, p);
-    for (k = b->npr ? b->pv_off[a] : 0; k < (b->npr ? b->pv_off[a + 1] : 0); k++)
-        E += pair_energy(b, b->pv_inc[k] >> 2, b->y, NULL, 0, a, p);
+    for (k = b->npr ? b->pd.off[a] : 0; k < (b->npr ? b->pd.off[a + 1] : 0); k++)
+        E += pair_energy(b, b->pd.inc[k] >> 2, b->y, NULL, 0, a, p);
     for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
         int inc = m->inc[k], e = inc >> 2, l = inc & 3, j;
         const int *t = m->tets + 4 * e;
@@ -835,8 +791,8 @@ static void gs_vertex(sipd_backend *b, int a, int ls, double omega, gs_tally *t)
     }
     if (b->npr) {
         pair_vertex(b, a, b->y, -1, ya, 1, &ga, &D);
-        for (k = b->pv_off[a]; k < b->pv_off[a + 1]; k++)
-            E0 += pair_energy(b, b->pv_inc[k] >> 2, b->y, NULL, 0, -1, ya);
+        for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++)
+            E0 += pair_energy(b, b->pd.inc[k] >> 2, b->y, NULL, 0, -1, ya);
     }
     for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
         int inc = m->inc[k], e = inc >> 2, l = inc & 3;
@@ -898,7 +854,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
             int a = m->color_verts[i];
             gs_tally t = {0, 0, 0, 0, 0, 0};
-            if (m->fixed[a] || (b->npr && b->pv_off[a + 1] > b->pv_off[a]))
+            if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
                 continue;
             gs_vertex(b, a, ls, omega, &t);
             rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
@@ -911,7 +867,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
         if (b->npr)
             for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
                 int a = m->color_verts[i];
-                if (!m->fixed[a] && b->pv_off[a + 1] > b->pv_off[a])
+                if (!m->fixed[a] && b->pd.off[a + 1] > b->pd.off[a])
                     gs_vertex(b, a, ls, omega, &ser);
             }
     }

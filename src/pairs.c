@@ -1,0 +1,73 @@
+/* pairs.c — per-pair data and vertex incidences of the contact pairs (pairs.h). */
+#include "pairs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "physics/contact.h"
+#include "util.h"
+
+int pair_data_init(sipd_pair_data *d, int nv)
+{
+    memset(d, 0, sizeof *d);
+    d->nv = nv;
+    d->off = sipd_calloc((size_t)nv + 1, sizeof(int));
+    return d->off ? SIPD_OK : SIPD_EFAIL;
+}
+
+void pair_data_free(sipd_pair_data *d)
+{
+    free(d->k);
+    free(d->lam);
+    free(d->off);
+    free(d->inc);
+    memset(d, 0, sizeof *d);
+}
+
+int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
+                    double kc, double mu, double dhat)
+{
+    int p, k, a, *cur;
+    d->npr = 0;
+    if (npr > d->cap) {
+        int cap = npr + npr / 2 + 16;
+        free(d->k);
+        free(d->lam);
+        free(d->inc);
+        d->k = sipd_malloc((size_t)cap * sizeof(double));
+        d->lam = sipd_malloc((size_t)cap * sizeof(double));
+        d->inc = sipd_malloc((size_t)cap * 4 * sizeof(int));
+        if (!d->k || !d->lam || !d->inc) {
+            d->cap = 0;
+            return SIPD_EFAIL;
+        }
+        d->cap = cap;
+    }
+    cur = sipd_malloc((size_t)(d->nv > 0 ? d->nv : 1) * sizeof(int));
+    if (!cur)
+        return SIPD_EFAIL;
+    memset(d->off, 0, ((size_t)d->nv + 1) * sizeof(int));
+    for (p = 0; p < npr; p++) {
+        vec3 xs[4];
+        d->k[p] = pr[p].w * kc;
+        for (k = 0; k < 4; k++) {
+            xs[k] = v3_load(x0 + 3 * pr[p].v[k]);
+            if (!m->fixed[pr[p].v[k]])
+                d->off[pr[p].v[k] + 1]++;
+        }
+        d->lam[p] = mu > 0 ? contact_pair_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), dhat,
+                                                       d->k[p])
+                           : 0;
+    }
+    for (a = 0; a < d->nv; a++) d->off[a + 1] += d->off[a];
+    memcpy(cur, d->off, (size_t)d->nv * sizeof(int));
+    for (p = 0; p < npr; p++)   /* in pair order: the gather order is deterministic */
+        for (k = 0; k < 4; k++) {
+            int v = pr[p].v[k];
+            if (!m->fixed[v])
+                d->inc[cur[v]++] = 4 * p + k;
+        }
+    free(cur);
+    d->npr = npr;
+    return SIPD_OK;
+}

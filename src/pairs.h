@@ -1,0 +1,27 @@
+/* pairs.h — what both backends derive from a narrow phase (src/collide.h): per pair the
+ * stiffness w k_c and the lagged normal force λ_n of its friction (contact.h, from the step-start
+ * positions x0), and the incidences of the pairs on free vertices as CSR (vertex a's entries
+ * are inc[off[a] .. off[a+1]), each pair*4 + slot, in pair order), for the vertex-centric
+ * gather of the Jacobi pass.
+ */
+#ifndef SIPD_PAIRS_H
+#define SIPD_PAIRS_H
+
+#include "collide.h"
+
+typedef struct {
+    int nv, npr, cap;
+    double *k;     /* npr: w k_c                                         */
+    double *lam;   /* npr: λ_n (0 when μ = 0)                            */
+    int *off;      /* nv+1                                               */
+    int *inc;      /* up to 4 npr                                        */
+} sipd_pair_data;
+
+/* Allocate for a model of nv vertices (no pairs). SIPD_OK or SIPD_EFAIL. */
+int pair_data_init(sipd_pair_data *d, int nv);
+/* Fill from the pairs pr[0..npr) of model m (x0: step-start positions). */
+int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
+                    double kc, double mu, double dhat);
+void pair_data_free(sipd_pair_data *d);
+
+#endif
