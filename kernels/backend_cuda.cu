@@ -22,6 +22,14 @@
  *    run.  The Gauss–Seidel stats (maxima and integer counts, order-independent) use one atomic
  *    per warp.  Launch config: 256 threads per block, grid-stride loops over at most
  *    8 blocks per SM (so partial buffers stay small).
+ *  - Contact (NEVER RUN ON A GPU YET): the ground plane per vertex in the vertex and energy
+ *    kernels; vertex–face / edge–edge pairs are detected on the host by src/collide.c (y is
+ *    downloaded at each narrow phase, every detect_every iterations or after d̂/4 of motion,
+ *    measured on the device by k_moved), uploaded with their data and vertex incidences
+ *    (src/pairs.h), and evaluated in the vertex kernel (gather, Jacobi majoriser weight), the
+ *    energy kernel (one thread per pair) and k_pair_stats — the CPU backend's formulas from
+ *    physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
+ *    vertices that share a pair).
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than
  *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
@@ -52,8 +60,11 @@
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
 #include "physics/tet.h"
+#include "physics/contact.h"
 extern "C" {
 #include "util.h"
+#include "collide.h"
+#include "pairs.h"
 }
 
 /* Must match src/backend_cpu.c (the local Gauss–Seidel line search). */
@@ -88,6 +99,18 @@ typedef struct {
     const int *tet_mat, *move_of, *inc_off, *inc, *color_verts;
     const unsigned char *fixed;
     const sipd_material *mats;
+    /* contact (DESIGN.md §3.6).  Ground: plane pn·x = ph, per-vertex lagged normal force lam_n
+       (friction).  Pairs: detected on the host (src/collide.c) and uploaded after every narrow
+       phase: vertices, weights β, normal n, w k_c, λ_n, and their incidences on free vertices
+       (src/pairs.h); eps = ε_v h. */
+    int ground, npr;
+    float pn[3], ph, dhat, kc, mu, eps;
+    float *lam_n;
+    const int4 *pr_v;
+    const float4 *pr_beta;
+    const float *pr_n, *pr_k, *pr_lam;
+    const int *pv_off, *pv_inc;
+    float *ydet;     /* y at the last narrow phase */
 } dview;
 
 struct gs_acc {
@@ -101,7 +124,7 @@ typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
 struct sipd_backend {
     const sipd_model *m;
     dview d;
-    double h;
+    double h, eps_v, kc, mu, dhat;   /* contact parameters in double (host-side detection) */
     int grid_cap, sync_each, failed;
     double *part;        /* device: NRED * grid_cap partials          */
     double *red;         /* device: NRED reduced values               */
@@ -110,8 +133,17 @@ struct sipd_backend {
     float *hbuf;         /* pinned host float buffer, nv*3            */
     element_kernel_p kelem;
     gs_kernel_p kgs;
-    void *allocs[32];
+    void *allocs[40];
     int nalloc;
+    /* pair contact: the host-side detector and its buffers; device pair arrays of capacity
+       pr_cap (reallocated as the pair count grows, freed in destroy) */
+    sipd_collide *det;
+    sipd_pair_data pd;
+    double *hx, *hy;               /* host copies of x and y for detection (nv*3)       */
+    int detect_every, since, pr_cap;
+    int *h_v;                      /* host staging: 4 per pair                          */
+    float *h_f;                    /* host staging: 9 per pair (β, n, k, λ)             */
+    void *dpr[6];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_inc */
 };
 
 /* ---- error handling ----------------------------------------------------------------------- */
@@ -149,6 +181,62 @@ static int grid_for(const sipd_backend *b, long n)
 /* ---- device helpers ------------------------------------------------------------------------ */
 __device__ static inline vec3 ld3(const float *p, int i) { return v3_load(p + 3 * (size_t)i); }
 __device__ static inline void st3(float *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
+
+/* ---- contact on the device (backend_cpu.c: contact_vertex, pair_z, pair_vertex) ------------ */
+/* Ground contact + friction of free vertex a at p; returns 1 within d̂, *pen = penetration. */
+__device__ static inline int d_ground(const dview &d, int a, vec3 p, vec3 *g, sym3 *D, float *pen)
+{
+    vec3 n = v3_load(d.pn);
+    int on = contact_plane_eval(p, n, d.ph, d.dhat, d.kc, g, D);
+    float gap = v3_dot(n, p) - d.ph;
+    if (d.lam_n && d.lam_n[a] > 0)
+        friction_eval(p, ld3(d.x, a), n, d.lam_n[a], d.mu, d.eps, g, D);
+    *pen = gap < 0 ? -gap : 0.0f;
+    return on;
+}
+
+__device__ static inline float d_ground_energy(const dview &d, int a, vec3 p)
+{
+    vec3 n = v3_load(d.pn);
+    float E = contact_plane_energy(p, n, d.ph, d.dhat, d.kc);
+    if (d.lam_n && d.lam_n[a] > 0)
+        E += friction_energy(p, ld3(d.x, a), n, d.lam_n[a], d.mu, d.eps);
+    return E;
+}
+
+/* z = Σ β y (at y + α dy) and z0 = Σ β x of pair p */
+__device__ static inline void d_pair_z(const dview &d, int p, float alpha, vec3 *z, vec3 *z0)
+{
+    const int4 v = d.pr_v[p];
+    const float4 bt = d.pr_beta[p];
+    const int vi[4] = {v.x, v.y, v.z, v.w};
+    const sipd_real be[4] = {bt.x, bt.y, bt.z, bt.w};
+    vec3 ys[4], xs[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        ys[k] = v3_axpy(alpha, ld3(d.dy, vi[k]), ld3(d.y, vi[k]));
+        xs[k] = ld3(d.x, vi[k]);
+    }
+    *z = contact_pair_combine(ys, be, 4);
+    *z0 = contact_pair_combine(xs, be, 4);
+}
+
+/* The pairs' gradient and Jacobi block (|β_a| Σ|β| D_z, contact.h) on free vertex a. */
+__device__ static inline void d_pair_vertex(const dview &d, int a, vec3 *g, sym3 *D)
+{
+    int k;
+    for (k = d.pv_off[a]; k < d.pv_off[a + 1]; k++) {
+        int p = d.pv_inc[k] >> 2, l = d.pv_inc[k] & 3;
+        const float4 bt = d.pr_beta[p];
+        const sipd_real be[4] = {bt.x, bt.y, bt.z, bt.w};
+        vec3 z, z0, gz = v3(0, 0, 0);
+        sym3 Dz = s3_zero();
+        d_pair_z(d, p, 0.0f, &z, &z0);
+        contact_pair_eval(z, z0, ld3(d.pr_n, p), d.dhat, d.pr_k[p], d.pr_lam[p], d.mu, d.eps, &gz, &Dz);
+        *g = v3_axpy(be[l], gz, *g);
+        *D = s3_axpy(contact_pair_jacobi_weight(be, 4, l), Dz, *D);
+    }
+}
 
 /* max that propagates NaN (a diverged vertex must reach the driver's isfinite check) */
 __device__ static inline double dmax_nan(double a, double b) { return (a > b || a != a) ? a : b; }
@@ -228,6 +316,8 @@ extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_e
         st3(d.y, a, ya);
         st3(d.yp, a, ya);
         st3(d.dy, a, v3(0, 0, 0));
+        if (d.lam_n)   /* ground friction's normal force, lagged: from the step-start position */
+            d.lam_n[a] = friction_normal_force(ld3(d.x, a), v3_load(d.pn), d.ph, d.dhat, d.kc);
     }
 }
 
@@ -266,11 +356,12 @@ __global__ void __launch_bounds__(NT) k_element(dview d)
 }
 
 /* Jacobi vertex pass: gather g and D over the incidences, dy = −D⁻¹g.
- * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd. */
-#define VERTEX_MAXMASK 3u
+ * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd, 6 ground contacts,
+ * 7 ground penetration (max). */
+#define VERTEX_MAXMASK 0x83u
 extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
 {
-    double r[6] = {0, 0, 0, 0, 0, 0};
+    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     const vec3 gq = v3_load(d.gq);
     GRID_STRIDE(a, d.nv)
     {
@@ -285,6 +376,13 @@ extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
         }
         ga = inertia_gradient(m, d.inv_h2, gq, ld3(d.y, a), ld3(d.yt, a));
         D = s3_diag(m * d.inv_h2);
+        if (d.ground) {
+            float pen;
+            r[6] += d_ground(d, a, ld3(d.y, a), &ga, &D, &pen);
+            r[7] = dmax_nan(r[7], (double)pen);
+        }
+        if (d.npr)
+            d_pair_vertex(d, a, &ga, &D);
         for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
             int inc = d.inc[k], e2 = inc >> 2, l = inc & 3;
             sym3 Kp;
@@ -310,7 +408,31 @@ extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
         r[2] += (double)v3_dot(ga, dd);
         r[0] = dmax_nan(r[0], (double)v3_norm2(dd));
     }
-    block_partials(r, 6, VERTEX_MAXMASK, part);
+    block_partials(r, 8, VERTEX_MAXMASK, part);
+}
+
+/* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
+extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *part)
+{
+    double r[2] = {0, 0};
+    GRID_STRIDE(p, d.npr)
+    {
+        vec3 z, z0;
+        float gap;
+        d_pair_z(d, p, 0.0f, &z, &z0);
+        gap = v3_dot(ld3(d.pr_n, p), z);
+        r[0] += gap < d.dhat;
+        r[1] = dmax_nan(r[1], (double)(-gap > 0 ? -gap : 0.0f));
+    }
+    block_partials(r, 2, 2u, part);
+}
+
+/* max_a |y_a − ydet_a|² (the re-detection trigger) */
+extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
+{
+    double r = 0;
+    GRID_STRIDE(a, d.nv) r = dmax_nan(r, (double)v3_norm2(v3_sub(ld3(d.y, a), ld3(d.ydet, a))));
+    block_partials(&r, 1, 1u, part);
 }
 
 /* E(y + α dy): elastic terms (thread i: tet i) + inertia terms (thread i: vertex i). */
@@ -318,7 +440,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
 {
     double E = 0;
     const vec3 gq = v3_load(d.gq);
-    const int n = d.nt > d.nv ? d.nt : d.nv;
+    const int n = d.nt > d.nv ? (d.nt > d.npr ? d.nt : d.npr) : (d.nv > d.npr ? d.nv : d.npr);
     GRID_STRIDE(i, n)
     {
         if (i < d.nt) {
@@ -330,9 +452,17 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
             vec3 p3 = v3_axpy(alpha, ld3(d.dy, t.w), ld3(d.y, t.w));
             E += (double)tet_energy(&mat, d.Bm + 9 * (size_t)i, d.vol[i], p0, p1, p2, p3);
         }
-        if (i < d.nv)
-            E += (double)inertia_energy(d.mass[i], d.inv_h2, gq, v3_axpy(alpha, ld3(d.dy, i), ld3(d.y, i)),
-                                        ld3(d.yt, i));
+        if (i < d.nv) {
+            vec3 p = v3_axpy(alpha, ld3(d.dy, i), ld3(d.y, i));
+            E += (double)inertia_energy(d.mass[i], d.inv_h2, gq, p, ld3(d.yt, i));
+            if (d.ground && !d.fixed[i])
+                E += (double)d_ground_energy(d, i, p);
+        }
+        if (i < d.npr) {
+            vec3 z, z0;
+            d_pair_z(d, i, alpha, &z, &z0);
+            E += (double)contact_pair_energy(z, z0, ld3(d.pr_n, i), d.dhat, d.pr_k[i], d.pr_lam[i], d.mu, d.eps);
+        }
     }
     block_partials(&E, 1, 0u, part);
 }
@@ -503,6 +633,13 @@ static void cuda_destroy(sipd_backend *b)
     if (!b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
+    for (i = 0; i < 6; i++) cudaFree(b->dpr[i]);
+    collide_destroy(b->det);
+    pair_data_free(&b->pd);
+    free(b->hx);
+    free(b->hy);
+    free(b->h_v);
+    free(b->h_f);
     if (b->red_h)
         cudaFreeHost(b->red_h);
     if (b->gacc_h)
@@ -565,10 +702,6 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     cudaFuncAttributes fa;
 
     *out = NULL;
-    if (p->contact || p->pairs) {
-        sipd_error("cuda backend: contact runs on the CPU backend only so far (use --device cpu)");
-        return SIPD_EINPUT;
-    }
     if (p->precond == SIPD_PRECOND_NEWTON) {
         sipd_error("cuda backend: method newton runs on the CPU backend only (use --device cpu)");
         return SIPD_EINPUT;
@@ -671,6 +804,37 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
     CKC(cudaMallocHost((void **)&b->gacc_h, sizeof(gs_acc)));
     CKC(cudaMallocHost((void **)&b->hbuf, (n3 > 0 ? n3 : 1) * sizeof(float)));
+    /* contact: the ground on the device; pairs detected on the host (collide.c), evaluated here */
+    if (p->contact || p->pairs) {
+        d->dhat = (float)p->dhat;
+        d->kc = (float)(p->kc > 0 ? p->kc : m->contact_k_auto);
+        d->mu = (float)p->mu;
+        b->eps_v = p->eps_v;
+        b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
+        b->mu = p->mu;
+        b->dhat = p->dhat;
+    }
+    if (p->contact) {
+        d->ground = 1;
+        for (i = 0; i < 3; i++) d->pn[i] = (float)p->plane_n[i];
+        d->ph = (float)p->plane_h;
+        if (p->mu > 0)
+            CK(dalloc(b, (void **)&d->lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
+    }
+    if (p->pairs) {
+        b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
+        CK(collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat));
+        CK(pair_data_init(&b->pd, m->nv));
+        b->hx = (double *)malloc((n3 > 0 ? n3 : 1) * sizeof(double));
+        b->hy = (double *)malloc((n3 > 0 ? n3 : 1) * sizeof(double));
+        if (!b->hx || !b->hy) {
+            sipd_error("cuda backend: out of host memory");
+            goto fail;
+        }
+        CK(dalloc(b, (void **)&d->pv_off, ((size_t)m->nv + 1) * sizeof(int), "pair incidence offsets"));
+        CK(dalloc(b, (void **)&d->ydet, n3 * sizeof(float), "positions at detection"));
+        CKC(cudaMemset((void *)d->pv_off, 0, ((size_t)m->nv + 1) * sizeof(int)));
+    }
 
     if (m->nt > 0) {
         CKC(cudaMemcpy((void *)d->tets, m->tets, (size_t)m->nt * sizeof(int4), cudaMemcpyHostToDevice));
@@ -766,6 +930,121 @@ static int cuda_upload(sipd_backend *b, const double *x, const double *v)
     return SIPD_OK;
 }
 
+static int download_array(sipd_backend *b, double *dst, const float *src, const char *op);
+
+/* Device pair arrays for at least n pairs (contents not kept). */
+static int pair_buffers(sipd_backend *b, int n)
+{
+    static const size_t sz[6] = {sizeof(int4), sizeof(float4), 3 * sizeof(float), sizeof(float), sizeof(float),
+                                 4 * sizeof(int)};
+    int cap, i;
+    if (n <= b->pr_cap)
+        return SIPD_OK;
+    cap = n + n / 2 + 16;
+    for (i = 0; i < 6; i++) {
+        cudaFree(b->dpr[i]);
+        b->dpr[i] = NULL;
+    }
+    free(b->h_v);
+    free(b->h_f);
+    b->pr_cap = 0;
+    b->h_v = (int *)malloc((size_t)cap * 4 * sizeof(int));
+    b->h_f = (float *)malloc((size_t)cap * 9 * sizeof(float));
+    if (!b->h_v || !b->h_f) {
+        sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i < 6; i++) {
+        cudaError_t e = cudaMalloc(&b->dpr[i], (size_t)cap * sz[i]);
+        if (e != cudaSuccess) {
+            sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs failed: %s",
+                       (double)cap * sz[i] / 1048576.0, n, cudaGetErrorString(e));
+            b->failed = 1;
+            return SIPD_EFAIL;
+        }
+    }
+    b->pr_cap = cap;
+    b->d.pr_v = (const int4 *)b->dpr[0];
+    b->d.pr_beta = (const float4 *)b->dpr[1];
+    b->d.pr_n = (const float *)b->dpr[2];
+    b->d.pr_k = (const float *)b->dpr[3];
+    b->d.pr_lam = (const float *)b->dpr[4];
+    b->d.pv_inc = (const int *)b->dpr[5];
+    return SIPD_OK;
+}
+
+/* Narrow phase on the host at hy (step start hx), then upload the pairs, their data and
+ * incidences (pairs.h); ydet ← y.  *changed = 1 when there were or are pairs. */
+static int narrow_upload(sipd_backend *b, int *changed)
+{
+    const sipd_model *m = b->m;
+    const sipd_contact_pair *pr;
+    int npr, before = b->d.npr, p, k, ninc;
+    *changed = 0;
+    if (collide_narrow(b->det, b->hx, b->hy, &pr, &npr) != SIPD_OK ||
+        pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
+        pair_buffers(b, npr) != SIPD_OK)
+        return SIPD_EFAIL;
+    b->d.npr = 0;
+    if (npr > 0) {
+        float *fb = b->h_f, *fn = b->h_f + 4 * (size_t)npr, *fk = fn + 3 * (size_t)npr, *fl = fk + npr;
+        for (p = 0; p < npr; p++) {
+            for (k = 0; k < 4; k++) {
+                b->h_v[4 * p + k] = pr[p].v[k];
+                fb[4 * p + k] = (float)pr[p].beta[k];
+            }
+            for (k = 0; k < 3; k++) fn[3 * p + k] = (float)pr[p].n[k];
+            fk[p] = (float)b->pd.k[p];
+            fl[p] = (float)b->pd.lam[p];
+        }
+        ninc = b->pd.off[m->nv];
+        CU(cudaMemcpy(b->dpr[0], b->h_v, (size_t)npr * sizeof(int4), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[1], fb, (size_t)npr * sizeof(float4), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[2], fn, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        if (ninc > 0)
+            CU(cudaMemcpy(b->dpr[5], b->pd.inc, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+    }
+    CU(cudaMemcpy((void *)b->d.pv_off, b->pd.off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice),
+       "detect (pair incidences)");
+    b->d.npr = npr;
+    if (m->nv > 0)
+        CU(cudaMemcpy(b->d.ydet, b->d.y, (size_t)m->nv * 3 * sizeof(float), cudaMemcpyDeviceToDevice), "detect");
+    b->since = 0;
+    *changed = before > 0 || npr > 0;
+    return SIPD_OK;
+}
+
+/* backend.h detect: run = 0 asks whether a narrow phase is due, run = 1 runs it. */
+static int cuda_detect(sipd_backend *b, int run, int *flag)
+{
+    *flag = 0;
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (!b->det)
+        return SIPD_OK;
+    if (!run) {
+        double lim = SIPD_DETECT_MOVE(b->dhat);
+        int gv = grid_for(b, b->d.nv);
+        if (++b->since >= b->detect_every) {
+            *flag = 1;
+            return SIPD_OK;
+        }
+        k_moved<<<gv, NT>>>(b->d, b->part);
+        LAUNCHED("detect (motion since the last narrow phase)");
+        if (finish_reduction(b, gv, 1, 1u, "detect (reduction)") != SIPD_OK)
+            return SIPD_EFAIL;
+        *flag = b->red_h[0] > lim * lim;
+        return SIPD_OK;
+    }
+    if (download_array(b, b->hy, b->d.y, "detect (positions)") != SIPD_OK)
+        return SIPD_EFAIL;
+    if (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
+        return SIPD_EFAIL;
+    return narrow_upload(b, flag);
+}
+
 static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
 {
     int a;
@@ -777,9 +1056,19 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
     for (a = 0; a < 3; a++) b->d.gq[a] = qs ? (float)gravity[a] : 0.0f;
     if (b->d.nv == 0)
         return SIPD_OK;
+    b->d.eps = (float)(b->eps_v * h);
     k_begin_step<<<grid_for(b, b->d.nv), NT>>>(b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
                                                (float)gravity[2]);
     LAUNCHED("begin_step");
+    if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
+        int changed;
+        if (download_array(b, b->hx, b->d.x, "begin_step (positions for detection)") != SIPD_OK ||
+            download_array(b, b->hy, b->d.y, "begin_step (positions for detection)") != SIPD_OK)
+            return SIPD_EFAIL;
+        if (collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
+            return SIPD_EFAIL;
+        return narrow_upload(b, &changed);
+    }
     return SIPD_OK;
 }
 
@@ -796,7 +1085,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     }
     k_vertex<<<gv, NT>>>(b->d, b->part);                                /* vertex pass  */
     LAUNCHED("direction (vertex pass)");
-    if (finish_reduction(b, gv, 6, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
+    if (finish_reduction(b, gv, 8, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
     st->rmax = sqrt(b->red_h[0]);
     st->gmax = sqrt(b->red_h[1]);
@@ -804,13 +1093,28 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->gs = b->red_h[3];
     st->sDs = b->red_h[4];
     st->nonspd = (int)b->red_h[5];
+    st->contacts = (int)b->red_h[6];
+    st->max_pen = b->red_h[7];
     st->cg_iters = 0;
+    if (b->d.npr > 0) {
+        int gp = grid_for(b, b->d.npr);
+        k_pair_stats<<<gp, NT>>>(b->d, b->part);
+        LAUNCHED("direction (pair statistics)");
+        if (finish_reduction(b, gp, 2, 2u, "direction (pair statistics)") != SIPD_OK)
+            return SIPD_EFAIL;
+        st->contacts += (int)b->red_h[0];
+        if (b->red_h[1] > st->max_pen)
+            st->max_pen = b->red_h[1];
+    }
     return SIPD_OK;
 }
 
 static int cuda_energy(sipd_backend *b, double alpha, double *E)
 {
-    int n = b->d.nt > b->d.nv ? b->d.nt : b->d.nv, gr = grid_for(b, n);
+    int n = b->d.nt > b->d.nv ? b->d.nt : b->d.nv, gr;
+    if (b->d.npr > n)
+        n = b->d.npr;
+    gr = grid_for(b, n);
     *E = NAN;
     if (b->failed)
         return SIPD_EFAIL;
@@ -866,6 +1170,11 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
     st->rmax = st->gmax = NAN;
     if (b->failed)
         return SIPD_EFAIL;
+    if (b->d.ground || b->det) {
+        sipd_error("cuda backend: gauss-seidel sweeps (sipd gauss-seidel, vbd) with contact run on the CPU backend "
+                   "only so far (use --device cpu, or a Jacobi sweep)");
+        return SIPD_EINPUT;
+    }
     CU(cudaMemset(b->gacc, 0, sizeof(gs_acc)), "gs_sweep");
     for (c = 0; c < m->ncolors; c++) {                                  /* one launch per colour */
         int n = m->color_off[c + 1] - m->color_off[c];
@@ -923,7 +1232,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
-    cuda_undo,     cuda_snapshot, cuda_restore,   NULL /* detect: no pair contact */, cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
+    cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

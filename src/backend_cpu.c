@@ -26,11 +26,6 @@
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
 #define PAR_MIN 4096
 #define GS_MAX_HALVINGS 12
-/* Pairs are tracked from DETECT_FACTOR d̂ on (active, with energy, below d̂), and a narrow
- * phase is due as soon as a vertex moved more than (DETECT_FACTOR − 1) d̂ / 2 since the last
- * one: two primitives then cannot close the gap from outside the tracked band to inside d̂
- * unseen, whatever the step sizes of the iteration (Chebyshev, unchecked windows). */
-#define DETECT_FACTOR 2.0
 
 struct sipd_backend {
     const sipd_model *m;
@@ -259,7 +254,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
         }
     }
     b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
-    if (p->pairs && (collide_create(&b->det, m, p->self, DETECT_FACTOR * p->dhat) != SIPD_OK ||
+    if (p->pairs && (collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat) != SIPD_OK ||
                      pair_data_init(&b->pd, m->nv) != SIPD_OK ||
                      !(b->ydet = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
         cpu_destroy(b);
@@ -303,7 +298,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     if (!b->det)
         return SIPD_OK;
     if (!run) {
-        double lim = 0.25 * (DETECT_FACTOR - 1) * b->dhat, mv = 0;
+        double lim = SIPD_DETECT_MOVE(b->dhat), mv = 0;
         int a;
         if (++b->since >= b->detect_every) {
             *flag = 1;

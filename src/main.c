@@ -166,17 +166,19 @@ int main(int argc, char **argv)
     }
     /* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
      * auto takes the CUDA backend when a device exists, else the CPU, and says which;
-     * method newton runs on the CPU backend only (with device cuda: exit 2, a bad combination). */
+     * method newton, and contact with a Gauss–Seidel sweep (sipd gauss-seidel, vbd), run on the CPU
+     * backend only (with device cuda: exit 2, a bad combination). */
     const sipd_backend_ops *ops = &sipd_backend_cpu;
     const char *precision = SIPD_REAL_NAME, *cpu_why = "";
     char device_attr[320] = "cpu", cuda_desc[256] = "";
 #ifdef SIPD_HAVE_CUDA
     char auto_why[300] = "";
     if (device != SIPD_DEVICE_CPU) {
-        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON, contact = sc.contact;
+        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON,
+            contact = sc.contact && sim_sweep(&sc) == SIPD_SWEEP_GS;
         if (device == SIPD_DEVICE_CUDA && (newton || contact)) {
             sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto",
-                       newton ? "method newton" : "contact");
+                       newton ? "method newton" : "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
             scene_free(&sc);
             return SIPD_EINPUT;
         }
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
             cpu_why = auto_why;
         } else if (newton || contact) {
             cpu_why = newton ? "; auto: method newton runs on the CPU backend only"
-                             : "; auto: contact runs on the CPU backend only so far";
+                             : "; auto: contact with a Gauss-Seidel sweep runs on the CPU backend only so far";
         } else {
             char name[256];
             sipd_cuda_describe(cuda_desc, sizeof cuda_desc);

@@ -9,6 +9,14 @@
 
 #include "collide.h"
 
+/* Pairs are tracked from SIPD_DETECT_FACTOR d̂ on (active, with energy, below d̂), and a narrow
+ * phase is due as soon as a vertex moved more than (SIPD_DETECT_FACTOR − 1) d̂ / 4 since the
+ * last one: two primitives then cannot close the gap from outside the tracked band to inside
+ * d̂ unseen, whatever the step sizes of the iteration (Chebyshev, unchecked windows).  Both
+ * backends use these. */
+#define SIPD_DETECT_FACTOR 2.0
+#define SIPD_DETECT_MOVE(dhat) (0.25 * (SIPD_DETECT_FACTOR - 1) * (dhat))
+
 typedef struct {
     int nv, npr, cap;
     double *k;     /* npr: w k_c                                         */
