@@ -673,6 +673,23 @@ void collide_candidates(const sipd_collide *c, long *nvf, long *nee)
     if (nee) *nee = (long)c->nee;
 }
 
+/* The candidates are arrays of cand = two ints: exposed as int pairs, without a copy. */
+_Static_assert(sizeof(cand) == 2 * sizeof(int), "cand must be two ints without padding");
+
+void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->m = c->m;
+    v->vf = c->nvf ? &c->vf[0].a : NULL;
+    v->nvf = c->nvf;
+    v->ee = c->nee ? &c->ee[0].a : NULL;
+    v->nee = c->nee;
+    v->edges = c->edges;
+    v->nedges = c->ne;
+    v->dhat = c->dhat;
+    v->tiny = c->tiny;
+}
+
 /* ---------------------------------------------------------------- narrow phase */
 
 /* Pair of candidate k (VF for k < nvf, then EE); 1 when kept. */

@@ -70,6 +70,12 @@
 
 #include "model.h"
 
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {   /* kernels/collide_cuda.cu calls collide_candidate_arrays */
+#endif
+
 typedef struct {
     int v[4];         /* VF: vertex, face corners (m->tris order); EE: p0, p1, q0, q1      */
     double beta[4];   /* VF: 1, −b0, −b1, −b2;  EE: 1−s, s, −(1−t), −t                      */
@@ -94,6 +100,32 @@ int collide_outside(const sipd_collide *c, const double *y);
 int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sipd_contact_pair **pairs, int *npairs);
 /* Candidates of the last broad phase. */
 void collide_candidates(const sipd_collide *c, long *nvf, long *nee);
+
+/* Read-only view of the last broad phase's candidates and of the surface edges (for a narrow
+ * phase elsewhere, e.g. kernels/collide_cuda.cu).  No copy: the pointers point into c and stay
+ * valid until the next collide_broad or collide_destroy (edges: until collide_destroy).  Before
+ * the first broad phase nvf = nee = 0.  These are exactly the candidates collide_narrow reads:
+ * candidate k < nvf is the VF pair (vf[2k], vf[2k+1]), candidate nvf + k the EE pair
+ * (ee[2k], ee[2k+1]); collide_narrow visits them in this order and keeps those that pass the
+ * narrow-phase rules above. */
+typedef struct {
+    const sipd_model *m;   /* the model c was created with                                     */
+    const int *vf;         /* 2 per candidate: model vertex, face (triangle m->tris + 3 face)  */
+    size_t nvf;
+    const int *ee;         /* 2 per candidate: edge i < edge j (rows of edges)                 */
+    size_t nee;
+    const int *edges;      /* 2 per edge: model vertices lo < hi, lexicographic order          */
+    int nedges;
+    double dhat;           /* pairs are kept when their gap is below dhat                      */
+    double tiny;           /* the normal falls back to the face / e1×e2 normal when the
+                              closest-point distance is at most tiny (1e-12 of the model size) */
+} sipd_collide_view;
+void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v);
+
 void collide_destroy(sipd_collide *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
