@@ -2,9 +2,10 @@
  * results, shared by kernels/collide_cuda.cu (the kernel and its host side) and the host
  * stand-in of tests/test_gpu_collide.c (tests/gpu_collide_emu.c, SIPD_TEST_GPU_SELFTEST=1).
  *
- * narrow_rec is src/collide.c's narrow_one in float32: the same dist_vf_pair / dist_ee_pair
- * (src/physics/distance.h) and the same keep rules (VF only when the closest point is inside
- * the face, EE only when dist_ee_pair accepts the pair, and then only when gap < d̂).  It
+ * narrow_rec is src/collide.c's narrow_one in float32: the same rule, dist_candidate of
+ * src/physics/distance.h (VF only when the closest point is inside the face, EE only with
+ * interior closest points of non-parallel edges, then only when gap < d̂), without the
+ * hysteresis of later narrow phases.  It
  * writes one record per candidate; narrow_compact turns the kept records, in candidate order,
  * into sipd_contact_pairs exactly as narrow_one fills them (zeroed first, w = 1), so the output
  * order is that of collide_narrow: VF pairs in candidate order, then EE pairs.
@@ -49,27 +50,33 @@ typedef struct {
 
 SIPD_HD vec3 narrow_ld(const float *x, int i) { return v3_load(x + 3 * (size_t)i); }
 
-/* Candidate k (VF for k < nvf, then EE): *r = the record (keep 0 or 1). */
+/* Candidate k (VF for k < nvf, then EE): *r = the record (keep 0 or 1).  The rule is
+ * dist_candidate's without history (was = 0): the strict rule of the first narrow phase after a
+ * broad phase; the CPU narrow phase's hysteresis on later passes is not reproduced here. */
 SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
 {
     sipd_real beta[4] = {0, 0, 0, 0}, gap = 0;
-    vec3 n = v3(0, 0, 0);
-    int keep, j;
-    if (k < in->nvf) {
-        int v = in->vf[2 * k], f = in->vf[2 * k + 1];
-        const int *t = in->tris + 3 * (size_t)f;
-        int feat = dist_vf_pair(narrow_ld(in->y, v), narrow_ld(in->y, t[0]), narrow_ld(in->y, t[1]),
-                                narrow_ld(in->y, t[2]), narrow_ld(in->x0, v), narrow_ld(in->x0, t[0]),
-                                narrow_ld(in->x0, t[1]), narrow_ld(in->x0, t[2]), in->tiny, beta, &n, &gap);
-        keep = feat == DIST_FACE && gap < in->dhat;
+    vec3 n = v3(0, 0, 0), ys[4], xs[4];
+    int keep, j, v[4], is_vf = k < in->nvf;
+    if (is_vf) {
+        const int *t = in->tris + 3 * (size_t)in->vf[2 * k + 1];
+        v[0] = in->vf[2 * k];
+        v[1] = t[0];
+        v[2] = t[1];
+        v[3] = t[2];
     } else {
         const int *e1 = in->edges + 2 * (size_t)in->ee[2 * (k - in->nvf)];
         const int *e2 = in->edges + 2 * (size_t)in->ee[2 * (k - in->nvf) + 1];
-        keep = dist_ee_pair(narrow_ld(in->y, e1[0]), narrow_ld(in->y, e1[1]), narrow_ld(in->y, e2[0]),
-                            narrow_ld(in->y, e2[1]), narrow_ld(in->x0, e1[0]), narrow_ld(in->x0, e1[1]),
-                            narrow_ld(in->x0, e2[0]), narrow_ld(in->x0, e2[1]), in->tiny, beta, &n, &gap) &&
-               gap < in->dhat;
+        v[0] = e1[0];
+        v[1] = e1[1];
+        v[2] = e2[0];
+        v[3] = e2[1];
     }
+    for (j = 0; j < 4; j++) {
+        ys[j] = narrow_ld(in->y, v[j]);
+        xs[j] = narrow_ld(in->x0, v[j]);
+    }
+    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, 0, beta, &n, &gap);
     r->keep = keep;
     for (j = 0; j < 4; j++) r->beta[j] = keep ? beta[j] : 0.0f;
     for (j = 0; j < 3; j++) r->n[j] = keep ? n.v[j] : 0.0f;

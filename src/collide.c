@@ -86,6 +86,9 @@ struct sipd_collide {
     /* output blocks, reused by every phase */
     blockbuf *blk;
     size_t nblk_cap;
+    /* per candidate: a pair at the previous narrow phase (hysteresis, dist_candidate) */
+    unsigned char *was;
+    size_t cap_was;
     /* narrow-phase output */
     sipd_contact_pair *pairs;
     size_t npairs, cap_pairs;
@@ -294,6 +297,7 @@ void collide_destroy(sipd_collide *c)
     gtable_free(&c->te);
     free(c->vf);
     free(c->ee);
+    free(c->was);
     for (i = 0; i < c->nblk_cap; i++) free(c->blk[i].p);
     free(c->blk);
     free(c->pairs);
@@ -648,6 +652,10 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     if (run_queries(c, c->nsv, query_vf, &c->vf, &c->cap_vf, &c->nvf) != SIPD_OK ||
         run_queries(c, ne, query_ee, &c->ee, &c->cap_ee, &c->nee) != SIPD_OK)
         return SIPD_EFAIL;
+    /* new candidates: no history (the first narrow phase applies the strict rule) */
+    if (grow((void **)&c->was, &c->cap_was, c->nvf + c->nee + 1, 1) != SIPD_OK)
+        return SIPD_EFAIL;
+    memset(c->was, 0, c->nvf + c->nee);
     c->have_broad = 1;
     return SIPD_OK;
 }
@@ -692,47 +700,44 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
 
 /* ---------------------------------------------------------------- narrow phase */
 
-/* Pair of candidate k (VF for k < nvf, then EE); 1 when kept. */
-static int narrow_one(const sipd_collide *c, const double *x0, const double *y, size_t k, sipd_contact_pair *p)
+/* Pair of candidate k (VF for k < nvf, then EE); 1 when kept (dist_candidate: the rule, with
+ * hysteresis on the candidate's previous result, which is updated here — each k by one thread). */
+static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t k, sipd_contact_pair *p)
 {
     const sipd_model *m = c->m;
     sipd_real beta[4], gap;
-    vec3 n;
-    int j;
-    if (k < c->nvf) {
-        int v = c->vf[k].a, f = c->vf[k].b;
-        const int *t = m->tris + 3 * f;
-        int feat = dist_vf_pair(ld(y, v), ld(y, t[0]), ld(y, t[1]), ld(y, t[2]), ld(x0, v), ld(x0, t[0]),
-                                ld(x0, t[1]), ld(x0, t[2]), c->tiny, beta, &n, &gap);
-        if (feat != DIST_FACE)   /* the vertex does not project into the face (collide.h) */
-            return 0;
-        if (!(gap < c->dhat))
-            return 0;
-        memset(p, 0, sizeof *p);   /* padding too: the output is deterministic byte for byte */
-        p->v[0] = v;
-        p->v[1] = t[0];
-        p->v[2] = t[1];
-        p->v[3] = t[2];
-        p->kind = 0;
-        p->w = 1;
+    vec3 n, ys[4], xs[4];
+    int j, v[4], is_vf = k < c->nvf, keep;
+    if (is_vf) {
+        const int *t = m->tris + 3 * c->vf[k].b;
+        v[0] = c->vf[k].a;
+        v[1] = t[0];
+        v[2] = t[1];
+        v[3] = t[2];
     } else {
         const cand *cd = &c->ee[k - c->nvf];
         const int *e1 = c->edges + 2 * cd->a, *e2 = c->edges + 2 * cd->b;
-        if (!dist_ee_pair(ld(y, e1[0]), ld(y, e1[1]), ld(y, e2[0]), ld(y, e2[1]), ld(x0, e1[0]), ld(x0, e1[1]),
-                          ld(x0, e2[0]), ld(x0, e2[1]), c->tiny, beta, &n, &gap))
-            return 0;
-        if (!(gap < c->dhat))
-            return 0;
-        memset(p, 0, sizeof *p);
-        p->v[0] = e1[0];
-        p->v[1] = e1[1];
-        p->v[2] = e2[0];
-        p->v[3] = e2[1];
-        p->kind = 1;
-        p->w = 1;
+        v[0] = e1[0];
+        v[1] = e1[1];
+        v[2] = e2[0];
+        v[3] = e2[1];
     }
-    for (j = 0; j < 4; j++) p->beta[j] = beta[j];
+    for (j = 0; j < 4; j++) {
+        ys[j] = ld(y, v[j]);
+        xs[j] = ld(x0, v[j]);
+    }
+    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], beta, &n, &gap);
+    c->was[k] = (unsigned char)keep;
+    if (!keep)
+        return 0;
+    memset(p, 0, sizeof *p);   /* padding too: the output is deterministic byte for byte */
+    for (j = 0; j < 4; j++) {
+        p->v[j] = v[j];
+        p->beta[j] = beta[j];
+    }
     for (j = 0; j < 3; j++) p->n[j] = n.v[j];
+    p->kind = is_vf ? 0 : 1;
+    p->w = 1;
     return 1;
 }
 

@@ -30,6 +30,9 @@
  *               exactly on the face at y gets the face normal, oriented by x0, and gap 0
  *   outside     collide_outside: 0 for y = x0, y = y1, y between them, y within the margin; 1 when
  *               one surface vertex moves 1.1 margins beyond; interior vertices do not count
+ *   hysteresis  a vertex just beyond a face's edge is no new pair, but a pair of the previous
+ *               narrow phase stays as a plane pair (unclamped weights, face normal, exact gap)
+ *               until its weights fall below −DIST_KEEP_BAND; a new broad phase forgets
  *   all         every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -1072,6 +1075,59 @@ static int test_outside(void)
     return g_fail > f0;
 }
 
+/* ---------------------------------------------------------------- hysteresis */
+
+/* The hovering vertex of the orientation case over the big triangle's hypotenuse x + y = 1:
+ * a pair kept at the previous narrow phase stays while its weights are ≥ −DIST_KEEP_BAND, as a
+ * plane pair (unclamped weights, face normal); a new one needs the strict rule. */
+static int test_hysteresis(void)
+{
+    int f0 = g_fail, np, i, step;
+    double X[18] = {-1, -1, 0, 2, -1, 0, -1, 2, 0, 0.2, 0.3, 0.02, 0.2, 3, 3, 3, 0.3, 3};
+    int tri[3] = {0, 1, 2};
+    /* vertex 3 at x + y = 0.5 (inside), 1.02 (weight of corner 0: −0.0067), 1.2 (−0.067) */
+    static const double sum[5] = {1.02, 0.5, 1.02, 1.2, 1.02};
+    static const int expect[5] = {0, 1, 1, 0, 0};
+    const sipd_contact_pair *pp;
+    sipd_collide *c = NULL;
+    sipd_model m = {0};
+    double y[18];
+    model_append(&m, X, 3, tri, 1, 0, 0);
+    model_append(&m, X + 9, 3, tri, 1, 1, 0);
+    model_finish(&m);
+    memcpy(y, X, sizeof y);
+    CHECK(collide_create(&c, &m, 0, 0.05) == SIPD_OK, "create");
+    CHECK(collide_broad(c, X, X, 1.0) == SIPD_OK, "broad");   /* boxes wide enough for every y below */
+    for (step = 0; step < 5; step++) {
+        y[9] = 0.5 * sum[step] + 0.01;
+        y[10] = 0.5 * sum[step] - 0.01;
+        y[11] = 0.01;
+        CHECK(!collide_outside(c, y), "y left the broad-phase boxes");
+        CHECK(collide_narrow(c, X, y, &pp, &np) == SIPD_OK, "narrow");
+        i = find_pair(pp, np, 0, 3);
+        printf("hysteresis: step %d, x + y = %.2f: %s", step, sum[step], i >= 0 ? "pair" : "no pair");
+        if (i >= 0)
+            printf(" (beta %.4f %.4f %.4f %.4f, n_z %.3f, gap %.4f)", pp[i].beta[0], pp[i].beta[1], pp[i].beta[2],
+                   pp[i].beta[3], pp[i].n[2], pair_gap(pp + i, y));
+        printf("\n");
+        CHECK((i >= 0) == expect[step], "step %d: pair %s, expected %s", step, i >= 0 ? "kept" : "absent",
+              expect[step] ? "kept" : "absent");
+        if (i >= 0 && step == 2) {   /* the plane pair beyond the edge: unclamped weights, face normal */
+            CHECK(pp[i].beta[1] > 0 && fabs(pp[i].beta[1] - (sum[step] - 1) / 3) < 1e-12, "beta[1] %g", pp[i].beta[1]);
+            CHECK(fabs(pp[i].n[2] - 1) < 1e-14 && fabs(pair_gap(pp + i, y) - 0.01) < 1e-14, "n_z %g gap %g",
+                  pp[i].n[2], pair_gap(pp + i, y));
+        }
+    }
+    collide_broad(c, X, X, 1.0);   /* a new broad phase forgets the history */
+    y[9] = 0.5 * 1.02 + 0.01;
+    y[10] = 0.5 * 1.02 - 0.01;
+    collide_narrow(c, X, y, &pp, &np);
+    CHECK(find_pair(pp, np, 0, 3) < 0, "history survived a broad phase");
+    collide_destroy(c);
+    model_clear(&m);
+    return g_fail > f0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -1079,11 +1135,11 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(void); } tests[] = {
         {"pt_tri", test_pt_tri},         {"edge_edge", test_edge_edge},     {"brute", test_brute},
         {"threads", test_threads},       {"exclusions", test_exclusions},   {"orientation", test_orientation},
-        {"outside", test_outside},
+        {"outside", test_outside},       {"hysteresis", test_hysteresis},
     };
     int i, ran = 0, all = argc > 1 && strcmp(argv[1], "all") == 0;
     if (argc != 2) {
-        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|all\n");
+        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|hysteresis|all\n");
         return 2;
     }
     for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); i++)

@@ -222,6 +222,82 @@ SIPD_HD int dist_ee_pair(vec3 p0, vec3 p1, vec3 q0, vec3 q1, vec3 p00, vec3 p10,
     return 1;
 }
 
+/* Unclamped barycentric weights w of the projection of p on the plane of (a, b, c)
+ * (Σw = 1; negative outside the triangle).  Returns 0 (w untouched) for a degenerate triangle. */
+SIPD_HD int dist_plane_bary(vec3 p, vec3 a, vec3 b, vec3 c, sipd_real *w)
+{
+    vec3 e1 = v3_sub(b, a), e2 = v3_sub(c, a), r = v3_sub(p, a);
+    sipd_real d11 = v3_norm2(e1), d12 = v3_dot(e1, e2), d22 = v3_norm2(e2);
+    sipd_real r1 = v3_dot(r, e1), r2 = v3_dot(r, e2), den = v3_norm2(v3_cross(e1, e2)), u, v;
+    if (!(den > 0))
+        return 0;
+    u = (d22 * r1 - d12 * r2) / den;
+    v = (d11 * r2 - d12 * r1) / den;
+    w[0] = 1 - u - v;
+    w[1] = u;
+    w[2] = v;
+    return 1;
+}
+
+/* How far outside its strict rule a pair that existed at the previous narrow phase may go and
+ * still be kept: barycentric weights ≥ −DIST_KEEP_BAND (VF), s, t within [−band, 1 + band] (EE). */
+#define DIST_KEEP_BAND SIPD_R(0.02)
+
+/* The narrow-phase rule of one candidate (src/collide.h), the one place it is written (collide.c
+ * and the GPU narrow phase call it).  VF (is_vf): y[0] the vertex, y[1..3] the face; EE: y[0..1]
+ * and y[2..3] the edges; x0 the same at the step start.  Kept when the strict rule holds (VF: the
+ * closest point is inside the face; EE: interior closest points, edges not (near-)parallel) or,
+ * when `was` (the candidate was a pair at the previous narrow phase of the same broad phase),
+ * when it is within DIST_KEEP_BAND of it — with the unclamped weights, so the pair's energy
+ * continues smoothly across the face's or edge's boundary (hysteresis: an iterate near the
+ * boundary does not flip the pair set back and forth) — and then only when gap < d̂.
+ * Returns 1 with β, n and the gap when kept, else 0. */
+SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real tiny, sipd_real dhat, int was,
+                           sipd_real *beta, vec3 *n, sipd_real *gap)
+{
+    vec3 z, z0;
+    int k;
+    if (is_vf) {
+        sipd_real w[3];
+        if (dist_vf_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap) == DIST_FACE)
+            return *gap < dhat;
+        if (!was || !dist_plane_bary(y[0], y[1], y[2], y[3], w) || w[0] < -DIST_KEEP_BAND ||
+            w[1] < -DIST_KEEP_BAND || w[2] < -DIST_KEEP_BAND)
+            return 0;
+        beta[0] = 1;
+        beta[1] = -w[0];
+        beta[2] = -w[1];
+        beta[3] = -w[2];
+        z = v3(0, 0, 0);
+        z0 = v3(0, 0, 0);
+        for (k = 0; k < 4; k++) {
+            z = v3_axpy(beta[k], y[k], z);
+            z0 = v3_axpy(beta[k], x0[k], z0);
+        }
+        *n = dist_pair_normal(z, v3_cross(v3_sub(y[2], y[1]), v3_sub(y[3], y[1])), z0, tiny);
+    } else {
+        sipd_real s, t;
+        if (dist_ee_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap))
+            return *gap < dhat;
+        if (!was || (dist_edge_edge(y[0], y[1], y[2], y[3], &s, &t) & DIST_EE_PARALLEL) || s < -DIST_KEEP_BAND ||
+            s > 1 + DIST_KEEP_BAND || t < -DIST_KEEP_BAND || t > 1 + DIST_KEEP_BAND)
+            return 0;
+        beta[0] = 1 - s;
+        beta[1] = s;
+        beta[2] = t - 1;
+        beta[3] = -t;
+        z = v3(0, 0, 0);
+        z0 = v3(0, 0, 0);
+        for (k = 0; k < 4; k++) {
+            z = v3_axpy(beta[k], y[k], z);
+            z0 = v3_axpy(beta[k], x0[k], z0);
+        }
+        *n = dist_pair_normal(z, v3_cross(v3_sub(y[1], y[0]), v3_sub(y[3], y[2])), z0, tiny);
+    }
+    *gap = v3_dot(*n, z);
+    return *gap < dhat;
+}
+
 /* ---------------------------------------------------------------- axis-aligned boxes */
 
 /* Box of x0 and y1 inflated by r. */
