@@ -199,6 +199,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         const sipd_mesh *me = &meshes[b];
         const sipd_scene_material *mat = &sc->materials[bd->material];
         mat3 R = euler_rotation(bd->rotate_deg);
+        double bc[3];
         for (i = 0; i < me->nv; i++) {
             vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(me->x + 3 * i), bd->scale)),
                             v3_load(bd->translate));
@@ -227,7 +228,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             for (k = 0; k < 4; k++) m->mass[t[k]] += mat->density * V / 4;
         }
         for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
-        {   /* initial positions: rest stretched about the body's bounding-box centre */
+        {   /* the body's bounding-box centre (also that of its initial positions, stretched about it) */
             double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
             for (i = 0; i < me->nv; i++)
                 for (k = 0; k < 3; k++) {
@@ -235,12 +236,11 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                     blo[k] = p < blo[k] ? p : blo[k];
                     bhi[k] = p > bhi[k] ? p : bhi[k];
                 }
-            for (i = 0; i < me->nv; i++)
-                for (k = 0; k < 3; k++) {
-                    double c = 0.5 * (blo[k] + bhi[k]);
-                    m->X0[3 * (vo + i) + k] = c + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - c);
-                }
+            for (k = 0; k < 3; k++) bc[k] = 0.5 * (blo[k] + bhi[k]);
         }
+        for (i = 0; i < me->nv; i++)   /* initial positions: rest stretched about that centre */
+            for (k = 0; k < 3; k++)
+                m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
         /* Dirichlet boxes: move boxes take precedence over pin boxes. */
         for (i = 0; i < me->nv; i++) {
             const double *p = m->X0 + 3 * (vo + i);
@@ -261,15 +261,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         mo += bd->nmove;
         if (bd->obstacle) {   /* rigid, kinematic: every vertex follows the body's motion */
             sipd_motion *mv = &m->motions[mo++];
-            double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            for (i = 0; i < me->nv; i++)
-                for (k = 0; k < 3; k++) {
-                    double p = m->X0[3 * (vo + i) + k];
-                    blo[k] = p < blo[k] ? p : blo[k];
-                    bhi[k] = p > bhi[k] ? p : bhi[k];
-                }
             for (k = 0; k < 3; k++) {
-                mv->center[k] = bd->center_set ? bd->center[k] : 0.5 * (blo[k] + bhi[k]);
+                mv->center[k] = bd->center_set ? bd->center[k] : bc[k];
                 mv->velocity[k] = bd->velocity[k];
                 mv->omega[k] = bd->angular_velocity[k];
             }

@@ -10,7 +10,8 @@
  *             last 0.5 s, and come to rest
  *   obstacle  a block dropped on a moving obstacle slab (obstacle = true, velocity 0.2 m/s) with
  *             friction 0.5 lands, rests at a gap within [0, d̂] and is carried at the slab's
- *             velocity (friction through vertex–face pairs)
+ *             velocity (friction through vertex–face pairs); a rotating obstacle
+ *             (angular_velocity about its box centre) follows the rigid rotation exactly
  *   tilt      a block on a static obstacle slab, gravity tilted by θ, μ = 0.5 (atan μ = 26.6°):
  *             sticks at 23.6°, slides at 29.6°, and at 35° and 40° slides the Coulomb distance
  *             ½ g (sin θ − μ cos θ) t² within 15%
@@ -213,6 +214,7 @@ static double slab_run(double theta_deg, double y0, double vslab, int frames, do
     fixture f;
     double *x, *v, dx;
     int frame;
+    *gap = *maxpen = *vx = NAN;
     if (write_box(box, sizeof box, 3, 3, 3, 0.2, 0.2, 0.2) || write_box(slab, sizeof slab, 10, 1, 6, 2.0, 0.1, 1.2)) {
         CHECK(0, "mesh");
         return NAN;
@@ -259,6 +261,51 @@ static void test_obstacle(void)
     CHECK(gap >= 0 && gap <= 0.01, "gap to the slab %g outside [0, dhat]", gap);
     CHECK(fabs(vx - 0.2) < 0.01, "the block is not carried by the slab (v = %g, slab 0.2)", vx);
     CHECK(pen < 0.01, "penetration %g beyond d^", pen);
+
+    {   /* a rotating obstacle (about y through its box centre) moves rigidly: compare with the
+           rotation by angle ω t written out here (cos/sin about the centre) */
+        char text[2048], box[600];
+        fixture f;
+        double *x, err = 0, w = 1.5, t = 0.5, c0 = 0.1, c2 = 0.2;   /* centre (0.1, ., 0.2) */
+        int frame, a;
+        if (write_box(box, sizeof box, 2, 1, 2, 0.4, 0.1, 0.6)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        snprintf(text, sizeof text,
+                 "time = { dt = 0.0166667; frames = 30; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [-0.1, 0.0, -0.1]; obstacle = true;\n"
+                 "             angular_velocity = [0.0, %g, 0.0]; },\n"
+                 "           { mesh = \"%s\"; material = \"m\"; translate = [3.0, 0.0, 0.0]; } );\n"
+                 "contact = { dhat = 0.01; };\n",
+                 box, w, box);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "setup failed");
+            return;
+        }
+        for (frame = 0; frame < 30; frame++) {
+            sipd_solve_result r;
+            CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+        }
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        for (a = 0; a < f.m.nv; a++) {
+            const double *p0 = f.m.X0 + 3 * a;
+            double dx = p0[0] - c0, dz = p0[2] - c2, ex, ez;
+            if (f.m.body[a] != 0)
+                continue;
+            /* rotation about +y by θ: x' = x cos θ + z sin θ, z' = −x sin θ + z cos θ */
+            ex = c0 + dx * cos(w * t) + dz * sin(w * t);
+            ez = c2 - dx * sin(w * t) + dz * cos(w * t);
+            err = fmax(err, fmax(fabs(x[3 * a] - ex), fmax(fabs(x[3 * a + 1] - p0[1]), fabs(x[3 * a + 2] - ez))));
+        }
+        printf("obstacle: rotating at %.1f rad/s about its box centre: after %.1f s max deviation from the rigid "
+               "rotation %.1e m\n", w, t, err);
+        CHECK(err < 1e-9, "the rotating obstacle deviates %g m from the rigid rotation", err);
+        free(x);
+        fixture_free(&f);
+    }
 }
 
 static void test_tilt(void)
