@@ -785,9 +785,9 @@ static int load_contact(sipd_scene *sc, const config_setting_t *root)
         return rc;
     sc->ground = ground != NULL;
     sc->contact = enabled < 0 ? config_setting_length(g) > 0 : enabled; /* a non-empty group enables */
+    sc->self_contact = self == 1;
     if (!sc->contact)
         return SIPD_OK;
-    sc->self_contact = self == 1;
     if (!ground && !sc->self_contact && sc->nbodies < 2)
         return err(sc, enabled >= 0 ? config_setting_get_member(g, "enabled") : g,
                    enabled >= 0 ? "contact.enabled" : "contact",

@@ -124,8 +124,9 @@ static void check_full(const sipd_scene *sc, const char *dir)
         CHECK(sc->materials[1].density == 1000.0);
     }
 
-    CHECK(sc->nbodies == 2);
-    if (sc->nbodies == 2) {
+    CHECK(sc->nbodies == 3);
+    CHECK(sc->self_contact == 1 && sc->detect_every == 4);
+    if (sc->nbodies == 3) {
         const sipd_scene_body *b = &sc->bodies[0];
         snprintf(buf, sizeof buf, "%s/meshes/tet.msh", dir);
         CHECK_STR(b->mesh, buf);
@@ -159,6 +160,14 @@ static void check_full(const sipd_scene *sc, const char *dir)
         CHECK_V3(b->move[0].center, 5.0, 6.0, 7.0);
         CHECK_V3(b->move[0].velocity, 0.0, 0.0, 0.0);
         CHECK_V3(b->move[0].angular_velocity, 0.0, 0.0, 0.0);
+        CHECK(b->obstacle == 0);
+
+        b = &sc->bodies[2];
+        CHECK(b->obstacle == 1 && b->center_set == 1);
+        CHECK_V3(b->velocity, 0.0, 0.25, 0.0);
+        CHECK_V3(b->angular_velocity, 0.0, 2.0, 0.0);
+        CHECK_V3(b->center, 1.0, 2.0, 3.0);
+        CHECK(b->npin == 0 && b->nmove == 0);
     }
 
     snprintf(buf, sizeof buf, "%s/out/full.h5", dir);
