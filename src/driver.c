@@ -29,6 +29,14 @@
  * starting at ω (SOR when ω > 1).
  *
  * Residual: r = max_a |D_a⁻¹ g_a| / bbox diagonal, measured before the update.
+ *
+ * Contact pairs (DESIGN.md §3.6).  Each iteration first asks the backend whether a narrow phase
+ * is due (every detect_every iterations, or sooner after d̂/4 of motion); a detection changes
+ * the energy, so an open "auto" window is closed first (with the old pairs) and E is evaluated
+ * again.  While pairs exist "auto" behaves as "always" (unchecked windows let the iterate run
+ * into contacts the frozen pairs do not see).  A solve counts as converged — or as stalled —
+ * only at an iterate where the pairs were just detected; otherwise it detects and goes on, so
+ * the result does not depend on when the last detection happened to run.
  */
 #include "driver.h"
 
