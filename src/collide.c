@@ -49,6 +49,7 @@ typedef struct {                       /* growable byte buffer of one output blo
 typedef struct {
     uint64_t key;
     int prim;
+    int body;   /* of the primitive: a query rejects its own body's entries at once (self = 0) */
 } gentry;
 
 typedef struct {                       /* one hashed grid table */
@@ -71,6 +72,7 @@ struct sipd_collide {
     int nsv, ne;
     int *sv;            /* nsv model indices of the surface vertices         */
     int *edges;         /* ne*2, lo < hi                                     */
+    int *fbody, *ebody; /* body of each face and edge                        */
     /* last broad phase */
     int have_broad;
     double margin, r;
@@ -256,10 +258,15 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
     c->ehi = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
     c->fcell = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(int));
     c->ecell = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(int));
-    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->elo || !c->ehi || !c->fcell || !c->ecell) {
+    c->fbody = sipd_malloc((size_t)(m->nf + 1) * sizeof(int));
+    c->ebody = sipd_malloc((size_t)(c->ne + 1) * sizeof(int));
+    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->elo || !c->ehi || !c->fcell || !c->ecell || !c->fbody ||
+        !c->ebody) {
         collide_destroy(c);
         return SIPD_EFAIL;
     }
+    for (i = 0; i < m->nf; i++) c->fbody[i] = m->body[m->tris[3 * i]];
+    for (i = 0; i < c->ne; i++) c->ebody[i] = m->body[c->edges[2 * i]];
     *out = c;
     return SIPD_OK;
 fail:
@@ -292,6 +299,8 @@ void collide_destroy(sipd_collide *c)
     free(c->elo);
     free(c->ehi);
     free(c->fcell);
+    free(c->fbody);
+    free(c->ebody);
     free(c->ecell);
     gtable_free(&c->tf);
     gtable_free(&c->te);
@@ -326,8 +335,8 @@ static size_t cell_bucket(uint64_t key, int nbits)
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - nbits));
 }
 
-/* Insert n boxes (lowest cells `cell`, upper corners hi) into table t. */
-static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, const int *cell)
+/* Insert n boxes (lowest cells `cell`, upper corners hi; bodies body) into table t. */
+static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, const int *cell, const int *body)
 {
     long i;
     size_t j, E;
@@ -382,6 +391,7 @@ static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, con
                     uint64_t key = cell_key(x, y, z);
                     t->tmp[p].key = key;
                     t->tmp[p].prim = (int)i;
+                    t->tmp[p].body = body[i];
                     t->bkt[p] = (uint32_t)cell_bucket(key, t->nbits);
                     p++;
                 }
@@ -447,7 +457,7 @@ static int query_vf(const sipd_collide *c, int s, blockbuf *b)
 {
     const gtable *t = &c->tf;
     double lo[3], hi[3];
-    int q0[3], q1[3], x, y, z, k, v = c->sv[s];
+    int q0[3], q1[3], x, y, z, k, v = c->sv[s], vb = c->m->body[v];
     for (k = 0; k < 3; k++) {
         lo[k] = c->vlo[3 * s + k] - c->r;
         hi[k] = c->vhi[3 * s + k] + c->r;
@@ -464,7 +474,7 @@ static int query_vf(const sipd_collide *c, int s, blockbuf *b)
                     int f;
                     const int *fc;
                     cand cd;
-                    if (t->e[e].key != key)
+                    if (t->e[e].key != key || (!c->self && t->e[e].body == vb))
                         continue;
                     f = t->e[e].prim;
                     fc = c->fcell + 3 * f;
@@ -489,7 +499,7 @@ static int query_ee(const sipd_collide *c, int i, blockbuf *b)
     const gtable *t = &c->te;
     const double *lo = c->elo + 3 * i, *hi = c->ehi + 3 * i;
     const int *q0 = c->ecell + 3 * i;
-    int q1[3], x, y, z, k;
+    int q1[3], x, y, z, k, ib = c->ebody[i];
     for (k = 0; k < 3; k++) q1[k] = cell_of(c, hi[k], k);
     for (z = q0[2]; z <= q1[2]; z++)
         for (y = q0[1]; y <= q1[1]; y++)
@@ -501,7 +511,7 @@ static int query_ee(const sipd_collide *c, int i, blockbuf *b)
                     int j;
                     const int *jc;
                     cand cd;
-                    if (t->e[e].key != key || t->e[e].prim <= i)
+                    if (t->e[e].key != key || t->e[e].prim <= i || (!c->self && t->e[e].body == ib))
                         continue;
                     j = t->e[e].prim;
                     jc = c->ecell + 3 * j;
@@ -646,8 +656,8 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
         int kk;
         for (kk = 0; kk < 3; kk++) c->ecell[3 * i + kk] = cell_of(c, c->elo[3 * i + kk], kk);
     }
-    if (gtable_build(c, &c->tf, nf, c->fhi, c->fcell) != SIPD_OK ||
-        gtable_build(c, &c->te, ne, c->ehi, c->ecell) != SIPD_OK)
+    if (gtable_build(c, &c->tf, nf, c->fhi, c->fcell, c->fbody) != SIPD_OK ||
+        gtable_build(c, &c->te, ne, c->ehi, c->ecell, c->ebody) != SIPD_OK)
         return SIPD_EFAIL;
     if (run_queries(c, c->nsv, query_vf, &c->vf, &c->cap_vf, &c->nvf) != SIPD_OK ||
         run_queries(c, ne, query_ee, &c->ee, &c->cap_ee, &c->nee) != SIPD_OK)
