@@ -57,6 +57,9 @@ typedef struct {                       /* one hashed grid table */
     size_t T;                          /* buckets (a power of 2)                   */
     uint32_t *start;                   /* T+1 bucket offsets into e                */
     gentry *e;
+    uint32_t *run_end;                 /* per entry: end of its run of entries of the same
+                                          cell and body (a query skips its own body's run) */
+    size_t cap_run;
     size_t ne, cap_e, cap_T;
     size_t *off;                       /* per primitive: first entry (n+1)         */
     uint32_t *bkt;                     /* per entry: its bucket (build scratch)    */
@@ -280,6 +283,7 @@ static void gtable_free(gtable *t)
 {
     free(t->start);
     free(t->e);
+    free(t->run_end);
     free(t->off);
     free(t->bkt);
     free(t->tmp);
@@ -404,6 +408,14 @@ static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, con
     for (j = 0; j < E; j++) t->e[t->start[t->bkt[j]]++] = t->tmp[j];
     for (j = t->T; j > 0; j--) t->start[j] = t->start[j - 1];
     t->start[0] = 0;
+    /* runs of one cell and one body are contiguous (entries keep primitive order within a
+       bucket, and a body's primitives are numbered contiguously) */
+    if (grow((void **)&t->run_end, &t->cap_run, E + 1, sizeof *t->run_end) != SIPD_OK)
+        return SIPD_EFAIL;
+    for (j = E; j-- > 0;)
+        t->run_end[j] = (j + 1 < E && t->e[j + 1].key == t->e[j].key && t->e[j + 1].body == t->e[j].body)
+                            ? t->run_end[j + 1]
+                            : (uint32_t)(j + 1);
     t->ne = E;
     return SIPD_OK;
 }
@@ -474,8 +486,12 @@ static int query_vf(const sipd_collide *c, int s, blockbuf *b)
                     int f;
                     const int *fc;
                     cand cd;
-                    if (t->e[e].key != key || (!c->self && t->e[e].body == vb))
+                    if (t->e[e].key != key)
                         continue;
+                    if (!c->self && t->e[e].body == vb) {
+                        e = t->run_end[e] - 1;   /* the rest of this body's run in this cell */
+                        continue;
+                    }
                     f = t->e[e].prim;
                     fc = c->fcell + 3 * f;
                     /* report from the cell of the lower corner of the intersection only */
@@ -511,7 +527,13 @@ static int query_ee(const sipd_collide *c, int i, blockbuf *b)
                     int j;
                     const int *jc;
                     cand cd;
-                    if (t->e[e].key != key || t->e[e].prim <= i || (!c->self && t->e[e].body == ib))
+                    if (t->e[e].key != key)
+                        continue;
+                    if (!c->self && t->e[e].body == ib) {
+                        e = t->run_end[e] - 1;   /* the rest of this body's run in this cell */
+                        continue;
+                    }
+                    if (t->e[e].prim <= i)
                         continue;
                     j = t->e[e].prim;
                     jc = c->ecell + 3 * j;
