@@ -49,7 +49,7 @@ struct sipd_backend {
     double *lam_n;
     /* pair contact (vertex–face, edge–edge; DESIGN.md §3.6): the detector, the current pairs
        (owned by det), their data (pairs.h: w k_c, the lagged normal force, the pairs'
-       incidences on free vertices (CSR: pair*4 + slot), and Newton's per-pair blocks */
+       incidences on free vertices as CSR of pair*4 + slot), and Newton's per-pair blocks */
     sipd_collide *det;
     const sipd_contact_pair *pr;
     int npr, prD_cap;
