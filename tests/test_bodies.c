@@ -22,6 +22,8 @@
  *   self      one body whose mesh has two components (a pinned cube, a cube 3 cm above it):
  *             with contact.self = true the upper one comes to rest within [0, d̂] of the lower
  *             one; with self = false it falls through (no pairs within a body)
+ *   noodles   scenes/noodles.cfg, 30 frames: no noodle goes more than 1 mm beyond the rigid
+ *             bowl's inner surface, they reach the bowl, pair penetration stays below 2 d̂
  * Each prints what it measured and exits non-zero when a check fails.
  */
 #include "fixture.h"
@@ -413,6 +415,61 @@ static void test_self(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* scenes/noodles.cfg (10 noodles into the rigid bowl, body 0), its first 30 frames: the bowl's
+ * inner surface is the sphere of radius 0.25 m about (0, 0.27, 0) below y = 0.27 (shell to
+ * 0.27 m).  No noodle vertex below the rim may get further than 1 mm beyond the inner surface
+ * (none may be inside the shell or through it), the noodles reach the bowl, and no pair
+ * penetrates deeper than 2 d̂. */
+static void test_noodles(void)
+{
+    char path[1024];
+    sipd_scene sc;
+    sipd_model m;
+    sipd_sim s;
+    sipd_backend_params bp;
+    double *x, rmax = 0, ymin = INFINITY, maxpen = 0;
+    int frame, k, a, contacts = 0;
+    snprintf(path, sizeof path, "%s/scenes/noodles.cfg", SIPD_SOURCE_DIR);
+    if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        CHECK(0, "cannot load %s", path);
+        return;
+    }
+    sim_backend_params(&sc, 0, &bp);
+    if (sim_init(&s, &sc, &m, &sipd_backend_cpu, &bp) != SIPD_OK) {
+        CHECK(0, "sim_init");
+        return;
+    }
+    x = malloc(sizeof(double) * 3 * m.nv);
+    for (frame = 0; frame < 30; frame++) {
+        for (k = 0; k < sc.substeps; k++) {
+            sipd_solve_result r;
+            CHECK(sim_step(&s, sc.dt / sc.substeps, &r) == SIPD_OK, "step failed");
+            maxpen = fmax(maxpen, r.max_pen);
+            contacts = r.contacts > contacts ? r.contacts : contacts;
+        }
+        s.ops->download(s.b, x, NULL);
+        for (a = 0; a < m.nv; a++) {
+            double dx = x[3 * a], dy = x[3 * a + 1] - 0.27, dz = x[3 * a + 2];
+            if (m.body[a] == 0)
+                continue;
+            ymin = fmin(ymin, x[3 * a + 1]);
+            if (dy < 0)
+                rmax = fmax(rmax, sqrt(dx * dx + dy * dy + dz * dz));
+        }
+    }
+    printf("noodles: 30 frames: lowest noodle point y = %.4f m, largest distance from the bowl centre below the rim "
+           "%.4f m (inner radius 0.25), up to %d active contacts, max penetration %.4f m (bound 2 d^ = %.3f)\n",
+           ymin, rmax, contacts, maxpen, 2 * sc.dhat);
+    CHECK(rmax < 0.251, "a noodle went %g m beyond the bowl's inner surface", rmax - 0.25);
+    CHECK(ymin < 0.05 && contacts > 0, "the noodles did not reach the bowl (lowest y %g, %d contacts)", ymin, contacts);
+    CHECK(maxpen < 2 * sc.dhat, "penetration %g beyond 2 dhat", maxpen);
+    free(x);
+    sim_free(&s);
+    model_free(&m);
+    scene_free(&sc);
+}
+
+/* ------------------------------------------------------------------------------------- */
 static void test_methods(void)
 {
     static const char *solvers[] = {
@@ -484,6 +541,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "tilt") || !strcmp(which, "all")) test_tilt();
     if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
     if (!strcmp(which, "self") || !strcmp(which, "all")) test_self();
+    if (!strcmp(which, "noodles") || !strcmp(which, "all")) test_noodles();
     scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
