@@ -187,21 +187,14 @@ __device__ static inline void st3(float *p, int i, vec3 a) { v3_store(p + 3 * (s
 __device__ static inline int d_ground(const dview &d, int a, vec3 p, vec3 *g, sym3 *D, float *pen)
 {
     vec3 n = v3_load(d.pn);
-    int on = contact_plane_eval(p, n, d.ph, d.dhat, d.kc, g, D);
-    float gap = v3_dot(n, p) - d.ph;
-    if (d.lam_n && d.lam_n[a] > 0)
-        friction_eval(p, ld3(d.x, a), n, d.lam_n[a], d.mu, d.eps, g, D);
-    *pen = gap < 0 ? -gap : 0.0f;
-    return on;
+    *pen = contact_point_penetration(p, n, d.ph);
+    return contact_point_eval(p, ld3(d.x, a), n, d.ph, d.dhat, d.kc, d.lam_n ? d.lam_n[a] : 0.0f, d.mu, d.eps, g, D);
 }
 
 __device__ static inline float d_ground_energy(const dview &d, int a, vec3 p)
 {
-    vec3 n = v3_load(d.pn);
-    float E = contact_plane_energy(p, n, d.ph, d.dhat, d.kc);
-    if (d.lam_n && d.lam_n[a] > 0)
-        E += friction_energy(p, ld3(d.x, a), n, d.lam_n[a], d.mu, d.eps);
-    return E;
+    return contact_point_energy(p, ld3(d.x, a), v3_load(d.pn), d.ph, d.dhat, d.kc, d.lam_n ? d.lam_n[a] : 0.0f, d.mu,
+                                d.eps);
 }
 
 /* z = Σ β y (at y + α dy) and z0 = Σ β x of pair p */
@@ -232,7 +225,7 @@ __device__ static inline void d_pair_vertex(const dview &d, int a, vec3 *g, sym3
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         d_pair_z(d, p, 0.0f, &z, &z0);
-        contact_pair_eval(z, z0, ld3(d.pr_n, p), d.dhat, d.pr_k[p], d.pr_lam[p], d.mu, d.eps, &gz, &Dz);
+        contact_point_eval(z, z0, ld3(d.pr_n, p), 0.0f, d.dhat, d.pr_k[p], d.pr_lam[p], d.mu, d.eps, &gz, &Dz);
         *g = v3_axpy(be[l], gz, *g);
         *D = s3_axpy(contact_pair_jacobi_weight(be, 4, l), Dz, *D);
     }
@@ -420,9 +413,9 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *p
         vec3 z, z0;
         float gap;
         d_pair_z(d, p, 0.0f, &z, &z0);
-        gap = v3_dot(ld3(d.pr_n, p), z);
+        gap = contact_plane_gap(z, ld3(d.pr_n, p), 0.0f);
         r[0] += gap < d.dhat;
-        r[1] = dmax_nan(r[1], (double)(-gap > 0 ? -gap : 0.0f));
+        r[1] = dmax_nan(r[1], (double)contact_point_penetration(z, ld3(d.pr_n, p), 0.0f));
     }
     block_partials(r, 2, 2u, part);
 }
@@ -461,7 +454,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
         if (i < d.npr) {
             vec3 z, z0;
             d_pair_z(d, i, alpha, &z, &z0);
-            E += (double)contact_pair_energy(z, z0, ld3(d.pr_n, i), d.dhat, d.pr_k[i], d.pr_lam[i], d.mu, d.eps);
+            E += (double)contact_point_energy(z, z0, ld3(d.pr_n, i), 0.0f, d.dhat, d.pr_k[i], d.pr_lam[i], d.mu, d.eps);
         }
     }
     block_partials(&E, 1, 0u, part);

@@ -66,21 +66,15 @@ static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
 static inline int contact_vertex(const sipd_backend *b, int a, vec3 p, vec3 *g, sym3 *D, double *pen)
 {
     vec3 n = v3_load(b->pn);
-    int on = contact_plane_eval(p, n, b->ph, b->dhat, b->kc, g, D);
-    double d = v3_dot(n, p) - b->ph;
-    if (b->lam_n && b->lam_n[a] > 0)
-        friction_eval(p, v3_load(b->x + 3 * a), n, b->lam_n[a], b->mu, b->eps, g, D);
-    *pen = d < 0 ? -d : 0;
-    return on;
+    *pen = contact_point_penetration(p, n, b->ph);
+    return contact_point_eval(p, yv(b->x, a), n, b->ph, b->dhat, b->kc, b->lam_n ? b->lam_n[a] : 0, b->mu, b->eps,
+                              g, D);
 }
 
 static inline double contact_vertex_energy(const sipd_backend *b, int a, vec3 p)
 {
-    vec3 n = v3_load(b->pn);
-    double E = contact_plane_energy(p, n, b->ph, b->dhat, b->kc);
-    if (b->lam_n && b->lam_n[a] > 0)
-        E += friction_energy(p, v3_load(b->x + 3 * a), n, b->lam_n[a], b->mu, b->eps);
-    return E;
+    return contact_point_energy(p, yv(b->x, a), v3_load(b->pn), b->ph, b->dhat, b->kc, b->lam_n ? b->lam_n[a] : 0,
+                                b->mu, b->eps);
 }
 
 /* z = Σ β_k y_k and z0 = Σ β_k x0_k of pair p at y + α dy (dy may be NULL); vertex `over`
@@ -113,7 +107,7 @@ static inline void pair_vertex(const sipd_backend *b, int a, const double *y, in
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pair_z(b, p, y, NULL, 0, over, q, &z, &z0);
-        contact_pair_eval(z, z0, v3_load(b->pr[p].n), b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps, &gz, &Dz);
+        contact_point_eval(z, z0, v3_load(b->pr[p].n), 0, b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps, &gz, &Dz);
         *g = v3_axpy(be, gz, *g);
         *D = s3_axpy(exact ? be * be : contact_pair_jacobi_weight(b->pr[p].beta, 4, l), Dz, *D);
     }
@@ -124,7 +118,7 @@ static inline double pair_energy(const sipd_backend *b, int p, const double *y, 
 {
     vec3 z, z0;
     pair_z(b, p, y, dy, alpha, over, q, &z, &z0);
-    return contact_pair_energy(z, z0, v3_load(b->pr[p].n), b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps);
+    return contact_point_energy(z, z0, v3_load(b->pr[p].n), 0, b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps);
 }
 
 /* Active pairs (gap < d̂) and the deepest penetration at y. */
@@ -134,13 +128,13 @@ static void pair_stats(const sipd_backend *b, int *active, double *maxpen)
     double mp = 0;
 #pragma omp parallel for schedule(static) reduction(+ : n) reduction(max : mp) if (b->npr > PAR_MIN)
     for (p = 0; p < b->npr; p++) {
-        vec3 z, z0;
-        double d;
+        vec3 z, z0, np = v3_load(b->pr[p].n);
+        double pen;
         pair_z(b, p, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        d = v3_dot(v3_load(b->pr[p].n), z);
-        n += d < b->dhat;
-        if (-d > mp)
-            mp = -d;
+        n += contact_plane_gap(z, np, 0) < b->dhat;
+        pen = contact_point_penetration(z, np, 0);
+        if (pen > mp)
+            mp = pen;
     }
     *active += n;
     if (mp > *maxpen)
@@ -500,7 +494,7 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pair_z(b, a, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        contact_pair_eval(z, z0, v3_load(b->pr[a].n), b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
+        contact_point_eval(z, z0, v3_load(b->pr[a].n), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
     /* CG on H dy = −g from dy = 0 */

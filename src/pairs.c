@@ -12,7 +12,8 @@ int pair_data_init(sipd_pair_data *d, int nv)
     memset(d, 0, sizeof *d);
     d->nv = nv;
     d->off = sipd_calloc((size_t)nv + 1, sizeof(int));
-    return d->off ? SIPD_OK : SIPD_EFAIL;
+    d->cur = sipd_malloc((size_t)(nv > 0 ? nv : 1) * sizeof(int));
+    return d->off && d->cur ? SIPD_OK : SIPD_EFAIL;
 }
 
 void pair_data_free(sipd_pair_data *d)
@@ -21,13 +22,14 @@ void pair_data_free(sipd_pair_data *d)
     free(d->lam);
     free(d->off);
     free(d->inc);
+    free(d->cur);
     memset(d, 0, sizeof *d);
 }
 
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
                     double kc, double mu, double dhat)
 {
-    int p, k, a, *cur;
+    int p, k, a, *cur = d->cur;
     d->npr = 0;
     if (npr > d->cap) {
         int cap = npr + npr / 2 + 16;
@@ -43,9 +45,6 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         }
         d->cap = cap;
     }
-    cur = sipd_malloc((size_t)(d->nv > 0 ? d->nv : 1) * sizeof(int));
-    if (!cur)
-        return SIPD_EFAIL;
     memset(d->off, 0, ((size_t)d->nv + 1) * sizeof(int));
     for (p = 0; p < npr; p++) {
         vec3 xs[4];
@@ -55,8 +54,8 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
             if (!m->fixed[pr[p].v[k]])
                 d->off[pr[p].v[k] + 1]++;
         }
-        d->lam[p] = mu > 0 ? contact_pair_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), dhat,
-                                                       d->k[p])
+        d->lam[p] = mu > 0 ? friction_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), 0, dhat,
+                                                   d->k[p])
                            : 0;
     }
     for (a = 0; a < d->nv; a++) d->off[a + 1] += d->off[a];
@@ -67,7 +66,6 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
             if (!m->fixed[v])
                 d->inc[cur[v]++] = 4 * p + k;
         }
-    free(cur);
     d->npr = npr;
     return SIPD_OK;
 }

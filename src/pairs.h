@@ -23,6 +23,7 @@ typedef struct {
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
     int *off;      /* nv+1                                               */
     int *inc;      /* up to 4 npr                                        */
+    int *cur;      /* nv: fill cursors (scratch, allocated once)         */
 } sipd_pair_data;
 
 /* Allocate for a model of nv vertices (no pairs). SIPD_OK or SIPD_EFAIL. */

@@ -10,6 +10,9 @@
  *             PSD); block finite and == 2μλ/ε T at u = 0; energy continuous at |u| = ε;
  *             |force| ≤ μλ; nothing added when μλ = 0
  *   descent   inertia + plane contact + friction: Δ = −D⁻¹g is a descent direction
+ *   pair      a VF/EE pair through contact_point_eval: vertex l's gradient β_l g_z equals finite
+ *             differences of the pair energy (random weights, tiny corners, friction on/off);
+ *             the Jacobi blocks |β_l| Σ|β| D_z majorise the pair's Hessian, β_l² D_z does not
  *   all       every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -462,10 +465,98 @@ static void test_descent(void)
            nact, nfric, worst_cos, ndec, worst_dir);
 }
 
+/* ================================================================ pairs (VF, EE) */
+/* A pair's energy as a function of its vertex `l` (the other three fixed):
+ * contact_point_energy(Σβy, Σβx0, n, 0, ...) — the form both backends evaluate. */
+typedef struct {
+    vec3 y[4], x0[4], n;
+    sipd_real beta[4];
+    double dhat, k, lam, mu, eps;
+    int l;
+} pair_ctx;
+static double pair_E(vec3 yl, const void *c)
+{
+    const pair_ctx *P = c;
+    vec3 ys[4];
+    int j;
+    for (j = 0; j < 4; j++) ys[j] = j == P->l ? yl : P->y[j];
+    return contact_point_energy(contact_pair_combine(ys, P->beta, 4), contact_pair_combine(P->x0, P->beta, 4), P->n, 0,
+                                P->dhat, P->k, P->lam, P->mu, P->eps);
+}
+
+static void test_pair(void)
+{
+    int trial, l, ngrad = 0, nmaj = 0, nexact_fails = 0;
+    double worst_g = 0, worst_maj = INFINITY;
+    rng_seed(77);
+    for (trial = 0; trial < 4000; trial++) {
+        pair_ctx P;
+        vec3 z, z0, gz = v3(0, 0, 0), v[4], Bv = v3(0, 0, 0);
+        sym3 Dz = s3_zero();
+        double lhs = 0, lhs_exact = 0, rhs;
+        int j, ee = trial & 1;
+        if (ee) {   /* EE weights (1−s, s, −(1−t), −t) */
+            double sp = rnd(), t = rnd();
+            P.beta[0] = 1 - sp; P.beta[1] = sp; P.beta[2] = t - 1; P.beta[3] = -t;
+        } else {    /* VF weights (1, −b) with barycentric b, some corners tiny */
+            double b0 = rnd_log(1e-3, 1), b1 = rnd_log(1e-3, 1), b2 = rnd_log(1e-3, 1), sb = b0 + b1 + b2;
+            P.beta[0] = 1; P.beta[1] = -b0 / sb; P.beta[2] = -b1 / sb; P.beta[3] = -b2 / sb;
+        }
+        P.n = v3_unit(rnd_vec(1));
+        for (j = 0; j < 4; j++) {
+            P.y[j] = rnd_vec(0.1);
+            P.x0[j] = v3_add(P.y[j], rnd_vec(0.01));
+        }
+        P.dhat = 0.05;
+        P.k = rnd_log(1e2, 1e5);
+        P.mu = rnd();
+        P.eps = rnd_log(1e-5, 1e-2);
+        z = contact_pair_combine(P.y, P.beta, 4);
+        z0 = contact_pair_combine(P.x0, P.beta, 4);
+        /* put the pair inside the band (gap in (−d̂/2, d̂)): shift vertex 0 along n */
+        {
+            double want = rndu(-0.5, 1) * P.dhat, d = v3_dot(P.n, z);
+            P.y[0] = v3_axpy((want - d) / P.beta[0], P.n, P.y[0]);
+            z = contact_pair_combine(P.y, P.beta, 4);
+        }
+        P.lam = rnd() < 0.3 ? 0 : P.k * P.dhat * rnd();
+        contact_point_eval(z, z0, P.n, 0, P.dhat, P.k, P.lam, P.mu, P.eps, &gz, &Dz);
+        /* vertex l's gradient is β_l g_z (chain rule), against differences of the pair energy */
+        for (l = 0; l < 4; l++) {
+            vec3 fd, an = v3_scale(gz, P.beta[l]);
+            double scale = v3_len(gz) * fabs(P.beta[l]) + 1e-12;
+            P.l = l;
+            fd = fd_gradient(pair_E, &P, P.y[l], 1e-7);
+            worst_g = fmax(worst_g, v3_len(v3_sub(fd, an)) / scale);
+            ngrad += v3_len(v3_sub(fd, an)) <= 1e-4 * scale + 1e-9;
+        }
+        /* the Jacobi blocks |β_l| Σ|β| D_z majorise the pair's Hessian Bᵀ D_z B:
+           Σ_l w_l v_lᵀ D_z v_l ≥ (Σ β_l v_l)ᵀ D_z (Σ β_l v_l) for any v; the exact diagonal
+           blocks β_l² D_z do not */
+        for (j = 0; j < 4; j++) {
+            v[j] = rnd_vec(1);
+            Bv = v3_axpy(P.beta[j], v[j], Bv);
+            lhs += contact_pair_jacobi_weight(P.beta, 4, j) * v3_dot(v[j], s3_mulv(Dz, v[j]));
+            lhs_exact += P.beta[j] * P.beta[j] * v3_dot(v[j], s3_mulv(Dz, v[j]));
+        }
+        rhs = v3_dot(Bv, s3_mulv(Dz, Bv));
+        nmaj += lhs >= rhs * (1 - 1e-12);
+        worst_maj = fmin(worst_maj, (lhs - rhs) / (fabs(rhs) + 1e-300));
+        nexact_fails += lhs_exact < rhs * (1 - 1e-9);
+    }
+    printf("pair: vertex gradient β_l g_z == FD of the pair energy in %d of 16000 (worst rel %.2e); Jacobi blocks "
+           "majorise the pair Hessian in %d of 4000 random directions (worst (lhs-rhs)/rhs %.2e); the exact "
+           "β² blocks fail to in %d\n", ngrad, worst_g, nmaj, worst_maj, nexact_fails);
+    CHECK(ngrad == 16000, "pair gradient differs from finite differences in %d cases (worst %g)", 16000 - ngrad,
+          worst_g);
+    CHECK(nmaj == 4000, "the Jacobi blocks fail to majorise in %d cases", 4000 - nmaj);
+    CHECK(nexact_fails > 100, "expected the exact β² blocks to under-estimate often (%d)", nexact_fails);
+}
+
 /* ================================================================ main */
 typedef struct { const char *name; void (*fn)(void); } test_entry;
 static const test_entry g_tests[] = {
-    {"plane", test_plane}, {"friction", test_friction}, {"descent", test_descent},
+    {"plane", test_plane}, {"friction", test_friction}, {"descent", test_descent}, {"pair", test_pair},
 };
 
 int main(int argc, char **argv)

@@ -124,26 +124,37 @@ SIPD_HD vec3 contact_pair_combine(const vec3 *y, const sipd_real *beta, int nb)
     return z;
 }
 
-/* Energy of a pair (contact + friction) at z = Σβy; z0 = Σβx0, lam_n its lagged normal force
- * (contact_pair_normal_force at detection, 0 for no friction), k = w k_c. */
-SIPD_HD sipd_real contact_pair_energy(vec3 z, vec3 z0, vec3 n, sipd_real dhat, sipd_real k, sipd_real lam_n,
-                                      sipd_real mu, sipd_real eps)
+/* ---------------------------------------------------------------- a contact point */
+
+/* Contact + lagged friction of one contact point z: a vertex against the plane n·x = h, or a
+ * pair's combination z = Σβy with h = 0 (z0 = the same at the step start; lam_n its lagged
+ * normal force, 0 for no friction; k = w k_c).  The one composite both backends use for the
+ * ground and for pairs. */
+SIPD_HD sipd_real contact_point_energy(vec3 z, vec3 z0, vec3 n, sipd_real h, sipd_real dhat, sipd_real k,
+                                       sipd_real lam_n, sipd_real mu, sipd_real eps)
 {
-    sipd_real E = contact_plane_energy(z, n, SIPD_R(0), dhat, k);
+    sipd_real E = contact_plane_energy(z, n, h, dhat, k);
     if (lam_n > 0)
         E += friction_energy(z, z0, n, lam_n, mu, eps);
     return E;
 }
 
-/* Gradient and block with respect to z, added to *gz, *Dz (vertex k then gets β_k gz and
- * β_k² Dz); returns 1 when the contact is active (n·z < d̂). */
-SIPD_HD int contact_pair_eval(vec3 z, vec3 z0, vec3 n, sipd_real dhat, sipd_real k, sipd_real lam_n, sipd_real mu,
-                              sipd_real eps, vec3 *gz, sym3 *Dz)
+/* Gradient and block with respect to z, added to *gz, *Dz (a pair's vertex l then gets β_l gz
+ * and a multiple of Dz); returns 1 when the contact is active (n·z − h < d̂). */
+SIPD_HD int contact_point_eval(vec3 z, vec3 z0, vec3 n, sipd_real h, sipd_real dhat, sipd_real k, sipd_real lam_n,
+                               sipd_real mu, sipd_real eps, vec3 *gz, sym3 *Dz)
 {
-    int on = contact_plane_eval(z, n, SIPD_R(0), dhat, k, gz, Dz);
+    int on = contact_plane_eval(z, n, h, dhat, k, gz, Dz);
     if (lam_n > 0)
         friction_eval(z, z0, n, lam_n, mu, eps, gz, Dz);
     return on;
+}
+
+/* Penetration of a contact point: max(0, −(n·z − h)). */
+SIPD_HD sipd_real contact_point_penetration(vec3 z, vec3 n, sipd_real h)
+{
+    sipd_real d = contact_plane_gap(z, n, h);
+    return d < 0 ? -d : SIPD_R(0);
 }
 
 /* Weight of D_z in vertex l's block for a Jacobi sweep: |β_l| Σ_k |β_k|, so that
@@ -159,12 +170,6 @@ SIPD_HD sipd_real contact_pair_jacobi_weight(const sipd_real *beta, int nb, int 
     int k;
     for (k = 0; k < nb; k++) s += sipd_fabs(beta[k]);
     return sipd_fabs(beta[l]) * s;
-}
-
-/* λ_n = k (d̂ − n·z0) when n·z0 < d̂, else 0 */
-SIPD_HD sipd_real contact_pair_normal_force(vec3 z0, vec3 n, sipd_real dhat, sipd_real k)
-{
-    return friction_normal_force(z0, n, SIPD_R(0), dhat, k);
 }
 
 #endif
