@@ -7,7 +7,7 @@
  * interior closest points of non-parallel edges, then only when gap < d̂), without the
  * hysteresis of later narrow phases.  It
  * writes one record per candidate; narrow_compact turns the kept records, in candidate order,
- * into sipd_contact_pairs exactly as narrow_one fills them (zeroed first, w = 1), so the output
+ * into sipd_contact_pairs exactly as narrow_one fills them (zeroed first), so the output
  * order is that of collide_narrow: VF pairs in candidate order, then EE pairs.
  *
  * Only for translation units compiled with -DSIPD_REAL_FLOAT (sipd_real = float).
@@ -126,7 +126,6 @@ static inline int narrow_compact(const sipd_collide_view *v, const narrow_rec *r
             p->v[3] = e2[1];
             p->kind = 1;
         }
-        p->w = 1;
         for (j = 0; j < 4; j++) p->beta[j] = rec[k].beta[j];
         for (j = 0; j < 3; j++) p->n[j] = rec[k].n[j];
     }

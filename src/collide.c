@@ -769,7 +769,6 @@ static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t
     }
     for (j = 0; j < 3; j++) p->n[j] = n.v[j];
     p->kind = is_vf ? 0 : 1;
-    p->w = 1;
     return 1;
 }
 

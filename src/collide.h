@@ -39,7 +39,7 @@
  * the model size (m->bbox_diag); then n is flipped if needed so that the step-start gap
  * n·Σ β_k x0_k is ≥ 0 (the side the pair was on at the start of the step; a pair that crossed
  * during the step then has a negative gap).  A pair is kept when its gap d = n·Σ β_k y_k < d̂.
- * Weight w = 1 for every pair.
+ * Every pair has the same stiffness k_c (there are no per-pair weights; see below).
  *
  * Hysteresis (dist_candidate, physics/distance.h): between two broad phases a candidate that
  * was a pair at the previous narrow phase stays one while it is within DIST_KEEP_BAND (2%) of
@@ -88,7 +88,6 @@ typedef struct {
     int v[4];         /* VF: vertex, face corners (m->tris order); EE: p0, p1, q0, q1      */
     double beta[4];   /* VF: 1, −b0, −b1, −b2;  EE: 1−s, s, −(1−t), −t                      */
     double n[3];      /* unit normal, oriented by the side at the start of the step        */
-    double w;         /* stiffness weight (see above)                                      */
     int kind;         /* 0 VF, 1 EE                                                        */
 } sipd_contact_pair;
 

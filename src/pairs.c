@@ -48,7 +48,7 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     memset(d->off, 0, ((size_t)d->nv + 1) * sizeof(int));
     for (p = 0; p < npr; p++) {
         vec3 xs[4];
-        d->k[p] = pr[p].w * kc;
+        d->k[p] = kc;
         for (k = 0; k < 4; k++) {
             xs[k] = v3_load(x0 + 3 * pr[p].v[k]);
             if (!m->fixed[pr[p].v[k]])

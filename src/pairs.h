@@ -19,7 +19,7 @@
 
 typedef struct {
     int nv, npr, cap;
-    double *k;     /* npr: w k_c                                         */
+    double *k;     /* npr: k_c (per pair, so a later per-pair stiffness needs no kernel change) */
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
     int *off;      /* nv+1                                               */
     int *inc;      /* up to 4 npr                                        */

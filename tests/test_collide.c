@@ -16,7 +16,7 @@
  *               self-contact) with Dirichlet bodies, self = 0 and 1, y ≠ y1 within the margin: the
  *               candidate counts equal an O(n²) enumeration of all VF/EE pairs with overlapping
  *               inflated boxes minus the exclusions, the pairs equal those of that enumeration
- *               (same v, kind, β and n within 1e-12, w; VF only for interior projections), every
+ *               (same v, kind, β and n within 1e-12; VF only for interior projections), every
  *               pair of the enumeration WITHOUT the box test that is closer than d̂ is reported,
  *               VF pairs come before EE pairs
  *   threads     a pile of ~10k surface triangles: candidates and pairs identical, in order and
@@ -520,7 +520,6 @@ static void ref_pairs(const sipd_model *m, int self, double dhat, const double *
                 p.kind = 0;
                 p.v[0] = i; p.v[1] = t[0]; p.v[2] = t[1]; p.v[3] = t[2];
                 for (k = 0; k < 3; k++) p.n[k] = n.v[k];
-                p.w = 1;
                 pl_push(out, &p);
             }
         }
@@ -561,7 +560,6 @@ static void ref_pairs(const sipd_model *m, int self, double dhat, const double *
             p.kind = 1;
             p.v[0] = a0; p.v[1] = a1; p.v[2] = b0; p.v[3] = b1;
             for (k = 0; k < 3; k++) p.n[k] = n.v[k];
-            p.w = 1;
             pl_push(out, &p);
         }
     free(ed);
@@ -651,7 +649,7 @@ static int test_brute(void)
         long nvf, nee, rvf, ree, rvf0, ree0;
         pairlist ref = {0}, close = {0};
         sipd_contact_pair *got;
-        double maxdb = 0, maxdn = 0, maxdw = 0;
+        double maxdb = 0, maxdn = 0;
         make_cluster(&s, 1000 + (uint64_t)cfg, 4 + cfg % 3, cfg % 2, cfg % 4 == 1 ? 0 : -1);
         if (run_collide(&s, &c, &out, &np) != SIPD_OK) { cl_free(&s); collide_destroy(c); continue; }
         collide_candidates(c, &nvf, &nee);
@@ -685,7 +683,6 @@ static int test_brute(void)
             }
             for (k = 0; k < 4; k++) maxdb = fmax(maxdb, fabs(a->beta[k] - b->beta[k]));
             for (k = 0; k < 3; k++) maxdn = fmax(maxdn, fabs(a->n[k] - b->n[k]));
-            maxdw = fmax(maxdw, fabs(a->w - b->w));
         }
         /* completeness: every pair closer than d̂ (any boxes) is reported */
         rvf0 = rvf;
@@ -695,11 +692,11 @@ static int test_brute(void)
         for (i = 0; i < close.n; i++)
             if (!bsearch(close.p + i, got, (size_t)np, sizeof *got, cmp_pair)) missing++;
         printf("brute cfg %d (self %d, %d bodies, %d faces): candidates VF %ld EE %ld (reference %ld %ld); pairs %d "
-               "(VF %d, EE %d, within a body %d, negative gap %d; reference %d); max |dbeta| %.1e |dn| %.1e |dw| %.1e; "
+               "(VF %d, EE %d, within a body %d, negative gap %d; reference %d); max |dbeta| %.1e |dn| %.1e; "
                "|gap| < dhat pairs %d, missing %d; order VF-then-EE by vertex %s\n",
                cfg, s.self, s.m.nbodies, s.m.nf, nvf, nee, rvf0, ree0,
-               np, nkind[0], nkind[1], nself, nneg, ref.n, maxdb, maxdn, maxdw, nclose, missing, order_ok ? "yes" : "NO");
-        CHECK(maxdb <= 1e-12 && maxdn <= 1e-12 && maxdw <= 1e-15, "cfg %d values differ", cfg);
+               np, nkind[0], nkind[1], nself, nneg, ref.n, maxdb, maxdn, nclose, missing, order_ok ? "yes" : "NO");
+        CHECK(maxdb <= 1e-12 && maxdn <= 1e-12, "cfg %d values differ", cfg);
         CHECK(missing == 0, "cfg %d: %d pairs closer than dhat missing", cfg, missing);
         CHECK(order_ok, "cfg %d: output order", cfg);
         CHECK(nkind[0] > 0 && nkind[1] > 0 && nneg > 0, "cfg %d: configuration too easy", cfg);
@@ -771,7 +768,7 @@ static int test_threads(void)
         } else {
             int same = np == np1 && vf == vf1 && ee == ee1, i, k;
             for (i = 0; same && i < np; i++) {   /* field by field, exact */
-                same &= out[i].kind == ref[i].kind && out[i].w == ref[i].w;
+                same &= out[i].kind == ref[i].kind;
                 for (k = 0; k < 4; k++) same &= out[i].v[k] == ref[i].v[k] && out[i].beta[k] == ref[i].beta[k];
                 for (k = 0; k < 3; k++) same &= out[i].n[k] == ref[i].n[k];
             }
@@ -973,11 +970,10 @@ static int test_orientation(void)
         CHECK(i >= 0, "VF pair of the hovering vertex not found");
         if (i >= 0) {
             gap = pair_gap(pp + i, y);
-            printf("orientation VF: x0 z = +0.02, y z = %+.2f: gap %+.4f, n (%.3f %.3f %.3f), beta (%.3f %.3f %.3f %.3f), w %g\n",
-                   zy, gap, pp[i].n[0], pp[i].n[1], pp[i].n[2], pp[i].beta[0], pp[i].beta[1], pp[i].beta[2], pp[i].beta[3],
-                   pp[i].w);
+            printf("orientation VF: x0 z = +0.02, y z = %+.2f: gap %+.4f, n (%.3f %.3f %.3f), beta (%.3f %.3f %.3f %.3f)\n",
+                   zy, gap, pp[i].n[0], pp[i].n[1], pp[i].n[2], pp[i].beta[0], pp[i].beta[1], pp[i].beta[2], pp[i].beta[3]);
             CHECK(fabs(gap - zy) < 1e-14, "gap %g, expected %g", gap, zy);
-            CHECK(fabs(pp[i].n[2] - 1) < 1e-14 && pp[i].w == 1, "normal (%g %g %g) w %g", pp[i].n[0], pp[i].n[1], pp[i].n[2], pp[i].w);
+            CHECK(fabs(pp[i].n[2] - 1) < 1e-14, "normal (%g %g %g)", pp[i].n[0], pp[i].n[1], pp[i].n[2]);
         }
         free(pp);
         model_clear(&m);
