@@ -1,5 +1,5 @@
 /* pairs.h — what both backends derive from a narrow phase (src/collide.h): per pair the
- * stiffness w k_c and the lagged normal force λ_n of its friction (contact.h, from the step-start
+ * stiffness k_c and the lagged normal force λ_n of its friction (contact.h, from the step-start
  * positions x0), and the incidences of the pairs on free vertices as CSR (vertex a's entries
  * are inc[off[a] .. off[a+1]), each pair*4 + slot, in pair order), for the vertex-centric
  * gather of the Jacobi pass.
