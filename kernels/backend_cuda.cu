@@ -101,7 +101,7 @@ typedef struct {
     const sipd_material *mats;
     /* contact (DESIGN.md §3.6).  Ground: plane pn·x = ph, per-vertex lagged normal force lam_n
        (friction).  Pairs: detected on the host (src/collide.c) and uploaded after every narrow
-       phase: vertices, weights β, normal n, w k_c, λ_n, and their incidences on free vertices
+       phase: vertices, weights β, normal n, k_c, λ_n, and their incidences on free vertices
        (src/pairs.h); eps = ε_v h. */
     int ground, npr;
     float pn[3], ph, dhat, kc, mu, eps;

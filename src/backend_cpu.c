@@ -48,7 +48,7 @@ struct sipd_backend {
     double pn[3], ph, dhat, kc, mu, eps_v, eps;
     double *lam_n;
     /* pair contact (vertex–face, edge–edge; DESIGN.md §3.6): the detector, the current pairs
-       (owned by det), their data (pairs.h: w k_c, the lagged normal force, the pairs'
+       (owned by det), their data (pairs.h: k_c, the lagged normal force, the pairs'
        incidences on free vertices as CSR of pair*4 + slot), and Newton's per-pair blocks */
     sipd_collide *det;
     const sipd_contact_pair *pr;

@@ -128,7 +128,7 @@ SIPD_HD vec3 contact_pair_combine(const vec3 *y, const sipd_real *beta, int nb)
 
 /* Contact + lagged friction of one contact point z: a vertex against the plane n·x = h, or a
  * pair's combination z = Σβy with h = 0 (z0 = the same at the step start; lam_n its lagged
- * normal force, 0 for no friction; k = w k_c).  The one composite both backends use for the
+ * normal force, 0 for no friction; k the stiffness).  The one composite both backends use for the
  * ground and for pairs. */
 SIPD_HD sipd_real contact_point_energy(vec3 z, vec3 z0, vec3 n, sipd_real h, sipd_real dhat, sipd_real k,
                                        sipd_real lam_n, sipd_real mu, sipd_real eps)
