@@ -523,6 +523,10 @@ static void test_methods(void)
         printf("methods: %-55s %5d iterations in 10 steps, max |x - x_newton| = %.2e of the model size\n", solvers[k],
                iters, dmax / diag);
         CHECK(dmax / diag < 1e-4, "%s differs from newton by %g of the model size", solvers[k], dmax / diag);
+        /* Gauss–Seidel gets closest (1.8e-6): 1e-5 pins the rule that a solve converges only
+           with pairs detected at its final iterate (without it: 2.3e-5) */
+        if (k == 2)
+            CHECK(dmax / diag < 1e-5, "gauss-seidel differs from newton by %g of the model size", dmax / diag);
         fixture_free(&f);
     }
     free(ref);
