@@ -145,3 +145,422 @@ done:
     free(hrec);
     return rc;
 }
+
+/* ================================================================ broad phase (GPU)
+ *
+ * One object per model (sipd_cuda_broad_create): the surface numbering of src/collide.c (its
+ * surface vertices and edges), the bodies, the Dirichlet flags and collide_rest_excluded's lists
+ * are uploaded once.  Per sipd_cuda_broad_run, all on the device (kernels/collide_broad.h):
+ *   boxes (one thread per surface vertex, face, edge) → the grid (cub::DeviceReduce over the
+ *   face boxes; the 64-byte result is copied to the host, which sets up the grid exactly as
+ *   src/collide.c does) → lowest cells → per face / edge the number of cells it overlaps →
+ *   exclusive scan → entries (cell key, primitive) → cub::DeviceRadixSort::SortPairs (stable, on
+ *   the 63 key bits) → per query the number of candidates → exclusive scan → the candidates.
+ * Device memory grows as needed and is kept between runs.  Host synchronisation: the grid (one
+ * struct) and the four scan totals.
+ */
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "collide_broad.h"
+
+struct red_join {
+    __host__ __device__ broad_red operator()(const broad_red &a, const broad_red &b) const
+    {
+        return broad_red_join(a, b);
+    }
+};
+
+__global__ void __launch_bounds__(NT) k_broad_boxes(gbroad b)
+{
+    long long n = (long long)b.nsv + b.nf + b.ne, k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT) {
+        if (k < b.nsv)
+            gbroad_vbox(&b, (int)k);
+        else if (k < (long long)b.nsv + b.nf)
+            gbroad_fbox(&b, (int)(k - b.nsv));
+        else
+            gbroad_ebox(&b, (int)(k - b.nsv - b.nf));
+    }
+}
+
+/* faces (edges = 0) or edges (edges = 1): lowest cells and the number of cells overlapped */
+__global__ void __launch_bounds__(NT) k_broad_cells(gbroad b, int edges, long long *cnt)
+{
+    int n = edges ? b.ne : b.nf;
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT) {
+        if (edges) {
+            gbroad_cells(&b, b.elo, b.ecell, (int)k);
+            cnt[k] = gbroad_count(&b, b.ehi, b.ecell, (int)k);
+        } else {
+            gbroad_cells(&b, b.flo, b.fcell, (int)k);
+            cnt[k] = gbroad_count(&b, b.fhi, b.fcell, (int)k);
+        }
+    }
+}
+
+__global__ void __launch_bounds__(NT) k_broad_fill(gbroad b, int edges, const long long *off, uint64_t *key, int *prim)
+{
+    int n = edges ? b.ne : b.nf;
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT)
+        gbroad_fill(&b, edges ? b.ehi : b.fhi, edges ? b.ecell : b.fcell, (int)k, off[k], key, prim);
+}
+
+/* queries: count (out = NULL) or write at off[k] */
+__global__ void __launch_bounds__(NT) k_broad_query(gbroad b, int vf, const long long *off, long long *cnt, int *out)
+{
+    int n = vf ? b.nsv : b.ne;
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT) {
+        if (out)
+            gbroad_query(&b, vf, (int)k, out + 2 * off[k]);
+        else
+            cnt[k] = gbroad_query(&b, vf, (int)k, NULL);
+    }
+}
+
+typedef struct {                     /* grid entries (cell key, primitive), capacity cap */
+    uint64_t *key;
+    int *prim;
+    long long cap;
+} gentries;
+
+struct sipd_cuda_broad {
+    const sipd_model *m;
+    double dhat, tiny;
+    gbroad b;                        /* device pointers; the grid of the last run */
+    int nv;
+    /* device arrays */
+    int *d_topo;                     /* tris, edges, sv, body (one allocation)     */
+    unsigned char *d_fixed;
+    uint64_t *d_excl;                /* xvf then xee                               */
+    double *d_geo;                   /* x0, y1, vlo, vhi, flo, fhi, elo, ehi       */
+    broad_red *d_fred;               /* nf + 1: the faces, then the reduction      */
+    int *d_cells;                    /* fcell, ecell                               */
+    long long *d_cnt, *d_off;        /* max(nsv, nf, ne) + 1 each                  */
+    gentries ent[3];                 /* unsorted entries; the face table; the edge table */
+    int *d_vf, *d_ee;                /* candidates                                 */
+    long long cap_vf, cap_ee, nvf, nee;
+    void *d_tmp;                     /* cub scratch                                */
+    size_t cap_tmp;
+    int have;
+};
+
+/* 1 (after a message) when e is an error */
+static int cu_failed(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess)
+        return 0;
+    sipd_error("cuda collide: broad phase: %s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    return 1;
+}
+#define CUB(call, what)                                                                       \
+    do {                                                                                      \
+        if (cu_failed((call), what))                                                          \
+            return SIPD_EFAIL;                                                                \
+    } while (0)
+/* the same in sipd_cuda_broad_create, which cleans up at fail: */
+#define CUBG(call, what)                                                                      \
+    do {                                                                                      \
+        if (cu_failed((call), what))                                                          \
+            goto fail;                                                                        \
+    } while (0)
+
+static unsigned broad_blocks(long long n)
+{
+    long long nb = (n + NT - 1) / NT;
+    return (unsigned)(nb < 1 ? 1 : nb > MAX_BLOCKS ? MAX_BLOCKS : nb);
+}
+
+/* *p (capacity *cap elements of size elem) holds at least n (contents not kept) */
+static int dgrow(void **p, long long *cap, long long n, size_t elem, const char *what)
+{
+    long long nc;
+    if (n <= *cap && *p)
+        return SIPD_OK;
+    nc = n + n / 2 + 16;
+    cudaFree(*p);
+    *p = NULL;
+    *cap = 0;
+    CUB(cudaMalloc(p, (size_t)nc * elem), what);
+    *cap = nc;
+    return SIPD_OK;
+}
+
+/* t holds at least n entries (contents not kept) */
+static int ent_reserve(gentries *t, long long n)
+{
+    long long ck = 0, cp = 0;
+    if (n + 1 <= t->cap && t->key)
+        return SIPD_OK;
+    cudaFree(t->prim);
+    t->prim = NULL;
+    t->cap = 0;
+    if (dgrow((void **)&t->key, &ck, n + 1, sizeof(uint64_t), "grid entries") != SIPD_OK ||
+        dgrow((void **)&t->prim, &cp, ck, sizeof(int), "grid entries") != SIPD_OK)
+        return SIPD_EFAIL;
+    t->cap = ck;
+    return SIPD_OK;
+}
+
+static int tmp_reserve(sipd_cuda_broad *g, size_t bytes)
+{
+    long long cap = (long long)g->cap_tmp;
+    if (bytes <= g->cap_tmp && g->d_tmp)
+        return SIPD_OK;
+    if (dgrow(&g->d_tmp, &cap, (long long)bytes, 1, "cub scratch") != SIPD_OK)
+        return SIPD_EFAIL;
+    g->cap_tmp = (size_t)cap;
+    return SIPD_OK;
+}
+
+/* off[0..n] = exclusive scan of cnt[0..n) (cnt[n] is set to 0 first); *total = off[n] */
+static int scan_counts(sipd_cuda_broad *g, long long n, long long *total)
+{
+    size_t bytes = 0;
+    CUB(cudaMemset(g->d_cnt + n, 0, sizeof(long long)), "scan");
+    CUB(cub::DeviceScan::ExclusiveSum(NULL, bytes, g->d_cnt, g->d_off, n + 1), "scan (size)");
+    if (tmp_reserve(g, bytes) != SIPD_OK)
+        return SIPD_EFAIL;
+    CUB(cub::DeviceScan::ExclusiveSum(g->d_tmp, bytes, g->d_cnt, g->d_off, n + 1), "scan");
+    CUB(cudaMemcpy(total, g->d_off + n, sizeof(long long), cudaMemcpyDeviceToHost), "scan (total)");
+    return SIPD_OK;
+}
+
+/* the sorted table of the faces (edges = 0: ent[1]) or of the edges (ent[2]) */
+static int build_table(sipd_cuda_broad *g, int edges)
+{
+    long long n = edges ? g->b.ne : g->b.nf, E = 0;
+    size_t bytes = 0;
+    uint64_t *kout;
+    int *pout;
+    k_broad_cells<<<broad_blocks(n), NT>>>(g->b, edges, g->d_cnt);
+    CUB(cudaGetLastError(), "cells");
+    if (scan_counts(g, n, &E) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (E >= (long long)INT_MAX) {
+        sipd_error("cuda collide: broad phase: %lld grid entries (boxes far larger than the cells)", E);
+        return SIPD_EFAIL;
+    }
+    if (ent_reserve(&g->ent[0], E) != SIPD_OK || ent_reserve(&g->ent[1 + edges], E) != SIPD_OK)
+        return SIPD_EFAIL;
+    k_broad_fill<<<broad_blocks(n), NT>>>(g->b, edges, g->d_off, g->ent[0].key, g->ent[0].prim);
+    CUB(cudaGetLastError(), "fill");
+    kout = g->ent[1 + edges].key;
+    pout = g->ent[1 + edges].prim;
+    CUB(cub::DeviceRadixSort::SortPairs(NULL, bytes, g->ent[0].key, kout, g->ent[0].prim, pout, E, 0,
+                                        3 * BROAD_CELL_BITS), "sort (size)");
+    if (tmp_reserve(g, bytes) != SIPD_OK)
+        return SIPD_EFAIL;
+    CUB(cub::DeviceRadixSort::SortPairs(g->d_tmp, bytes, g->ent[0].key, kout, g->ent[0].prim, pout, E, 0,
+                                        3 * BROAD_CELL_BITS), "sort");
+    if (edges) {
+        g->b.ekey = kout;
+        g->b.eprim = pout;
+        g->b.neent = E;
+    } else {
+        g->b.fkey = kout;
+        g->b.fprim = pout;
+        g->b.nfent = E;
+    }
+    return SIPD_OK;
+}
+
+static int run_queries_gpu(sipd_cuda_broad *g, int vf)
+{
+    long long n = vf ? g->b.nsv : g->b.ne, total = 0;
+    int **out = vf ? &g->d_vf : &g->d_ee;
+    long long *cap = vf ? &g->cap_vf : &g->cap_ee;
+    k_broad_query<<<broad_blocks(n), NT>>>(g->b, vf, NULL, g->d_cnt, NULL);
+    CUB(cudaGetLastError(), "queries (count)");
+    if (scan_counts(g, n, &total) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (dgrow((void **)out, cap, 2 * total + 2, sizeof(int), "candidates") != SIPD_OK)
+        return SIPD_EFAIL;
+    k_broad_query<<<broad_blocks(n), NT>>>(g->b, vf, g->d_off, NULL, *out);
+    CUB(cudaGetLastError(), "queries (write)");
+    if (vf)
+        g->nvf = total;
+    else
+        g->nee = total;
+    return SIPD_OK;
+}
+
+extern "C" void sipd_cuda_broad_destroy(sipd_cuda_broad *g)
+{
+    if (!g)
+        return;
+    cudaFree(g->d_topo);
+    cudaFree(g->d_fixed);
+    cudaFree(g->d_excl);
+    cudaFree(g->d_geo);
+    cudaFree(g->d_fred);
+    cudaFree(g->d_cells);
+    cudaFree(g->d_cnt);
+    cudaFree(g->d_off);
+    for (int i = 0; i < 3; i++) {
+        cudaFree(g->ent[i].key);
+        cudaFree(g->ent[i].prim);
+    }
+    cudaFree(g->d_vf);
+    cudaFree(g->d_ee);
+    cudaFree(g->d_tmp);
+    free(g);
+}
+
+
+extern "C" int sipd_cuda_broad_create(sipd_cuda_broad **out, const sipd_collide *c)
+{
+    sipd_collide_view v;
+    const sipd_model *m;
+    sipd_cuda_broad *g;
+    uint64_t *xvf = NULL, *xee = NULL;
+    size_t nxvf = 0, nxee = 0, ntopo, nmax;
+    int *d;
+
+    *out = NULL;
+    collide_candidate_arrays(c, &v);
+    m = v.m;
+    g = (sipd_cuda_broad *)calloc(1, sizeof *g);
+    if (!g) {
+        sipd_error("cuda collide: broad phase: out of host memory");
+        return SIPD_EFAIL;
+    }
+    g->m = m;
+    g->nv = m->nv;
+    g->dhat = v.dhat;
+    g->tiny = v.tiny;
+    g->b.nf = m->nf;
+    g->b.ne = v.nedges;
+    g->b.nsv = v.nsv;
+    g->b.self = v.self;
+    if (v.self && collide_rest_excluded(m, v.dhat, &xvf, &nxvf, &xee, &nxee) != SIPD_OK)
+        goto fail;
+    ntopo = 3 * (size_t)m->nf + 2 * (size_t)v.nedges + (size_t)v.nsv + (size_t)m->nv;
+    CUBG(cudaMalloc((void **)&g->d_topo, (ntopo + 1) * sizeof(int)), "cudaMalloc (surface)");
+    d = g->d_topo;
+    if (m->nf)
+        CUBG(cudaMemcpy(d, m->tris, 3 * (size_t)m->nf * sizeof(int), cudaMemcpyHostToDevice), "upload (triangles)");
+    g->b.tris = d;
+    d += 3 * (size_t)m->nf;
+    if (v.nedges)
+        CUBG(cudaMemcpy(d, v.edges, 2 * (size_t)v.nedges * sizeof(int), cudaMemcpyHostToDevice), "upload (edges)");
+    g->b.edges = d;
+    d += 2 * (size_t)v.nedges;
+    if (v.nsv)
+        CUBG(cudaMemcpy(d, v.sv, (size_t)v.nsv * sizeof(int), cudaMemcpyHostToDevice), "upload (surface vertices)");
+    g->b.sv = d;
+    d += v.nsv;
+    if (m->nv)
+        CUBG(cudaMemcpy(d, m->body, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice), "upload (bodies)");
+    g->b.body = d;
+    if (m->fixed && m->nv) {
+        CUBG(cudaMalloc((void **)&g->d_fixed, (size_t)m->nv + 1), "cudaMalloc (fixed)");
+        CUBG(cudaMemcpy(g->d_fixed, m->fixed, (size_t)m->nv, cudaMemcpyHostToDevice), "upload (fixed)");
+        g->b.fixed = g->d_fixed;
+    }
+    CUBG(cudaMalloc((void **)&g->d_excl, (nxvf + nxee + 1) * sizeof(uint64_t)), "cudaMalloc (rest exclusions)");
+    if (nxvf)
+        CUBG(cudaMemcpy(g->d_excl, xvf, nxvf * sizeof(uint64_t), cudaMemcpyHostToDevice), "upload (rest exclusions)");
+    if (nxee)
+        CUBG(cudaMemcpy(g->d_excl + nxvf, xee, nxee * sizeof(uint64_t), cudaMemcpyHostToDevice),
+            "upload (rest exclusions)");
+    g->b.xvf = g->d_excl;
+    g->b.nxvf = (long long)nxvf;
+    g->b.xee = g->d_excl + nxvf;
+    g->b.nxee = (long long)nxee;
+    free(xvf);
+    free(xee);
+    xvf = xee = NULL;
+    /* positions and boxes: x0, y1 (nv*3 each), vlo, vhi (nsv*3), flo, fhi (nf*3), elo, ehi (ne*3) */
+    CUBG(cudaMalloc((void **)&g->d_geo,
+                   (6 * (size_t)m->nv + 6 * (size_t)v.nsv + 6 * (size_t)m->nf + 6 * (size_t)v.nedges + 1) *
+                       sizeof(double)),
+        "cudaMalloc (boxes)");
+    g->b.x0 = g->d_geo;
+    g->b.y1 = g->b.x0 + 3 * (size_t)m->nv;
+    g->b.vlo = g->d_geo + 6 * (size_t)m->nv;
+    g->b.vhi = g->b.vlo + 3 * (size_t)v.nsv;
+    g->b.flo = g->b.vhi + 3 * (size_t)v.nsv;
+    g->b.fhi = g->b.flo + 3 * (size_t)m->nf;
+    g->b.elo = g->b.fhi + 3 * (size_t)m->nf;
+    g->b.ehi = g->b.elo + 3 * (size_t)v.nedges;
+    CUBG(cudaMalloc((void **)&g->d_fred, ((size_t)m->nf + 1) * sizeof(broad_red)), "cudaMalloc (grid)");
+    g->b.fred = g->d_fred;
+    CUBG(cudaMalloc((void **)&g->d_cells, (3 * (size_t)m->nf + 3 * (size_t)v.nedges + 1) * sizeof(int)),
+        "cudaMalloc (cells)");
+    g->b.fcell = g->d_cells;
+    g->b.ecell = g->d_cells + 3 * (size_t)m->nf;
+    nmax = (size_t)v.nsv;
+    if ((size_t)m->nf > nmax) nmax = (size_t)m->nf;
+    if ((size_t)v.nedges > nmax) nmax = (size_t)v.nedges;
+    CUBG(cudaMalloc((void **)&g->d_cnt, (nmax + 1) * sizeof(long long)), "cudaMalloc (counts)");
+    CUBG(cudaMalloc((void **)&g->d_off, (nmax + 1) * sizeof(long long)), "cudaMalloc (offsets)");
+    *out = g;
+    return SIPD_OK;
+fail:
+    free(xvf);
+    free(xee);
+    sipd_cuda_broad_destroy(g);
+    return SIPD_EFAIL;
+}
+
+
+extern "C" int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, double margin)
+{
+    size_t n3 = 3 * (size_t)g->nv, bytes = 0;
+    broad_red init, red;
+    int k;
+
+    g->have = 0;
+    g->nvf = g->nee = 0;
+    g->b.r = margin + 0.5 * g->dhat;
+    if (g->b.nf == 0 || g->b.nsv == 0) {
+        g->have = 1;
+        return SIPD_OK;
+    }
+    CUB(cudaMemcpy((void *)g->b.x0, x0, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (x0)");
+    CUB(cudaMemcpy((void *)g->b.y1, y1, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (y1)");
+    k_broad_boxes<<<broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT>>>(g->b);
+    CUB(cudaGetLastError(), "boxes");
+    for (k = 0; k < 3; k++) {
+        init.lo[k] = INFINITY;
+        init.hi[k] = -INFINITY;
+    }
+    init.ext = 0;
+    CUB(cub::DeviceReduce::Reduce(NULL, bytes, g->d_fred, g->d_fred + g->b.nf, g->b.nf, red_join(), init),
+        "grid (size)");
+    if (tmp_reserve(g, bytes) != SIPD_OK)
+        return SIPD_EFAIL;
+    CUB(cub::DeviceReduce::Reduce(g->d_tmp, bytes, g->d_fred, g->d_fred + g->b.nf, g->b.nf, red_join(), init),
+        "grid");
+    CUB(cudaMemcpy(&red, g->d_fred + g->b.nf, sizeof red, cudaMemcpyDeviceToHost), "grid (download)");
+    if (!broad_grid_setup(&g->b.g, red, g->b.nf)) {
+        sipd_error("cuda collide: broad phase: non-finite positions");
+        return SIPD_EFAIL;
+    }
+    if (build_table(g, 0) != SIPD_OK || build_table(g, 1) != SIPD_OK || run_queries_gpu(g, 1) != SIPD_OK ||
+        run_queries_gpu(g, 0) != SIPD_OK)
+        return SIPD_EFAIL;
+    CUB(cudaDeviceSynchronize(), "broad phase kernels");
+    g->have = 1;
+    return SIPD_OK;
+}
+
+extern "C" void sipd_cuda_broad_count(const sipd_cuda_broad *g, long *nvf, long *nee)
+{
+    if (nvf) *nvf = (long)g->nvf;
+    if (nee) *nee = (long)g->nee;
+}
+
+extern "C" int sipd_cuda_broad_candidates(const sipd_cuda_broad *g, int *vf, int *ee)
+{
+    if (g->nvf)
+        CUB(cudaMemcpy(vf, g->d_vf, 2 * (size_t)g->nvf * sizeof(int), cudaMemcpyDeviceToHost), "download (VF)");
+    if (g->nee)
+        CUB(cudaMemcpy(ee, g->d_ee, 2 * (size_t)g->nee * sizeof(int), cudaMemcpyDeviceToHost), "download (EE)");
+    return SIPD_OK;
+}

@@ -22,6 +22,7 @@
  */
 #include "collide.h"
 
+#include "physics/broad.h"
 #include "physics/distance.h"
 #include "util.h"
 
@@ -36,8 +37,6 @@
 #define COLLIDE_PAR_MIN 2048   /* fewer items than this: serial                          */
 #define QBLOCK 256             /* broad phase: queries per output block                  */
 #define NBLOCK 2048            /* narrow phase: candidates per output block              */
-#define CELL_BITS 21           /* bits per axis of a cell key                            */
-#define CELL_MAX ((1 << CELL_BITS) - 1)
 
 typedef struct { int a, b; } cand;   /* VF: model vertex, face;  EE: edge i < edge j */
 
@@ -70,6 +69,7 @@ typedef struct {                       /* one hashed grid table */
 struct sipd_collide {
     const sipd_model *m;
     int self;
+    int rest_mode;      /* collide_rest_excluded: keep exactly the rest-shape exclusions */
     double dhat, tiny;
     double rest2;       /* (d̂ (1 + 1e-9))²: rest distances below d̂ up to round-off are excluded */
     int nsv, ne;
@@ -81,10 +81,10 @@ struct sipd_collide {
     double margin, r;
     double *vlo, *vhi;  /* nsv*3: bbox of x0, y1 (not inflated)              */
     double *flo, *fhi;  /* nf*3 inflated face boxes                          */
+    double *fext;       /* nf: largest extent of each face box (grid cell size) */
     double *elo, *ehi;  /* ne*3 inflated edge boxes                          */
     int *fcell, *ecell; /* nf*3, ne*3: lowest cell of each box               */
-    double org[3], inv_h, h;
-    int dim[3];
+    broad_grid g;
     gtable tf, te;
     cand *vf, *ee;
     size_t nvf, nee, cap_vf, cap_ee;
@@ -257,13 +257,14 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
     c->vhi = sipd_malloc((size_t)(c->nsv + 1) * 3 * sizeof(double));
     c->flo = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(double));
     c->fhi = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(double));
+    c->fext = sipd_malloc((size_t)(m->nf + 1) * sizeof(double));
     c->elo = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
     c->ehi = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
     c->fcell = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(int));
     c->ecell = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(int));
     c->fbody = sipd_malloc((size_t)(m->nf + 1) * sizeof(int));
     c->ebody = sipd_malloc((size_t)(c->ne + 1) * sizeof(int));
-    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->elo || !c->ehi || !c->fcell || !c->ecell || !c->fbody ||
+    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->fext || !c->elo || !c->ehi || !c->fcell || !c->ecell || !c->fbody ||
         !c->ebody) {
         collide_destroy(c);
         return SIPD_EFAIL;
@@ -300,6 +301,7 @@ void collide_destroy(sipd_collide *c)
     free(c->vhi);
     free(c->flo);
     free(c->fhi);
+    free(c->fext);
     free(c->elo);
     free(c->ehi);
     free(c->fcell);
@@ -319,20 +321,7 @@ void collide_destroy(sipd_collide *c)
 
 /* ---------------------------------------------------------------- grid */
 
-static int cell_of(const sipd_collide *c, double x, int k)
-{
-    double f = floor((x - c->org[k]) * c->inv_h);
-    if (!(f > 0))
-        return 0;
-    if (f >= c->dim[k] - 1)
-        return c->dim[k] - 1;
-    return (int)f;
-}
-
-static uint64_t cell_key(int x, int y, int z)
-{
-    return (uint64_t)x | ((uint64_t)y << CELL_BITS) | ((uint64_t)z << (2 * CELL_BITS));
-}
+static int cell_of(const sipd_collide *c, double x, int k) { return broad_cell(&c->g, x, k); }
 
 static size_t cell_bucket(uint64_t key, int nbits)
 {
@@ -392,7 +381,7 @@ static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, con
         for (z = c0[2]; z <= c1[2]; z++)
             for (y = c0[1]; y <= c1[1]; y++)
                 for (x = c0[0]; x <= c1[0]; x++) {
-                    uint64_t key = cell_key(x, y, z);
+                    uint64_t key = broad_key(x, y, z);
                     t->tmp[p].key = key;
                     t->tmp[p].prim = (int)i;
                     t->tmp[p].body = body[i];
@@ -428,6 +417,9 @@ static int vf_excluded(const sipd_collide *c, int v, int f)
     const int *t = m->tris + 3 * f;
     if (v == t[0] || v == t[1] || v == t[2])
         return 1;
+    if (c->rest_mode)
+        return !(m->body[v] == m->body[t[0]] &&
+                 dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) < c->rest2);
     if (m->fixed && m->fixed[v] && m->fixed[t[0]] && m->fixed[t[1]] && m->fixed[t[2]])
         return 1;
     if (m->body[v] == m->body[t[0]]) {
@@ -445,6 +437,9 @@ static int ee_excluded(const sipd_collide *c, int i, int j)
     int a0 = c->edges[2 * i], a1 = c->edges[2 * i + 1], b0 = c->edges[2 * j], b1 = c->edges[2 * j + 1];
     if (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)
         return 1;
+    if (c->rest_mode)
+        return !(m->body[a0] == m->body[b0] &&
+                 dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) < c->rest2);
     if (m->fixed && m->fixed[a0] && m->fixed[a1] && m->fixed[b0] && m->fixed[b1])
         return 1;
     if (m->body[a0] == m->body[b0]) {
@@ -457,12 +452,6 @@ static int ee_excluded(const sipd_collide *c, int i, int j)
 }
 
 /* ---------------------------------------------------------------- broad phase */
-
-static int box_overlap(const double *lo1, const double *hi1, const double *lo2, const double *hi2)
-{
-    return lo1[0] <= hi2[0] && lo2[0] <= hi1[0] && lo1[1] <= hi2[1] && lo2[1] <= hi1[1] && lo1[2] <= hi2[2] &&
-           lo2[2] <= hi1[2];
-}
 
 /* VF candidates of surface vertex s into block b */
 static int query_vf(const sipd_collide *c, int s, blockbuf *b)
@@ -479,7 +468,7 @@ static int query_vf(const sipd_collide *c, int s, blockbuf *b)
     for (z = q0[2]; z <= q1[2]; z++)
         for (y = q0[1]; y <= q1[1]; y++)
             for (x = q0[0]; x <= q1[0]; x++) {
-                uint64_t key = cell_key(x, y, z);
+                uint64_t key = broad_key(x, y, z);
                 size_t bk = cell_bucket(key, t->nbits);
                 uint32_t e;
                 for (e = t->start[bk]; e < t->start[bk + 1]; e++) {
@@ -495,10 +484,9 @@ static int query_vf(const sipd_collide *c, int s, blockbuf *b)
                     f = t->e[e].prim;
                     fc = c->fcell + 3 * f;
                     /* report from the cell of the lower corner of the intersection only */
-                    if ((q0[0] > fc[0] ? q0[0] : fc[0]) != x || (q0[1] > fc[1] ? q0[1] : fc[1]) != y ||
-                        (q0[2] > fc[2] ? q0[2] : fc[2]) != z)
+                    if (!broad_reports_here(q0, fc, x, y, z))
                         continue;
-                    if (!box_overlap(lo, hi, c->flo + 3 * f, c->fhi + 3 * f) || vf_excluded(c, v, f))
+                    if (!broad_overlap(lo, hi, c->flo + 3 * f, c->fhi + 3 * f) || vf_excluded(c, v, f))
                         continue;
                     cd.a = v;
                     cd.b = f;
@@ -520,7 +508,7 @@ static int query_ee(const sipd_collide *c, int i, blockbuf *b)
     for (z = q0[2]; z <= q1[2]; z++)
         for (y = q0[1]; y <= q1[1]; y++)
             for (x = q0[0]; x <= q1[0]; x++) {
-                uint64_t key = cell_key(x, y, z);
+                uint64_t key = broad_key(x, y, z);
                 size_t bk = cell_bucket(key, t->nbits);
                 uint32_t e;
                 for (e = t->start[bk]; e < t->start[bk + 1]; e++) {
@@ -537,10 +525,9 @@ static int query_ee(const sipd_collide *c, int i, blockbuf *b)
                         continue;
                     j = t->e[e].prim;
                     jc = c->ecell + 3 * j;
-                    if ((q0[0] > jc[0] ? q0[0] : jc[0]) != x || (q0[1] > jc[1] ? q0[1] : jc[1]) != y ||
-                        (q0[2] > jc[2] ? q0[2] : jc[2]) != z)
+                    if (!broad_reports_here(q0, jc, x, y, z))
                         continue;
-                    if (!box_overlap(lo, hi, c->elo + 3 * j, c->ehi + 3 * j) || ee_excluded(c, i, j))
+                    if (!broad_overlap(lo, hi, c->elo + 3 * j, c->ehi + 3 * j) || ee_excluded(c, i, j))
                         continue;
                     cd.a = i;
                     cd.b = j;
@@ -584,7 +571,8 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     const sipd_model *m = c->m;
     long i;
     int k, nf = m->nf, ne = c->ne, par;
-    double r = margin + 0.5 * c->dhat, hsum = 0, glo[3], ghi[3];
+    double r = margin + 0.5 * c->dhat;
+    broad_red red;
 
     c->have_broad = 0;
     c->nvf = c->nee = 0;
@@ -595,78 +583,32 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     par = c->nsv > COLLIDE_PAR_MIN;
     /* vertex boxes (not inflated), indexed by surface vertex */
 #pragma omp parallel for schedule(static) if (par)
-    for (i = 0; i < c->nsv; i++) {
-        int v = c->sv[i], kk;
-        for (kk = 0; kk < 3; kk++) {
-            double a = x0[3 * v + kk], b = y1[3 * v + kk];
-            c->vlo[3 * i + kk] = a < b ? a : b;
-            c->vhi[3 * i + kk] = a < b ? b : a;
-        }
-    }
+    for (i = 0; i < c->nsv; i++) broad_box(x0, y1, c->sv + i, 1, 0, c->vlo + 3 * i, c->vhi + 3 * i, NULL);
     /* face and edge boxes (inflated) from their vertices' x0 and y1 */
-#pragma omp parallel for schedule(static) reduction(+ : hsum) if (nf > COLLIDE_PAR_MIN)
-    for (i = 0; i < nf; i++) {
-        const int *t = m->tris + 3 * i;
-        double ext = 0;
-        int kk, j;
-        for (kk = 0; kk < 3; kk++) {
-            double lo = x0[3 * t[0] + kk], hi = lo;
-            for (j = 0; j < 3; j++) {
-                double a = x0[3 * t[j] + kk], b = y1[3 * t[j] + kk];
-                lo = a < lo ? a : lo;
-                lo = b < lo ? b : lo;
-                hi = a > hi ? a : hi;
-                hi = b > hi ? b : hi;
-            }
-            c->flo[3 * i + kk] = lo - r;
-            c->fhi[3 * i + kk] = hi + r;
-            ext = hi - lo + 2 * r > ext ? hi - lo + 2 * r : ext;
-        }
-        hsum += ext;
-    }
+#pragma omp parallel for schedule(static) if (nf > COLLIDE_PAR_MIN)
+    for (i = 0; i < nf; i++)
+        broad_box(x0, y1, m->tris + 3 * i, 3, r, c->flo + 3 * i, c->fhi + 3 * i, &c->fext[i]);
 #pragma omp parallel for schedule(static) if (ne > COLLIDE_PAR_MIN)
-    for (i = 0; i < ne; i++) {
-        const int *e = c->edges + 2 * i;
-        int kk, j;
-        for (kk = 0; kk < 3; kk++) {
-            double lo = x0[3 * e[0] + kk], hi = lo;
-            for (j = 0; j < 2; j++) {
-                double a = x0[3 * e[j] + kk], b = y1[3 * e[j] + kk];
-                lo = a < lo ? a : lo;
-                lo = b < lo ? b : lo;
-                hi = a > hi ? a : hi;
-                hi = b > hi ? b : hi;
-            }
-            c->elo[3 * i + kk] = lo - r;
-            c->ehi[3 * i + kk] = hi + r;
-        }
-    }
-    /* grid: covers every face box (vertex and edge boxes lie inside their faces' boxes) */
+    for (i = 0; i < ne; i++) broad_box(x0, y1, c->edges + 2 * i, 2, r, c->elo + 3 * i, c->ehi + 3 * i, NULL);
+    /* grid: covers every face box (vertex and edge boxes lie inside their faces' boxes); a
+       serial sum in face order, so h does not depend on the number of threads */
     for (k = 0; k < 3; k++) {
-        glo[k] = c->flo[k];
-        ghi[k] = c->fhi[k];
+        red.lo[k] = c->flo[k];
+        red.hi[k] = c->fhi[k];
     }
-    for (i = 1; i < nf; i++)
+    red.ext = 0;
+    for (i = 0; i < nf; i++) {
+        broad_red one;
         for (k = 0; k < 3; k++) {
-            glo[k] = c->flo[3 * i + k] < glo[k] ? c->flo[3 * i + k] : glo[k];
-            ghi[k] = c->fhi[3 * i + k] > ghi[k] ? c->fhi[3 * i + k] : ghi[k];
+            one.lo[k] = c->flo[3 * i + k];
+            one.hi[k] = c->fhi[3 * i + k];
         }
-    if (!isfinite(glo[0] + glo[1] + glo[2] + ghi[0] + ghi[1] + ghi[2])) {
+        one.ext = c->fext[i];
+        red = broad_red_join(red, one);
+    }
+    if (!broad_grid_setup(&c->g, red, nf)) {
         sipd_error("collide: broad phase: non-finite positions");
         return SIPD_EFAIL;
-    }
-    c->h = hsum / nf;
-    for (k = 0; k < 3; k++)
-        if (c->h < (ghi[k] - glo[k]) / (CELL_MAX - 1))
-            c->h = (ghi[k] - glo[k]) / (CELL_MAX - 1);
-    if (!(c->h > 0))
-        c->h = 1;
-    c->inv_h = 1 / c->h;
-    for (k = 0; k < 3; k++) {
-        c->org[k] = glo[k];
-        c->dim[k] = (int)floor((ghi[k] - glo[k]) * c->inv_h) + 1;
-        if (c->dim[k] > CELL_MAX) c->dim[k] = CELL_MAX;
-        if (c->dim[k] < 1) c->dim[k] = 1;
     }
 #pragma omp parallel for schedule(static) if (nf > COLLIDE_PAR_MIN)
     for (i = 0; i < nf; i++) {
@@ -692,6 +634,33 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     return SIPD_OK;
 }
 
+int collide_import(sipd_collide *c, const double *x0, const double *y1, double margin, const int *vf, size_t nvf,
+                   const int *ee, size_t nee)
+{
+    long i;
+    c->have_broad = 0;
+    c->nvf = c->nee = 0;
+    c->margin = margin;
+    c->r = margin + 0.5 * c->dhat;
+    if (c->m->nf == 0 || c->nsv == 0)
+        return SIPD_OK;
+#pragma omp parallel for schedule(static) if (c->nsv > COLLIDE_PAR_MIN)
+    for (i = 0; i < c->nsv; i++) broad_box(x0, y1, c->sv + i, 1, 0, c->vlo + 3 * i, c->vhi + 3 * i, NULL);
+    if (grow((void **)&c->vf, &c->cap_vf, nvf + 1, sizeof(cand)) != SIPD_OK ||
+        grow((void **)&c->ee, &c->cap_ee, nee + 1, sizeof(cand)) != SIPD_OK ||
+        grow((void **)&c->was, &c->cap_was, nvf + nee + 1, 1) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (nvf)
+        memcpy(c->vf, vf, nvf * sizeof(cand));
+    if (nee)
+        memcpy(c->ee, ee, nee * sizeof(cand));
+    c->nvf = nvf;
+    c->nee = nee;
+    memset(c->was, 0, nvf + nee);
+    c->have_broad = 1;
+    return SIPD_OK;
+}
+
 int collide_outside(const sipd_collide *c, const double *y)
 {
     long i;
@@ -705,6 +674,52 @@ int collide_outside(const sipd_collide *c, const double *y)
             out = 1;
     }
     return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* candidates (a, b) → sorted keys a << 32 | b */
+static int pair_keys(const cand *cd, size_t n, uint64_t **out, size_t *nout)
+{
+    size_t i;
+    *out = sipd_malloc((n ? n : 1) * sizeof **out);
+    if (!*out)
+        return SIPD_EFAIL;
+    for (i = 0; i < n; i++) (*out)[i] = (uint64_t)(uint32_t)cd[i].a << 32 | (uint32_t)cd[i].b;
+    qsort(*out, n, sizeof **out, cmp_u64);
+    *nout = n;
+    return SIPD_OK;
+}
+
+int collide_rest_excluded(const sipd_model *m, double dhat, uint64_t **vf, size_t *nvf, uint64_t **ee, size_t *nee)
+{
+    sipd_collide *c;
+    int rc;
+    *vf = *ee = NULL;
+    *nvf = *nee = 0;
+    if (collide_create(&c, m, 1, dhat) != SIPD_OK)
+        return SIPD_EFAIL;
+    c->rest_mode = 1;
+    /* boxes of the rest shape inflated by d̂/2 + 1e-3 d̂: every pair closer than d̂ (1 + 1e-9)
+       overlaps; the queries then keep those that vf_excluded / ee_excluded reject for the rest
+       distance */
+    rc = collide_broad(c, m->X, m->X, 1e-3 * dhat);
+    if (rc == SIPD_OK)
+        rc = pair_keys(c->vf, c->nvf, vf, nvf);
+    if (rc == SIPD_OK)
+        rc = pair_keys(c->ee, c->nee, ee, nee);
+    collide_destroy(c);
+    if (rc != SIPD_OK) {
+        free(*vf);
+        free(*ee);
+        *vf = *ee = NULL;
+        *nvf = *nee = 0;
+    }
+    return rc;
 }
 
 void collide_candidates(const sipd_collide *c, long *nvf, long *nee)
@@ -728,6 +743,9 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
     v->nedges = c->ne;
     v->dhat = c->dhat;
     v->tiny = c->tiny;
+    v->sv = c->sv;
+    v->nsv = c->nsv;
+    v->self = c->self;
 }
 
 /* ---------------------------------------------------------------- narrow phase */

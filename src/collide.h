@@ -17,7 +17,9 @@
  * The union of the boxes is split by a uniform grid (cell = the mean largest extent of the
  * inflated face boxes), each face and edge box is hashed into every cell it overlaps, and a pair
  * of overlapping boxes is reported only from the cell holding the lower corner of their
- * intersection, so once.  Candidate order: VF by surface vertex (model index ascending), EE by
+ * intersection, so once.  The boxes, the grid and that rule are src/physics/broad.h, shared
+ * with the GPU broad phase (kernels/collide_broad.h, src/collide_cuda.h), which finds the same
+ * candidates with a sorted instead of a hashed grid table (collide_import takes them in).  Candidate order: VF by surface vertex (model index ascending), EE by
  * the first edge (edge index ascending); within a query by grid cell, then primitive index.
  *
  * Excluded (from the candidates already): pairs that share a vertex; pairs whose vertices are
@@ -79,6 +81,7 @@
 #include "model.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {   /* kernels/collide_cuda.cu calls collide_candidate_arrays */
@@ -97,6 +100,14 @@ typedef struct sipd_collide sipd_collide;
 int collide_create(sipd_collide **c, const sipd_model *m, int self, double dhat);
 /* Broad phase over the boxes of x0 ∪ y1 inflated by margin + d̂/2 (see above). */
 int collide_broad(sipd_collide *c, const double *x0, const double *y1, double margin);
+/* Instead of collide_broad: candidates found elsewhere for the same x0, y1 and margin (the GPU
+ * broad phase: sipd_cuda_broad_candidates), copied in as the last broad phase's — nvf VF
+ * (model vertex, face) and nee EE (edge i, edge j > i) int pairs, in the order the narrow
+ * phase will visit them.  They must be collide_broad's set (any order); nothing checks it
+ * (tests/test_gpu_collide.c compares the sets).  The vertex boxes of collide_outside are computed
+ * here from x0 and y1; the hysteresis starts afresh, as after collide_broad. */
+int collide_import(sipd_collide *c, const double *x0, const double *y1, double margin, const int *vf, size_t nvf,
+                   const int *ee, size_t nee);
 /* 1 when some surface vertex of y lies more than `margin` outside the bbox of its x0 and y1
  * of the last broad phase (then the candidates may miss pairs: run collide_broad again);
  * also 1 before the first broad phase (0 for a model without surface triangles). */
@@ -126,8 +137,18 @@ typedef struct {
     double dhat;           /* pairs are kept when their gap is below dhat                      */
     double tiny;           /* the normal falls back to the face / e1×e2 normal when the
                               closest-point distance is at most tiny (1e-12 of the model size) */
+    const int *sv;         /* the surface vertices (model indices, ascending)                  */
+    int nsv;
+    int self;              /* pairs within one body are detected (collide_create's self)       */
 } sipd_collide_view;
 void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v);
+
+/* The pairs within one body that the rest-shape rule above excludes when self = 1: VF (model
+ * vertex, face) and EE (edge i < edge j) pairs of primitives that share no vertex, lie in one
+ * body, and are closer than d̂ (1 + 1e-9) in m->X — as sorted keys a << 32 | b (malloc'ed, at
+ * least one element; free them).  The GPU broad phase looks the rule up here instead of computing
+ * rest distances (kernels/collide_broad.h).  Cost: one broad phase over the rest shape. */
+int collide_rest_excluded(const sipd_model *m, double dhat, uint64_t **vf, size_t *nvf, uint64_t **ee, size_t *nee);
 
 void collide_destroy(sipd_collide *c);
 

@@ -1,7 +1,9 @@
-/* collide_cuda.h — the collision narrow phase on the GPU (kernels/collide_cuda.cu), float32.
+/* collide_cuda.h — collision detection on the GPU (kernels/collide_cuda.cu): the narrow phase
+ * (float32) and the broad phase (double).
  *
  * Compiled only when the CUDA backend is built (nvcc found, not a sanitizer build; CMake defines
- * SIPD_HAVE_CUDA=1 for the targets that link sipd_cuda).  Not used by the driver yet.
+ * SIPD_HAVE_CUDA=1 for the targets that link sipd_cuda).  Not used by the driver yet: the CUDA
+ * backend detects on the host (src/collide.c).
  *
  * sipd_cuda_collide_narrow runs the narrow phase of src/collide.h over the candidates of c's
  * last collide_broad (collide_candidate_arrays), one GPU thread per candidate, with the same
@@ -39,6 +41,36 @@ extern "C" {
  * the model c was created with. */
 int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0, const double *y, sipd_contact_pair *out,
                              int cap, int *npairs);
+
+/* ---------------------------------------------------------------- the broad phase on the GPU
+ *
+ * The broad phase of src/collide.h on the device (kernels/collide_broad.h: the grid, boxes and
+ * reporting rule of src/physics/broad.h in double, a sorted instead of a hashed grid table, the
+ * exclusions looked up in collide_rest_excluded's lists).  Its candidates are the set that
+ * collide_broad finds on the same positions, in the same order unless the two sides round the
+ * grid's cell size differently (then only the order within one query can differ).
+ *
+ * sipd_cuda_broad_create takes the surface numbering (surface vertices, edges), bodies, Dirichlet
+ * flags, self and d̂ from c (collide_create's object; c and its model must outlive g), computes
+ * the rest-shape exclusions (self = 1: one CPU broad phase over the rest shape) and uploads
+ * them: about 4 bytes per triangle, edge and vertex, 8 per rest exclusion.  sipd_cuda_broad_run
+ * uploads x0 and y1 (nv*3 doubles each, host) and runs the broad phase with collide_broad's
+ * margin; device memory: 48 bytes per vertex, ~150 per triangle, 12 per grid entry (three
+ * tables), 8 per candidate, growing as needed and kept between runs.  It synchronises with the
+ * device before it returns.  sipd_cuda_broad_count gives the candidate counts of the last run,
+ * sipd_cuda_broad_candidates copies them to the host (2 ints each: VF (model vertex, face),
+ * EE (edge i, edge j > i); vf and ee hold 2·nvf and 2·nee ints).
+ *
+ * Errors: every CUDA call is checked; a failure prints "cuda collide: broad phase: WHAT: REASON"
+ * and returns SIPD_EFAIL (g stays valid for destroy).
+ */
+typedef struct sipd_cuda_broad sipd_cuda_broad;
+
+int sipd_cuda_broad_create(sipd_cuda_broad **g, const sipd_collide *c);
+int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, double margin);
+void sipd_cuda_broad_count(const sipd_cuda_broad *g, long *nvf, long *nee);
+int sipd_cuda_broad_candidates(const sipd_cuda_broad *g, int *vf, int *ee);
+void sipd_cuda_broad_destroy(sipd_cuda_broad *g);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include "physics/hessian.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
+#include "physics/broad.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -159,6 +160,26 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += aabb_overlap(lo, hi, lo2, hi2);
         aabb_union(&lo, &hi, lo2, hi2);
         acc += aabb_outside(c, lo, hi) + hi.v[0];
+    }
+    /* broad.h (the broad phase's grid; double on both sides) */
+    {
+        double X[6], blo[3], bhi[3], ext;
+        int v[2] = {0, 1}, q0[3] = {0, 0, 0}, p0[3] = {split, 0, 0};
+        broad_red red;
+        broad_grid g;
+        for (int i = 0; i < 6; i++) X[i] = (double)in[20 + i];
+        broad_box(X, X, v, 2, (double)in[60], blo, bhi, &ext);
+        for (int k = 0; k < 3; k++) {
+            red.lo[k] = blo[k];
+            red.hi[k] = bhi[k];
+        }
+        red.ext = ext;
+        red = broad_red_join(red, red);
+        if (broad_grid_setup(&g, red, 2)) {
+            int cx = broad_cell(&g, X[0], 0);
+            acc += (sipd_real)(broad_key(cx, 0, 0) & 7u) + (sipd_real)broad_overlap(blo, bhi, blo, bhi) +
+                   (sipd_real)broad_reports_here(q0, p0, cx, 0, 0);
+        }
     }
 
     out[9] = acc + x.v[0];

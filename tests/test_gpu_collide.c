@@ -412,11 +412,227 @@ out:
     return failures > f0;
 }
 
+/* ---------------------------------------------------------------- the broad phase */
+
+int emu_broad(const sipd_collide *c, const double *x0, const double *y1, double margin, int **vf, size_t *nvf,
+              int **ee, size_t *nee);
+
+/* sipd_cuda_broad_create / _run / _candidates, run twice (the second run must give the same
+ * candidates: determinism, and buffers reused between runs) */
+static int cuda_broad(const sipd_collide *c, const double *x0, const double *y1, double margin, int **vf,
+                      size_t *nvf, int **ee, size_t *nee)
+{
+    sipd_cuda_broad *g = NULL;
+    long a, b;
+    int run, rc = SIPD_EFAIL;
+    int *v2 = NULL, *e2 = NULL;
+    *vf = *ee = NULL;
+    *nvf = *nee = 0;
+    if (sipd_cuda_broad_create(&g, c) != SIPD_OK)
+        return SIPD_EFAIL;
+    for (run = 0; run < 2; run++) {
+        int **pv = run ? &v2 : vf, **pe = run ? &e2 : ee;
+        if (sipd_cuda_broad_run(g, x0, y1, margin) != SIPD_OK)
+            goto done;
+        sipd_cuda_broad_count(g, &a, &b);
+        *pv = malloc(((size_t)a + 1) * 2 * sizeof(int));
+        *pe = malloc(((size_t)b + 1) * 2 * sizeof(int));
+        if (!*pv || !*pe || sipd_cuda_broad_candidates(g, *pv, *pe) != SIPD_OK)
+            goto done;
+        if (run == 0) {
+            *nvf = (size_t)a;
+            *nee = (size_t)b;
+        }
+    }
+    CHECK(a == (long)*nvf && b == (long)*nee && memcmp(*vf, v2, 2 * *nvf * sizeof(int)) == 0 &&
+              memcmp(*ee, e2, 2 * *nee * sizeof(int)) == 0,
+          "a second GPU broad phase differs (%ld/%ld candidates, first %zu/%zu)", a, b, *nvf, *nee);
+    rc = SIPD_OK;
+done:
+    free(v2);
+    free(e2);
+    sipd_cuda_broad_destroy(g);
+    return rc;
+}
+
+typedef int (*broad_fn)(const sipd_collide *, const double *, const double *, double, int **, size_t *, int **,
+                        size_t *);
+static broad_fn gpu_broad = cuda_broad;
+static int emulated = 0;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* 1 when the n (a, b) pairs of p and q are the same set (sorted copies compared) */
+static int same_set(const int *p, const int *q, size_t n)
+{
+    int *sp = malloc((n + 1) * 2 * sizeof(int)), *sq = malloc((n + 1) * 2 * sizeof(int)), eq;
+    if (!sp || !sq) {
+        free(sp);
+        free(sq);
+        return 0;
+    }
+    memcpy(sp, p, n * 2 * sizeof(int));
+    memcpy(sq, q, n * 2 * sizeof(int));
+    qsort(sp, n, 2 * sizeof(int), cmp_pair);
+    qsort(sq, n, 2 * sizeof(int), cmp_pair);
+    eq = memcmp(sp, sq, n * 2 * sizeof(int)) == 0;
+    free(sp);
+    free(sq);
+    return eq;
+}
+
+/* reverse a list of n int pairs */
+static void reverse_pairs(int *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n / 2; k++) {
+        int t0 = p[2 * k], t1 = p[2 * k + 1];
+        p[2 * k] = p[2 * (n - 1 - k)];
+        p[2 * k + 1] = p[2 * (n - 1 - k) + 1];
+        p[2 * (n - 1 - k)] = t0;
+        p[2 * (n - 1 - k) + 1] = t1;
+    }
+}
+
+static int cmp_cpair(const void *a, const void *b)
+{
+    const sipd_contact_pair *x = a, *y = b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return memcmp(x->v, y->v, sizeof x->v);
+}
+
+/* the same n pairs (bytes) in any order; a and b are sorted in place */
+static int same_pairs(sipd_contact_pair *a, const sipd_contact_pair *b, int n)
+{
+    sipd_contact_pair *c = malloc(((size_t)n + 1) * sizeof *c);
+    int eq;
+    if (!c)
+        return 0;
+    memcpy(c, b, (size_t)n * sizeof *c);
+    qsort(a, (size_t)n, sizeof *a, cmp_cpair);
+    qsort(c, (size_t)n, sizeof *c, cmp_cpair);
+    eq = memcmp(a, c, (size_t)n * sizeof *c) == 0;
+    free(c);
+    return eq;
+}
+
+/* The GPU broad phase against collide_broad on a pile: self-contact on or off, the first layer
+ * fixed or not, the detection distance dhat_det (the pile's spacing uses 0.01: a larger dhat_det
+ * makes pairs within one plank near in the rest shape, so the rest exclusions matter). */
+static int broad_case(const char *name, vec3 shift, int self, int fix_layer, double dhat_det)
+{
+    const double dhat = 0.01, margin = 0.25 * dhat_det;
+    pile s;
+    sipd_collide *c = NULL;
+    sipd_collide_view v;
+    int *gvf = NULL, *gee = NULL, f0 = failures, i, rc;
+    size_t gnvf = 0, gnee = 0, k, nxvf = 0, nxee = 0;
+    uint64_t *xvf = NULL, *xee = NULL;
+    long same_body = 0, fixed_only = 0, order_same;
+
+    if (make_pile(&s, 4, 10, 24, dhat, shift) != SIPD_OK) {
+        fprintf(stderr, "%s: could not build the pile\n", name);
+        return 1;
+    }
+    if (fix_layer)   /* the first layer of 10 planks: bodies 0..9 */
+        for (i = 0; i < s.m.nv; i++) s.m.fixed[i] = s.m.body[i] < 10;
+    rc = collide_create(&c, &s.m, self, dhat_det);
+    CHECK(rc == SIPD_OK, "collide_create");
+    if (rc != SIPD_OK)
+        goto out;
+    CHECK(collide_broad(c, s.x0, s.y, margin) == SIPD_OK, "collide_broad");
+    collide_candidate_arrays(c, &v);
+    rc = gpu_broad(c, s.x0, s.y, margin, &gvf, &gnvf, &gee, &gnee);
+    CHECK(rc == SIPD_OK, "%s: GPU broad phase failed", name);
+    if (rc != SIPD_OK)
+        goto out;
+    CHECK(gnvf == v.nvf && gnee == v.nee, "%s: GPU %zu VF + %zu EE candidates, CPU %zu + %zu", name, gnvf, gnee,
+          v.nvf, v.nee);
+    if (gnvf == v.nvf && gnee == v.nee) {
+        CHECK(same_set(v.vf, gvf, v.nvf), "%s: the VF candidates differ", name);
+        CHECK(same_set(v.ee, gee, v.nee), "%s: the EE candidates differ", name);
+    }
+    order_same = gnvf == v.nvf && gnee == v.nee && (!v.nvf || !memcmp(v.vf, gvf, 2 * v.nvf * sizeof(int))) &&
+                 (!v.nee || !memcmp(v.ee, gee, 2 * v.nee * sizeof(int)));
+    /* the stand-in sums the grid reduction in collide.c's order, so even the order must agree */
+    if (emulated)
+        CHECK(order_same, "%s: the stand-in's candidates are not in collide_broad's order", name);
+    /* what the case exercises */
+    for (k = 0; k < v.nvf; k++) {
+        int a = v.vf[2 * k], f = v.vf[2 * k + 1];
+        same_body += s.m.body[a] == s.m.body[s.m.tris[3 * f]];
+    }
+    for (k = 0; k < v.nee; k++) {
+        int a = v.edges[2 * v.ee[2 * k]], b = v.edges[2 * v.ee[2 * k + 1]];
+        same_body += s.m.body[a] == s.m.body[b];
+        fixed_only += s.m.body[a] < 10 && s.m.body[b] < 10;
+    }
+    if (self && collide_rest_excluded(&s.m, dhat_det, &xvf, &nxvf, &xee, &nxee) != SIPD_OK)
+        CHECK(0, "collide_rest_excluded failed");
+    CHECK(v.nvf >= 1000 && v.nee >= 1000, "%s: too few candidates to be a test (%zu VF, %zu EE)", name, v.nvf, v.nee);
+    CHECK(self || same_body == 0, "%s: %ld candidates within one body with self = 0", name, same_body);
+    CHECK(!self || same_body > 0, "%s: no candidate within one body with self = 1", name);
+    CHECK(!fix_layer || fixed_only == 0, "%s: %ld EE candidates between fixed planks", name, fixed_only);
+    CHECK(dhat_det <= dhat || (nxvf > 0 && nxee > 0), "%s: no rest exclusions (%zu VF, %zu EE) with d̂ %g", name,
+          nxvf, nxee, dhat_det);
+    printf("broad %s: %zu VF + %zu EE candidates on both sides (%s order), %ld within one body, rest exclusions "
+           "%zu VF + %zu EE\n",
+           name, v.nvf, v.nee, order_same ? "same" : "different", same_body, nxvf, nxee);
+    /* collide_import (what the CUDA backend does with the GPU's candidates): the narrow phase on
+       imported candidates finds collide_broad's pairs — the same bytes in the same order, the
+       same pairs in another order (here: the lists reversed) */
+    if (gnvf == v.nvf && gnee == v.nee) {
+        sipd_collide *c2 = NULL;
+        const sipd_contact_pair *p1, *p2;
+        sipd_contact_pair *copy = NULL;
+        int n1 = 0, n2 = 0, rev;
+        for (rev = 0; rev < 2; rev++) {
+            if (rev) {
+                reverse_pairs(gvf, gnvf);
+                reverse_pairs(gee, gnee);
+            }
+            CHECK(collide_create(&c2, &s.m, self, dhat_det) == SIPD_OK, "collide_create");
+            CHECK(collide_import(c2, s.x0, s.y, margin, gvf, gnvf, gee, gnee) == SIPD_OK, "collide_import");
+            CHECK(collide_narrow(c, s.x0, s.y, &p1, &n1) == SIPD_OK, "collide_narrow");
+            copy = malloc(((size_t)n1 + 1) * sizeof *copy);
+            if (copy)
+                memcpy(copy, p1, (size_t)n1 * sizeof *copy);
+            CHECK(collide_narrow(c2, s.x0, s.y, &p2, &n2) == SIPD_OK, "collide_narrow (imported)");
+            CHECK(n1 == n2 && n1 > 100, "%s: %d pairs from imported candidates, %d from collide_broad's", name, n2, n1);
+            if (copy && n1 == n2 && (order_same && !rev))
+                CHECK(memcmp(copy, p2, (size_t)n1 * sizeof *copy) == 0, "%s: imported candidates: other pairs", name);
+            else if (copy && n1 == n2)
+                CHECK(same_pairs(copy, p2, n1), "%s: imported candidates (reversed %d): other pairs", name, rev);
+            CHECK(collide_outside(c2, s.y) == collide_outside(c, s.y) && !collide_outside(c2, s.y),
+                  "%s: collide_outside after the import", name);
+            free(copy);
+            copy = NULL;
+            collide_destroy(c2);
+            c2 = NULL;
+        }
+    }
+out:
+    free(gvf);
+    free(gee);
+    free(xvf);
+    free(xee);
+    collide_destroy(c);
+    pile_free(&s);
+    return failures > f0;
+}
+
 int main(void)
 {
     const char *st = getenv("SIPD_TEST_GPU_SELFTEST");
     if (st && atoi(st)) {
         gpu_narrow = emu_collide_narrow;
+        gpu_broad = emu_broad;
+        emulated = 1;
         printf("SIPD_TEST_GPU_SELFTEST: a host float32 stand-in replaces the GPU (tests the test, not CUDA)\n");
     } else if (sipd_cuda_device_count() <= 0) {
         printf("no CUDA device: skipped\n");
@@ -428,6 +644,9 @@ int main(void)
     }
     run_case("pile", v3(0, 0, 0));
     run_case("pile_offset", v3(2, 1, -1.5));
+    broad_case("self", v3(0, 0, 0), 1, 0, 0.01);
+    broad_case("fixed_layer_no_self", v3(2, 1, -1.5), 0, 1, 0.01);
+    broad_case("self_rest_exclusions", v3(0, 0, 0), 1, 1, 0.03);
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

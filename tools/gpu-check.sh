@@ -8,6 +8,8 @@
 #   5. tools/gpu/sipd-bench-gpu: tet-iterations/s at 100k, 1M, 8M tets and ms/frame per scene
 #   6. tools/gpu/sipd-ttt-gpu: time to 1e-3 / 1e-5 force residual per method, GPU and CPU, with
 #      the SIPD/VBD ratio measured in the same run (issue "comparison solvers", item 6)
+#   7. tools/gpu/sipd-contact-bench-gpu: collision detection broad / narrow phase ms and pairs on
+#      noodle piles up to ~1.2M pairs, CPU and GPU in one run (issue "contact", item 6)
 # Writes results/gpu-check-DATE-DEVICE.md (test summary + registers) and
 # results/gpu-bench-DATE-DEVICE.md (benchmark tables), and copies both to $OUT when it is set.
 # Exit status: non-zero when the build, a GPU test or the benchmark failed (the files are
@@ -106,6 +108,17 @@ if [ -x "$build/tools/sipd-bench-gpu" ]; then
   rc=$?
   cat "$log" >&2
   [ $rc -eq 0 ] || { echo "gpu-check: benchmark failed (exit $rc)" >&2; status=1; }
+  {
+    echo
+    echo "## Collision detection on noodle piles, CPU ($(nproc) threads) and GPU"
+    echo
+    echo "- command: \`$build/tools/sipd-contact-bench-gpu --reps 3\` (tools/sipd-contact-bench.c)"
+    echo
+    timeout 120 "$build/tools/sipd-contact-bench-gpu" --reps 3
+  } >>"$bench_md" 2>"$log"
+  rc=$?
+  cat "$log" >&2
+  [ $rc -eq 0 ] || { echo "gpu-check: contact benchmark failed (exit $rc)" >&2; status=1; }
   cat "$bench_md"
 else
   echo "gpu-check: $build/tools/sipd-bench-gpu not built; no benchmark" >&2

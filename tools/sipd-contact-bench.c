@@ -11,6 +11,15 @@
  * Step: x0 = the pile, y1 = x0 moved by 0.2 d̂ down plus a random 0.1 d̂, margin 0.25 d̂,
  * self-contact on; the narrow phase runs at y = y1.  Timed (best of R, after one warm-up):
  * collide_create once, collide_broad, collide_narrow.  Output: a Markdown table on stdout.
+ *
+ * Built a second time as tools/gpu/sipd-contact-bench-gpu (that file includes this one, with
+ * SIPD_HAVE_CUDA): then the GPU is timed on the same piles too — sipd_cuda_broad_create once,
+ * sipd_cuda_broad_run (including the upload of x0 and y1, 48 bytes per vertex) and
+ * sipd_cuda_collide_narrow on the CPU's candidates (it allocates, uploads the positions and the
+ * candidates, runs the kernel, downloads a 32-byte record per candidate and compacts on the host:
+ * the whole call is timed), best of R after a warm-up — and the GPU's candidate and pair counts
+ * are printed beside the CPU's (they must agree up to float32 borderline pairs: ctest -L gpu
+ * checks the sets).  Exits 1 without a CUDA device.
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,6 +31,10 @@
 #endif
 
 #include "collide.h"
+#ifdef SIPD_HAVE_CUDA
+#include "backend_cuda.h"
+#include "collide_cuda.h"
+#endif
 #include "meshgen.h"
 #include "physics/mat3.h"
 #include "util.h"
@@ -142,8 +155,37 @@ static int run(int nl, int nn, int ncell, int reps)
     }
     collide_candidates(c, &nvf, &nee);
     for (i = 0; i < np; i++) nvf_p += pairs[i].kind == 0;
-    printf("| %dx%dx%d | %d | %d | %.1f | %ld | %ld | %d | %d | %.1f | %.1f | %.1f | %.1f |\n", nl, nn, ncell, m.nf,
+    printf("| %dx%dx%d | %d | %d | %.1f | %ld | %ld | %d | %d | %.1f | %.1f | %.1f | %.1f |", nl, nn, ncell, m.nf,
            m.nv, tc * 1e3, nvf, nee, nvf_p, np - nvf_p, tb * 1e3, tn * 1e3, np / tn * 1e-6, (nvf + nee) / tn * 1e-6);
+#ifdef SIPD_HAVE_CUDA
+    {
+        sipd_cuda_broad *g = NULL;
+        sipd_contact_pair *gp = malloc((size_t)(nvf + nee + 1) * sizeof *gp);
+        double gtc, gtb = 1e300, gtn = 1e300;
+        long gvf = 0, gee = 0;
+        int gnp = 0;
+        t0 = sipd_now();
+        if (!gp || sipd_cuda_broad_create(&g, c) != SIPD_OK)
+            return SIPD_EFAIL;
+        gtc = sipd_now() - t0;
+        for (r = 0; r <= reps; r++) {
+            t0 = sipd_now();
+            if (sipd_cuda_broad_run(g, x0, y1, margin) != SIPD_OK)
+                return SIPD_EFAIL;
+            if (r) gtb = fmin(gtb, sipd_now() - t0);
+            t0 = sipd_now();
+            if (sipd_cuda_collide_narrow(c, x0, y1, gp, (int)(nvf + nee), &gnp) != SIPD_OK)
+                return SIPD_EFAIL;
+            if (r) gtn = fmin(gtn, sipd_now() - t0);
+        }
+        sipd_cuda_broad_count(g, &gvf, &gee);
+        printf(" %.1f | %ld | %ld | %d | %.2f | %.2f | %.1f | %.1f |", gtc * 1e3, gvf, gee, gnp, gtb * 1e3, gtn * 1e3,
+               tb / gtb, tn / gtn);
+        sipd_cuda_broad_destroy(g);
+        free(gp);
+    }
+#endif
+    printf("\n");
     fflush(stdout);
     collide_destroy(c);
     free_model(&m);
@@ -180,11 +222,30 @@ int main(int argc, char **argv)
 #else
     threads = 1;
 #endif
+#ifdef SIPD_HAVE_CUDA
+    {
+        char desc[256];
+        if (sipd_cuda_device_count() <= 0) {
+            fprintf(stderr, "sipd-contact-bench-gpu: no CUDA device\n");
+            return 1;
+        }
+        if (sipd_cuda_describe(desc, (int)sizeof desc) == 0)
+            printf("GPU: %s\n", desc);
+    }
+#endif
     printf("OpenMP threads: %d; best of %d calls after a warm-up; d̂ = 0.01, noodles 0.04 x 0.04, gaps 0.5 d̂\n\n", threads,
            reps);
     printf("| pile (layers x noodles x cells) | surface tris | vertices | create ms | VF candidates | EE candidates "
-           "| VF pairs | EE pairs | broad ms | narrow ms | Mpairs/s | Mcandidates/s (narrow) |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| VF pairs | EE pairs | broad ms | narrow ms | Mpairs/s | Mcandidates/s (narrow) |");
+#ifdef SIPD_HAVE_CUDA
+    printf(" GPU create ms | GPU VF candidates | GPU EE candidates | GPU pairs | GPU broad ms | GPU narrow ms "
+           "| broad CPU/GPU | narrow CPU/GPU |");
+#endif
+    printf("\n|---|---|---|---|---|---|---|---|---|---|---|---|");
+#ifdef SIPD_HAVE_CUDA
+    printf("---|---|---|---|---|---|---|---|");
+#endif
+    printf("\n");
     for (i = 0; i < ns; i++) {
         int nl, nn, nc;
         if (sscanf(sizes[i], "%dx%dx%d", &nl, &nn, &nc) != 3 || nl < 1 || nn < 1 || nc < 1) {
