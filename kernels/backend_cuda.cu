@@ -23,12 +23,13 @@
  *    per warp.  Launch config: 256 threads per block, grid-stride loops over at most
  *    8 blocks per SM (so partial buffers stay small).
  *  - Contact (NEVER RUN ON A GPU YET): the ground plane per vertex in the vertex and energy
- *    kernels; vertex–face / edge–edge pairs: the broad phase runs on the device
- *    (kernels/collide_cuda.cu, sipd_cuda_broad_run, candidates copied into the host detector by
- *    collide_import), the narrow phase on the host by src/collide.c (y is downloaded at each
- *    narrow phase, every detect_every iterations or after d̂/4 of motion, measured on the
- *    device by k_moved); the pairs are uploaded with their data and vertex incidences
- *    (src/pairs.h), and evaluated in the vertex kernel (gather, Jacobi majoriser weight), the
+ *    kernels; vertex–face / edge–edge pairs are detected on the device (kernels/collide_cuda.cu:
+ *    the broad phase once per step and when a vertex leaves its box, the float32 narrow phase
+ *    with collide.c's hysteresis every detect_every iterations or after d̂/4 of motion,
+ *    measured on the device by k_moved); the pairs come back to the host (48 bytes each), which
+ *    builds their data (src/pairs.c, from x0 downloaded once per step) and uploads it with the
+ *    vertex incidences.  SIPD_CUDA_HOST_DETECT=1 detects on the host instead (src/collide.c,
+ *    float64; y downloaded at every narrow phase).  The pairs are evaluated in the vertex kernel (gather, Jacobi majoriser weight), the
  *    energy kernel (one thread per pair) and k_pair_stats — the CPU backend's formulas from
  *    physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
@@ -103,8 +104,8 @@ typedef struct {
     const unsigned char *fixed;
     const sipd_material *mats;
     /* contact (DESIGN.md §3.6).  Ground: plane pn·x = ph, per-vertex lagged normal force lam_n
-       (friction).  Pairs: broad phase on the device, narrow phase on the host (src/collide.c),
-       uploaded after every narrow phase: vertices, weights β, normal n, k_c, λ_n, and their incidences on free vertices
+       (friction).  Pairs: detected on the device (or the host), their data built on the host
+       and uploaded after every narrow phase: vertices, weights β, normal n, k_c, λ_n, and their incidences on free vertices
        (src/pairs.h); eps = ε_v h. */
     int ground, npr;
     float pn[3], ph, dhat, kc, mu, eps;
@@ -141,9 +142,8 @@ struct sipd_backend {
     /* pair contact: the host-side detector and its buffers; device pair arrays of capacity
        pr_cap (reallocated as the pair count grows, freed in destroy) */
     sipd_collide *det;
-    sipd_cuda_broad *gb;           /* the broad phase on the device (collide_cuda.h)     */
-    int *h_cand;                   /* host copy of its candidates (2 ints each)         */
-    size_t cap_cand;
+    sipd_cuda_broad *gb;           /* detection on the device (collide_cuda.h); NULL with
+                                      SIPD_CUDA_HOST_DETECT=1: det on the host         */
     sipd_pair_data pd;
     double *hx, *hy;               /* host copies of x and y for detection (nv*3)       */
     int detect_every, since, pr_cap;
@@ -634,7 +634,6 @@ static void cuda_destroy(sipd_backend *b)
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
     for (i = 0; i < 6; i++) cudaFree(b->dpr[i]);
     sipd_cuda_broad_destroy(b->gb);
-    free(b->h_cand);
     collide_destroy(b->det);
     pair_data_free(&b->pd);
     free(b->hx);
@@ -805,8 +804,8 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
     CKC(cudaMallocHost((void **)&b->gacc_h, sizeof(gs_acc)));
     CKC(cudaMallocHost((void **)&b->hbuf, (n3 > 0 ? n3 : 1) * sizeof(float)));
-    /* contact: the ground on the device; pairs: broad phase on the device, narrow phase on the
-       host (collide.c), evaluated here */
+    /* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
+       detector det gives the surface numbering), evaluated here */
     if (p->contact || p->pairs) {
         d->dhat = (float)p->dhat;
         d->kc = (float)(p->kc > 0 ? p->kc : m->contact_k_auto);
@@ -826,7 +825,8 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     if (p->pairs) {
         b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
         CK(collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat));
-        CK(sipd_cuda_broad_create(&b->gb, b->det));
+        if (!(getenv("SIPD_CUDA_HOST_DETECT") && atoi(getenv("SIPD_CUDA_HOST_DETECT")) != 0))
+            CK(sipd_cuda_broad_create(&b->gb, b->det));
         CK(pair_data_init(&b->pd, m->nv));
         b->hx = (double *)malloc((n3 > 0 ? n3 : 1) * sizeof(double));
         b->hy = (double *)malloc((n3 > 0 ? n3 : 1) * sizeof(double));
@@ -976,15 +976,20 @@ static int pair_buffers(sipd_backend *b, int n)
     return SIPD_OK;
 }
 
-/* Narrow phase on the host at hy (step start hx), then upload the pairs, their data and
- * incidences (pairs.h); ydet ← y.  *changed = 1 when there were or are pairs. */
+/* Narrow phase (on the device at d.y, or on the host at hy, step start hx), then upload the
+ * pairs, their data and incidences (pairs.h); ydet ← y.  *changed = 1 when there were or are
+ * pairs. */
 static int narrow_upload(sipd_backend *b, int *changed)
 {
     const sipd_model *m = b->m;
     const sipd_contact_pair *pr;
     int npr, before = b->d.npr, p, k, ninc;
     *changed = 0;
-    if (collide_narrow(b->det, b->hx, b->hy, &pr, &npr) != SIPD_OK ||
+    if (b->gb && sipd_cuda_broad_narrow(b->gb, b->d.x, b->d.y, &pr, &npr) != SIPD_OK) {
+        b->failed = 1;
+        return SIPD_EFAIL;
+    }
+    if ((!b->gb && collide_narrow(b->det, b->hx, b->hy, &pr, &npr) != SIPD_OK) ||
         pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
         pair_buffers(b, npr) != SIPD_OK)
         return SIPD_EFAIL;
@@ -1019,35 +1024,6 @@ static int narrow_upload(sipd_backend *b, int *changed)
     return SIPD_OK;
 }
 
-/* The broad phase over hx (step start) and hy on the device (sipd_cuda_broad_run: the same
- * candidates as collide_broad), its candidates copied into the host detector (collide_import). */
-static int broad_phase(sipd_backend *b)
-{
-    long nvf = 0, nee = 0;
-    size_t need;
-    if (sipd_cuda_broad_run(b->gb, b->hx, b->hy, b->dhat) != SIPD_OK) {
-        b->failed = 1;
-        return SIPD_EFAIL;
-    }
-    sipd_cuda_broad_count(b->gb, &nvf, &nee);
-    need = 2 * ((size_t)nvf + (size_t)nee) + 2;
-    if (need > b->cap_cand) {
-        int *q = (int *)realloc(b->h_cand, need * sizeof(int));
-        if (!q) {
-            sipd_error("cuda backend: out of host memory for %ld collision candidates", nvf + nee);
-            return SIPD_EFAIL;
-        }
-        b->h_cand = q;
-        b->cap_cand = need;
-    }
-    if (sipd_cuda_broad_candidates(b->gb, b->h_cand, b->h_cand + 2 * (size_t)nvf) != SIPD_OK) {
-        b->failed = 1;
-        return SIPD_EFAIL;
-    }
-    return collide_import(b->det, b->hx, b->hy, b->dhat, b->h_cand, (size_t)nvf, b->h_cand + 2 * (size_t)nvf,
-                          (size_t)nee);
-}
-
 /* backend.h detect: run = 0 asks whether a narrow phase is due, run = 1 runs it. */
 static int cuda_detect(sipd_backend *b, int run, int *flag)
 {
@@ -1070,9 +1046,18 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
         *flag = b->red_h[0] > lim * lim;
         return SIPD_OK;
     }
+    if (b->gb) {   /* on the device: no positions cross the bus */
+        int out = 0;
+        if (sipd_cuda_broad_outside(b->gb, b->d.y, &out) != SIPD_OK ||
+            (out && sipd_cuda_broad_run_device(b->gb, b->d.x, b->d.y, b->dhat) != SIPD_OK)) {
+            b->failed = 1;
+            return SIPD_EFAIL;
+        }
+        return narrow_upload(b, flag);
+    }
     if (download_array(b, b->hy, b->d.y, "detect (positions)") != SIPD_OK)
         return SIPD_EFAIL;
-    if (collide_outside(b->det, b->hy) && broad_phase(b) != SIPD_OK)
+    if (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
     return narrow_upload(b, flag);
 }
@@ -1094,11 +1079,18 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
     LAUNCHED("begin_step");
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
-        if (download_array(b, b->hx, b->d.x, "begin_step (positions for detection)") != SIPD_OK ||
-            download_array(b, b->hy, b->d.y, "begin_step (positions for detection)") != SIPD_OK)
+        /* x0 on the host: the pairs' lagged normal forces (pair_data_build) */
+        if (download_array(b, b->hx, b->d.x, "begin_step (positions for detection)") != SIPD_OK)
             return SIPD_EFAIL;
-        if (broad_phase(b) != SIPD_OK)
+        if (b->gb) {
+            if (sipd_cuda_broad_run_device(b->gb, b->d.x, b->d.y, b->dhat) != SIPD_OK) {
+                b->failed = 1;
+                return SIPD_EFAIL;
+            }
+        } else if (download_array(b, b->hy, b->d.y, "begin_step (positions for detection)") != SIPD_OK ||
+                   collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK) {
             return SIPD_EFAIL;
+        }
         return narrow_upload(b, &changed);
     }
     return SIPD_OK;

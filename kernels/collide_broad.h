@@ -150,6 +150,19 @@ SIPD_HD int gbroad_ee_excluded(const gbroad *b, int i, int j)
     return 0;
 }
 
+/* how far surface vertex s of y (float xyz triples) lies outside its box (collide_outside) */
+SIPD_HD double gbroad_outside(const gbroad *b, const float *y, int s)
+{
+    double d = 0;
+    int k, v = b->sv[s];
+    for (k = 0; k < 3; k++) {
+        double p = (double)y[3 * (size_t)v + k];
+        d = b->vlo[3 * s + k] - p > d ? b->vlo[3 * s + k] - p : d;
+        d = p - b->vhi[3 * s + k] > d ? p - b->vhi[3 * s + k] : d;
+    }
+    return d;
+}
+
 /* The candidates of one query: VF (vf = 1) of surface vertex s = i, or EE of edge i with the
  * edges j > i.  Returns their number; writes them as (a, b) int pairs to out when out != NULL
  * (in src/collide.c's order). */

@@ -116,6 +116,7 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
     in.nee = (long long)v.nee;
     in.tiny = (float)v.tiny;
     in.dhat = (float)v.dhat;
+    in.was = NULL;   /* no history: the strict rule */
     nblocks = ((long long)nc + NT - 1) / NT;
     if (nblocks > MAX_BLOCKS)
         nblocks = MAX_BLOCKS;
@@ -247,6 +248,17 @@ struct sipd_cuda_broad {
     void *d_tmp;                     /* cub scratch                                */
     size_t cap_tmp;
     int have;
+    double margin;                   /* of the last run                            */
+    /* the narrow phase on the device (sipd_cuda_broad_narrow) */
+    unsigned char *d_was;            /* per candidate: a pair last time (hysteresis) */
+    narrow_rec *d_rec;
+    long long *d_kcnt, *d_koff;      /* per candidate: kept (0/1), its output slot */
+    narrow_pair *d_np;
+    long long cap_was, cap_rec, cap_k, cap_np;
+    int *d_flag;                     /* sipd_cuda_broad_outside                     */
+    narrow_pair *h_np;               /* host copies                                */
+    sipd_contact_pair *h_pairs;
+    size_t cap_hnp;
 };
 
 /* 1 (after a message) when e is an error */
@@ -318,16 +330,21 @@ static int tmp_reserve(sipd_cuda_broad *g, size_t bytes)
 }
 
 /* off[0..n] = exclusive scan of cnt[0..n) (cnt[n] is set to 0 first); *total = off[n] */
-static int scan_counts(sipd_cuda_broad *g, long long n, long long *total)
+static int scan_into(sipd_cuda_broad *g, long long *cnt, long long *off, long long n, long long *total)
 {
     size_t bytes = 0;
-    CUB(cudaMemset(g->d_cnt + n, 0, sizeof(long long)), "scan");
-    CUB(cub::DeviceScan::ExclusiveSum(NULL, bytes, g->d_cnt, g->d_off, n + 1), "scan (size)");
+    CUB(cudaMemset(cnt + n, 0, sizeof(long long)), "scan");
+    CUB(cub::DeviceScan::ExclusiveSum(NULL, bytes, cnt, off, n + 1), "scan (size)");
     if (tmp_reserve(g, bytes) != SIPD_OK)
         return SIPD_EFAIL;
-    CUB(cub::DeviceScan::ExclusiveSum(g->d_tmp, bytes, g->d_cnt, g->d_off, n + 1), "scan");
-    CUB(cudaMemcpy(total, g->d_off + n, sizeof(long long), cudaMemcpyDeviceToHost), "scan (total)");
+    CUB(cub::DeviceScan::ExclusiveSum(g->d_tmp, bytes, cnt, off, n + 1), "scan");
+    CUB(cudaMemcpy(total, off + n, sizeof(long long), cudaMemcpyDeviceToHost), "scan (total)");
     return SIPD_OK;
+}
+
+static int scan_counts(sipd_cuda_broad *g, long long n, long long *total)
+{
+    return scan_into(g, g->d_cnt, g->d_off, n, total);
 }
 
 /* the sorted table of the faces (edges = 0: ent[1]) or of the edges (ent[2]) */
@@ -408,6 +425,14 @@ extern "C" void sipd_cuda_broad_destroy(sipd_cuda_broad *g)
     cudaFree(g->d_vf);
     cudaFree(g->d_ee);
     cudaFree(g->d_tmp);
+    cudaFree(g->d_was);
+    cudaFree(g->d_rec);
+    cudaFree(g->d_kcnt);
+    cudaFree(g->d_koff);
+    cudaFree(g->d_np);
+    cudaFree(g->d_flag);
+    free(g->h_np);
+    free(g->h_pairs);
     free(g);
 }
 
@@ -499,6 +524,7 @@ extern "C" int sipd_cuda_broad_create(sipd_cuda_broad **out, const sipd_collide 
     if ((size_t)v.nedges > nmax) nmax = (size_t)v.nedges;
     CUBG(cudaMalloc((void **)&g->d_cnt, (nmax + 1) * sizeof(long long)), "cudaMalloc (counts)");
     CUBG(cudaMalloc((void **)&g->d_off, (nmax + 1) * sizeof(long long)), "cudaMalloc (offsets)");
+    CUBG(cudaMalloc((void **)&g->d_flag, sizeof(int)), "cudaMalloc (flag)");
     *out = g;
     return SIPD_OK;
 fail:
@@ -509,21 +535,12 @@ fail:
 }
 
 
-extern "C" int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, double margin)
+/* The broad phase on g->b.x0, g->b.y1 (already on the device); see the top. */
+static int broad_pipeline(sipd_cuda_broad *g)
 {
-    size_t n3 = 3 * (size_t)g->nv, bytes = 0;
+    size_t bytes = 0;
     broad_red init, red;
     int k;
-
-    g->have = 0;
-    g->nvf = g->nee = 0;
-    g->b.r = margin + 0.5 * g->dhat;
-    if (g->b.nf == 0 || g->b.nsv == 0) {
-        g->have = 1;
-        return SIPD_OK;
-    }
-    CUB(cudaMemcpy((void *)g->b.x0, x0, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (x0)");
-    CUB(cudaMemcpy((void *)g->b.y1, y1, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (y1)");
     k_broad_boxes<<<broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT>>>(g->b);
     CUB(cudaGetLastError(), "boxes");
     for (k = 0; k < 3; k++) {
@@ -545,8 +562,167 @@ extern "C" int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const d
     if (build_table(g, 0) != SIPD_OK || build_table(g, 1) != SIPD_OK || run_queries_gpu(g, 1) != SIPD_OK ||
         run_queries_gpu(g, 0) != SIPD_OK)
         return SIPD_EFAIL;
+    /* new candidates: no history (the first narrow phase applies the strict rule) */
+    if (dgrow((void **)&g->d_was, &g->cap_was, g->nvf + g->nee + 1, 1, "hysteresis flags") != SIPD_OK)
+        return SIPD_EFAIL;
+    CUB(cudaMemset(g->d_was, 0, (size_t)(g->nvf + g->nee + 1)), "hysteresis flags");
     CUB(cudaDeviceSynchronize(), "broad phase kernels");
     g->have = 1;
+    return SIPD_OK;
+}
+
+/* 1 when the model has nothing to detect (no triangles or no surface vertices): then every run
+ * has no candidates */
+static int broad_empty(sipd_cuda_broad *g, double margin)
+{
+    g->have = 0;
+    g->nvf = g->nee = 0;
+    g->margin = margin;
+    g->b.r = margin + 0.5 * g->dhat;
+    if (g->b.nf == 0 || g->b.nsv == 0) {
+        g->have = 1;
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, double margin)
+{
+    size_t n3 = 3 * (size_t)g->nv;
+    if (broad_empty(g, margin))
+        return SIPD_OK;
+    CUB(cudaMemcpy((void *)g->b.x0, x0, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (x0)");
+    CUB(cudaMemcpy((void *)g->b.y1, y1, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (y1)");
+    return broad_pipeline(g);
+}
+
+__global__ void __launch_bounds__(NT) k_to_double(const float *a, const float *b, double *da, double *db, long long n)
+{
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT) {
+        da[k] = (double)a[k];
+        db[k] = (double)b[k];
+    }
+}
+
+extern "C" int sipd_cuda_broad_run_device(sipd_cuda_broad *g, const float *d_x0, const float *d_y1, double margin)
+{
+    long long n3 = 3 * (long long)g->nv;
+    if (broad_empty(g, margin))
+        return SIPD_OK;
+    k_to_double<<<broad_blocks(n3), NT>>>(d_x0, d_y1, (double *)g->b.x0, (double *)g->b.y1, n3);
+    CUB(cudaGetLastError(), "positions to double");
+    return broad_pipeline(g);
+}
+
+/* flag ← 1 when a surface vertex of y lies more than margin outside its box (collide_outside) */
+__global__ void __launch_bounds__(NT) k_broad_outside(gbroad b, const float *y, double margin, int *flag)
+{
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < b.nsv; k += (long long)gridDim.x * NT)
+        if (gbroad_outside(&b, y, (int)k) > margin)
+            *flag = 1;   /* every writer writes the same value */
+}
+
+extern "C" int sipd_cuda_broad_outside(sipd_cuda_broad *g, const float *d_y, int *out)
+{
+    int h = 0;
+    *out = 0;
+    if (!g->have) {
+        *out = g->b.nf > 0 && g->b.nsv > 0;
+        return SIPD_OK;
+    }
+    if (g->b.nf == 0 || g->b.nsv == 0)
+        return SIPD_OK;
+    CUB(cudaMemset(g->d_flag, 0, sizeof(int)), "outside");
+    k_broad_outside<<<broad_blocks(g->b.nsv), NT>>>(g->b, d_y, g->margin, g->d_flag);
+    CUB(cudaGetLastError(), "outside");
+    CUB(cudaMemcpy(&h, g->d_flag, sizeof(int), cudaMemcpyDeviceToHost), "outside (download)");
+    *out = h != 0;
+    return SIPD_OK;
+}
+
+__global__ void __launch_bounds__(NT) k_narrow_kept(const narrow_rec *rec, long long n, long long *cnt)
+{
+    long long k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT) cnt[k] = rec[k].keep != 0;
+}
+
+__global__ void __launch_bounds__(NT) k_narrow_scatter(narrow_in in, const narrow_rec *rec, const long long *off,
+                                                       narrow_pair *out)
+{
+    long long n = in.nvf + in.nee, k;
+    for (k = (long long)blockIdx.x * NT + threadIdx.x; k < n; k += (long long)gridDim.x * NT)
+        if (rec[k].keep)
+            narrow_pair_of(&in, k, rec + k, out + off[k]);
+}
+
+extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, const float *d_y,
+                                      const sipd_contact_pair **pairs, int *npairs)
+{
+    long long nc = g->nvf + g->nee, total = 0, k;
+    narrow_in in;
+    *pairs = g->h_pairs;
+    *npairs = 0;
+    if (nc == 0)
+        return SIPD_OK;
+    if (dgrow((void **)&g->d_rec, &g->cap_rec, nc, sizeof(narrow_rec), "narrow records") != SIPD_OK)
+        return SIPD_EFAIL;
+    if (nc + 1 > g->cap_k || !g->d_koff) {
+        long long c2 = 0;
+        cudaFree(g->d_koff);
+        g->d_koff = NULL;
+        if (dgrow((void **)&g->d_kcnt, &g->cap_k, nc + 1, sizeof(long long), "narrow counts") != SIPD_OK ||
+            dgrow((void **)&g->d_koff, &c2, g->cap_k, sizeof(long long), "narrow offsets") != SIPD_OK)
+            return SIPD_EFAIL;
+    }
+    memset(&in, 0, sizeof in);
+    in.vf = g->d_vf;
+    in.ee = g->d_ee;
+    in.tris = g->b.tris;
+    in.edges = g->b.edges;
+    in.x0 = d_x0;
+    in.y = d_y;
+    in.nvf = g->nvf;
+    in.nee = g->nee;
+    in.tiny = (float)g->tiny;
+    in.dhat = (float)g->dhat;
+    in.was = g->d_was;
+    k_collide_narrow<<<broad_blocks(nc), NT>>>(in, g->d_rec);
+    CUB(cudaGetLastError(), "narrow phase");
+    k_narrow_kept<<<broad_blocks(nc), NT>>>(g->d_rec, nc, g->d_kcnt);
+    CUB(cudaGetLastError(), "narrow phase (count)");
+    if (scan_into(g, g->d_kcnt, g->d_koff, nc, &total) != SIPD_OK)
+        return SIPD_EFAIL;
+    if (total > (long long)INT_MAX) {
+        sipd_error("cuda collide: narrow phase: %lld contact pairs", total);
+        return SIPD_EFAIL;
+    }
+    if (dgrow((void **)&g->d_np, &g->cap_np, total + 1, sizeof(narrow_pair), "contact pairs") != SIPD_OK)
+        return SIPD_EFAIL;
+    k_narrow_scatter<<<broad_blocks(nc), NT>>>(in, g->d_rec, g->d_koff, g->d_np);
+    CUB(cudaGetLastError(), "narrow phase (scatter)");
+    if ((size_t)total + 1 > g->cap_hnp) {
+        size_t cap = (size_t)total + (size_t)total / 2 + 16;
+        narrow_pair *a = (narrow_pair *)realloc(g->h_np, cap * sizeof *a);
+        sipd_contact_pair *b;
+        if (a)
+            g->h_np = a;
+        b = (sipd_contact_pair *)realloc(g->h_pairs, cap * sizeof *b);
+        if (b)
+            g->h_pairs = b;
+        if (!a || !b) {
+            sipd_error("cuda collide: narrow phase: out of host memory for %lld contact pairs", total);
+            return SIPD_EFAIL;
+        }
+        g->cap_hnp = cap;
+    }
+    if (total)
+        CUB(cudaMemcpy(g->h_np, g->d_np, (size_t)total * sizeof(narrow_pair), cudaMemcpyDeviceToHost),
+            "narrow phase (download)");
+    for (k = 0; k < total; k++) narrow_pair_out(g->h_np + k, g->h_pairs + k);
+    *pairs = g->h_pairs;
+    *npairs = (int)total;
     return SIPD_OK;
 }
 

@@ -4,11 +4,13 @@
  *
  * narrow_rec is src/collide.c's narrow_one in float32: the same rule, dist_candidate of
  * src/physics/distance.h (VF only when the closest point is inside the face, EE only with
- * interior closest points of non-parallel edges, then only when gap < d̂), without the
- * hysteresis of later narrow phases.  It
- * writes one record per candidate; narrow_compact turns the kept records, in candidate order,
- * into sipd_contact_pairs exactly as narrow_one fills them (zeroed first), so the output
- * order is that of collide_narrow: VF pairs in candidate order, then EE pairs.
+ * interior closest points of non-parallel edges, then only when gap < d̂), with the hysteresis
+ * of later narrow phases when given the per-candidate flags (sipd_cuda_broad_narrow), without
+ * it otherwise (sipd_cuda_collide_narrow).  It writes one record per candidate; narrow_compact
+ * (host) or the scan and scatter of collide_cuda.cu (device, narrow_pair_of) turn the kept
+ * records, in candidate order, into sipd_contact_pairs exactly as narrow_one fills them (zeroed
+ * first), so the output order is that of collide_narrow: VF pairs in candidate order, then EE
+ * pairs.
  *
  * Only for translation units compiled with -DSIPD_REAL_FLOAT (sipd_real = float).
  */
@@ -46,19 +48,16 @@ typedef struct {
     const float *x0, *y;
     long long nvf, nee;
     float tiny, dhat;
+    unsigned char *was;   /* per candidate: a pair at the previous narrow phase (hysteresis,
+                             updated), or NULL: no history */
 } narrow_in;
 
 SIPD_HD vec3 narrow_ld(const float *x, int i) { return v3_load(x + 3 * (size_t)i); }
 
-/* Candidate k (VF for k < nvf, then EE): *r = the record (keep 0 or 1).  The rule is
- * dist_candidate's without history (was = 0): the strict rule of the first narrow phase after a
- * broad phase; the CPU narrow phase's hysteresis on later passes is not reproduced here. */
-SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
+/* The model vertices of candidate k (VF: vertex, face corners; EE: p0, p1, q0, q1). */
+SIPD_HD void narrow_verts(const narrow_in *in, long long k, int *v)
 {
-    sipd_real beta[4] = {0, 0, 0, 0}, gap = 0;
-    vec3 n = v3(0, 0, 0), ys[4], xs[4];
-    int keep, j, v[4], is_vf = k < in->nvf;
-    if (is_vf) {
+    if (k < in->nvf) {
         const int *t = in->tris + 3 * (size_t)in->vf[2 * k + 1];
         v[0] = in->vf[2 * k];
         v[1] = t[0];
@@ -72,14 +71,59 @@ SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
         v[2] = e2[0];
         v[3] = e2[1];
     }
+}
+
+/* Candidate k (VF for k < nvf, then EE): *r = the record (keep 0 or 1).  The rule is
+ * dist_candidate's, with the hysteresis of collide_narrow when in->was is set (was[k] is read
+ * and updated: one thread per candidate), without history (the strict rule of the first narrow
+ * phase after a broad phase) when it is NULL. */
+SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
+{
+    sipd_real beta[4] = {0, 0, 0, 0}, gap = 0;
+    vec3 n = v3(0, 0, 0), ys[4], xs[4];
+    int keep, j, v[4], is_vf = k < in->nvf;
+    narrow_verts(in, k, v);
     for (j = 0; j < 4; j++) {
         ys[j] = narrow_ld(in->y, v[j]);
         xs[j] = narrow_ld(in->x0, v[j]);
     }
-    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, 0, beta, &n, &gap);
+    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, beta, &n, &gap);
+    if (in->was)
+        in->was[k] = (unsigned char)keep;
     r->keep = keep;
     for (j = 0; j < 4; j++) r->beta[j] = keep ? beta[j] : 0.0f;
     for (j = 0; j < 3; j++) r->n[j] = keep ? n.v[j] : 0.0f;
+}
+
+/* A kept candidate as the device hands it to the host: 48 bytes. */
+typedef struct {
+    int v[4];
+    float beta[4];
+    float n[3];
+    int kind;   /* 0 VF, 1 EE */
+} narrow_pair;
+
+/* the record r of candidate k as a narrow_pair */
+SIPD_HD void narrow_pair_of(const narrow_in *in, long long k, const narrow_rec *r, narrow_pair *p)
+{
+    int j;
+    narrow_verts(in, k, p->v);
+    for (j = 0; j < 4; j++) p->beta[j] = r->beta[j];
+    for (j = 0; j < 3; j++) p->n[j] = r->n[j];
+    p->kind = k < in->nvf ? 0 : 1;
+}
+
+/* a narrow_pair as collide.c fills a sipd_contact_pair (zeroed first: padding too) */
+static inline void narrow_pair_out(const narrow_pair *q, sipd_contact_pair *p)
+{
+    int j;
+    memset(p, 0, sizeof *p);
+    for (j = 0; j < 4; j++) {
+        p->v[j] = q->v[j];
+        p->beta[j] = q->beta[j];
+    }
+    for (j = 0; j < 3; j++) p->n[j] = q->n[j];
+    p->kind = q->kind;
 }
 
 /* Host: the kept records of the nvf + nee candidates of v, in candidate order, into out
@@ -89,7 +133,7 @@ static inline int narrow_compact(const sipd_collide_view *v, const narrow_rec *r
                                  int *npairs)
 {
     size_t k, nc = v->nvf + v->nee, cnt = 0;
-    const int *tris = v->m->tris;
+    narrow_in in;
     for (k = 0; k < nc; k++) cnt += rec[k].keep != 0;
     if (cnt > (size_t)INT_MAX) {
         sipd_error("cuda collide: narrow phase: %zu contact pairs", cnt);
@@ -102,33 +146,20 @@ static inline int narrow_compact(const sipd_collide_view *v, const narrow_rec *r
                    out ? cap : 0);
         return SIPD_EFAIL;
     }
+    memset(&in, 0, sizeof in);
+    in.vf = v->vf;
+    in.ee = v->ee;
+    in.tris = v->m->tris;
+    in.edges = v->edges;
+    in.nvf = (long long)v->nvf;
+    in.nee = (long long)v->nee;
     cnt = 0;
-    for (k = 0; k < nc; k++) {
-        sipd_contact_pair *p;
-        int j;
-        if (!rec[k].keep)
-            continue;
-        p = out + cnt++;
-        memset(p, 0, sizeof *p);   /* padding too, as collide.c does */
-        if (k < v->nvf) {
-            int f = v->vf[2 * k + 1];
-            p->v[0] = v->vf[2 * k];
-            p->v[1] = tris[3 * (size_t)f];
-            p->v[2] = tris[3 * (size_t)f + 1];
-            p->v[3] = tris[3 * (size_t)f + 2];
-            p->kind = 0;
-        } else {
-            const int *e1 = v->edges + 2 * (size_t)v->ee[2 * (k - v->nvf)];
-            const int *e2 = v->edges + 2 * (size_t)v->ee[2 * (k - v->nvf) + 1];
-            p->v[0] = e1[0];
-            p->v[1] = e1[1];
-            p->v[2] = e2[0];
-            p->v[3] = e2[1];
-            p->kind = 1;
+    for (k = 0; k < nc; k++)
+        if (rec[k].keep) {
+            narrow_pair q;
+            narrow_pair_of(&in, (long long)k, rec + k, &q);
+            narrow_pair_out(&q, out + cnt++);
         }
-        for (j = 0; j < 4; j++) p->beta[j] = rec[k].beta[j];
-        for (j = 0; j < 3; j++) p->n[j] = rec[k].n[j];
-    }
     return SIPD_OK;
 }
 

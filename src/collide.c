@@ -634,33 +634,6 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     return SIPD_OK;
 }
 
-int collide_import(sipd_collide *c, const double *x0, const double *y1, double margin, const int *vf, size_t nvf,
-                   const int *ee, size_t nee)
-{
-    long i;
-    c->have_broad = 0;
-    c->nvf = c->nee = 0;
-    c->margin = margin;
-    c->r = margin + 0.5 * c->dhat;
-    if (c->m->nf == 0 || c->nsv == 0)
-        return SIPD_OK;
-#pragma omp parallel for schedule(static) if (c->nsv > COLLIDE_PAR_MIN)
-    for (i = 0; i < c->nsv; i++) broad_box(x0, y1, c->sv + i, 1, 0, c->vlo + 3 * i, c->vhi + 3 * i, NULL);
-    if (grow((void **)&c->vf, &c->cap_vf, nvf + 1, sizeof(cand)) != SIPD_OK ||
-        grow((void **)&c->ee, &c->cap_ee, nee + 1, sizeof(cand)) != SIPD_OK ||
-        grow((void **)&c->was, &c->cap_was, nvf + nee + 1, 1) != SIPD_OK)
-        return SIPD_EFAIL;
-    if (nvf)
-        memcpy(c->vf, vf, nvf * sizeof(cand));
-    if (nee)
-        memcpy(c->ee, ee, nee * sizeof(cand));
-    c->nvf = nvf;
-    c->nee = nee;
-    memset(c->was, 0, nvf + nee);
-    c->have_broad = 1;
-    return SIPD_OK;
-}
-
 int collide_outside(const sipd_collide *c, const double *y)
 {
     long i;

@@ -19,7 +19,7 @@
  * of overlapping boxes is reported only from the cell holding the lower corner of their
  * intersection, so once.  The boxes, the grid and that rule are src/physics/broad.h, shared
  * with the GPU broad phase (kernels/collide_broad.h, src/collide_cuda.h), which finds the same
- * candidates with a sorted instead of a hashed grid table (collide_import takes them in).  Candidate order: VF by surface vertex (model index ascending), EE by
+ * candidates with a sorted instead of a hashed grid table.  Candidate order: VF by surface vertex (model index ascending), EE by
  * the first edge (edge index ascending); within a query by grid cell, then primitive index.
  *
  * Excluded (from the candidates already): pairs that share a vertex; pairs whose vertices are
@@ -100,14 +100,6 @@ typedef struct sipd_collide sipd_collide;
 int collide_create(sipd_collide **c, const sipd_model *m, int self, double dhat);
 /* Broad phase over the boxes of x0 ∪ y1 inflated by margin + d̂/2 (see above). */
 int collide_broad(sipd_collide *c, const double *x0, const double *y1, double margin);
-/* Instead of collide_broad: candidates found elsewhere for the same x0, y1 and margin (the GPU
- * broad phase: sipd_cuda_broad_candidates), copied in as the last broad phase's — nvf VF
- * (model vertex, face) and nee EE (edge i, edge j > i) int pairs, in the order the narrow
- * phase will visit them.  They must be collide_broad's set (any order); nothing checks it
- * (tests/test_gpu_collide.c compares the sets).  The vertex boxes of collide_outside are computed
- * here from x0 and y1; the hysteresis starts afresh, as after collide_broad. */
-int collide_import(sipd_collide *c, const double *x0, const double *y1, double margin, const int *vf, size_t nvf,
-                   const int *ee, size_t nee);
 /* 1 when some surface vertex of y lies more than `margin` outside the bbox of its x0 and y1
  * of the last broad phase (then the candidates may miss pairs: run collide_broad again);
  * also 1 before the first broad phase (0 for a model without surface triangles). */

@@ -2,8 +2,9 @@
  * (float32) and the broad phase (double).
  *
  * Compiled only when the CUDA backend is built (nvcc found, not a sanitizer build; CMake defines
- * SIPD_HAVE_CUDA=1 for the targets that link sipd_cuda).  Not used by the driver yet: the CUDA
- * backend detects on the host (src/collide.c).
+ * SIPD_HAVE_CUDA=1 for the targets that link sipd_cuda).  The CUDA backend detects with the
+ * sipd_cuda_broad_* functions below (broad phase, outside test, narrow phase with hysteresis, all
+ * on the device); sipd_cuda_collide_narrow (over the CPU's candidates) is for comparisons.
  *
  * sipd_cuda_collide_narrow runs the narrow phase of src/collide.h over the candidates of c's
  * last collide_broad (collide_candidate_arrays), one GPU thread per candidate, with the same
@@ -71,6 +72,24 @@ int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, 
 void sipd_cuda_broad_count(const sipd_cuda_broad *g, long *nvf, long *nee);
 int sipd_cuda_broad_candidates(const sipd_cuda_broad *g, int *vf, int *ee);
 void sipd_cuda_broad_destroy(sipd_cuda_broad *g);
+
+/* Detection with the positions on the device (the CUDA backend's float32 x and y, nv*3 each):
+ *   sipd_cuda_broad_run_device  sipd_cuda_broad_run from device floats (widened to double on
+ *                               the device; no transfer)
+ *   sipd_cuda_broad_outside     collide_outside: *out = 1 when a surface vertex of d_y lies more
+ *                               than the last run's margin outside its box (and before the
+ *                               first run); one 4-byte download
+ *   sipd_cuda_broad_narrow      collide_narrow over the last run's candidates, on the device in
+ *                               float32 (kernels/collide_narrow.h), WITH collide_narrow's
+ *                               hysteresis (a per-candidate flag kept on the device, cleared by
+ *                               each run); the kept candidates are compacted on the device (scan,
+ *                               scatter) in candidate order, downloaded (48 bytes per pair) and
+ *                               returned as sipd_contact_pairs owned by g (valid until the next
+ *                               call).  Per call: 33 bytes of device traffic per candidate. */
+int sipd_cuda_broad_run_device(sipd_cuda_broad *g, const float *d_x0, const float *d_y1, double margin);
+int sipd_cuda_broad_outside(sipd_cuda_broad *g, const float *d_y, int *out);
+int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, const float *d_y, const sipd_contact_pair **pairs,
+                           int *npairs);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,15 @@
-# The GPU collision narrow and broad phases (kernels/collide_cuda.cu) against the CPU's
-# (src/collide.c): tests/test_gpu_collide.c (the broad phase: the same candidate sets on woodpiles
-# with self-contact on and off, a fixed layer, rest-shape exclusions; collide_import of them).  Registered only when the CUDA backend is built (target sipd_cuda:
-# nvcc found and not a sanitizer build).
+# Collision detection on the GPU (kernels/collide_cuda.cu) against the CPU's (src/collide.c):
+# tests/test_gpu_collide.c — the narrow phase over the CPU's candidates; the broad phase (the
+# same candidate sets on woodpiles with self-contact on and off, a fixed layer, rest-shape
+# exclusions); the device pipeline the CUDA backend runs (broad phase from float positions,
+# outside test, two narrow phases with hysteresis against collide_narrow's).  Registered only
+# when the CUDA backend is built (target sipd_cuda: nvcc found and not a sanitizer build).
 #   gpu_collide           label `gpu`; exits 77 without a usable CUDA device (CTest: "Not Run")
 #   gpu_collide_selftest  no device needed: host stand-ins (tests/gpu_collide_emu.c: the kernels'
 #                         per-item code in loops, qsort for the radix sort) replace the GPU, which
-#                         checks the test's logic, float32 tolerances and the per-item broad-phase
-#                         code (exactly collide_broad's candidates, in its order) — not the CUDA
-#                         calls, launches or CUB
+#                         checks the test's logic, float32 tolerances and the per-item code
+#                         (exactly collide_broad's candidates, in its order; the hysteresis) — not
+#                         the CUDA calls, launches or CUB
 if(TARGET sipd_cuda)
   add_executable(test_gpu_collide ${CMAKE_CURRENT_LIST_DIR}/test_gpu_collide.c
                                   ${CMAKE_CURRENT_LIST_DIR}/gpu_collide_emu.c)

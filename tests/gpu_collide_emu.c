@@ -62,6 +62,7 @@ int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y,
     in.nee = (long long)v.nee;
     in.tiny = (float)v.tiny;
     in.dhat = (float)v.dhat;
+    in.was = NULL;   /* no history: the strict rule */
     for (k = 0; k < (long long)nc; k++) narrow_rec_of(&in, k, rec + k);
     rc = narrow_compact(&v, rec, out, cap, npairs);
     free(fx0);
@@ -239,4 +240,45 @@ done:
     free(b.fcell);
     free(b.ecell);
     return rc;
+}
+
+/* ---------------------------------------------------------------- narrow phase with hysteresis */
+
+int emu_broad_narrow(const sipd_collide *c, const int *vf, size_t nvf, const int *ee, size_t nee, unsigned char *was,
+                     const float *x0, const float *y, sipd_contact_pair *out, int *npairs);
+
+/* sipd_cuda_broad_narrow's per-candidate code (narrow_rec_of with the hysteresis flags was[],
+ * narrow_pair_of, narrow_pair_out) in a host loop; the scan and scatter become an append in
+ * candidate order, which is where the scatter puts them.  out: room for nvf + nee pairs. */
+int emu_broad_narrow(const sipd_collide *c, const int *vf, size_t nvf, const int *ee, size_t nee, unsigned char *was,
+                     const float *x0, const float *y, sipd_contact_pair *out, int *npairs)
+{
+    sipd_collide_view v;
+    narrow_in in;
+    long long k;
+    int n = 0;
+    collide_candidate_arrays(c, &v);
+    memset(&in, 0, sizeof in);
+    in.vf = vf;
+    in.ee = ee;
+    in.tris = v.m->tris;
+    in.edges = v.edges;
+    in.x0 = x0;
+    in.y = y;
+    in.nvf = (long long)nvf;
+    in.nee = (long long)nee;
+    in.tiny = (float)v.tiny;
+    in.dhat = (float)v.dhat;
+    in.was = was;
+    for (k = 0; k < (long long)(nvf + nee); k++) {
+        narrow_rec r;
+        narrow_rec_of(&in, k, &r);
+        if (r.keep) {
+            narrow_pair q;
+            narrow_pair_of(&in, k, &r, &q);
+            narrow_pair_out(&q, out + n++);
+        }
+    }
+    *npairs = n;
+    return SIPD_OK;
 }

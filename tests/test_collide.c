@@ -33,11 +33,10 @@
  *   hysteresis  a vertex just beyond a face's edge is no new pair, but a pair of the previous
  *               narrow phase stays as a plane pair (unclamped weights, face normal, exact gap)
  *               until its weights fall below −DIST_KEEP_BAND; a new broad phase forgets
- *   rest_import collide_rest_excluded on random clusters (self-contact, a folded noodle, Dirichlet
- *               bodies) equals an O(n²) enumeration of the pairs within one body that share no
- *               vertex and are closer than d̂ in the rest shape; collide_broad's candidates
- *               imported in reverse order (collide_import) give the same pairs and the same
- *               collide_outside answers
+ *   rest        collide_rest_excluded (the GPU broad phase's exclusion list) on random clusters
+ *               (self-contact, a folded noodle, Dirichlet bodies) equals an O(n²) enumeration of
+ *               the pairs within one body that share no vertex and are closer than d̂ in the
+ *               rest shape
  *   all         every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -1129,7 +1128,7 @@ static int test_hysteresis(void)
     return g_fail > f0;
 }
 
-/* ---------------------------------------------------------------- rest exclusions, import */
+/* ---------------------------------------------------------------- rest exclusions */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -1138,22 +1137,18 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* collide_rest_excluded against an O(n²) enumeration of the pairs within one body that share no
- * vertex and are closer than d̂ (1 + 1e-9) in the rest shape; collide_import of collide_broad's
- * candidates (reversed) gives the same pairs and the same collide_outside answers. */
-static int test_rest_import(void)
+ * vertex and are closer than d̂ (1 + 1e-9) in the rest shape. */
+static int test_rest(void)
 {
     int cfg, f0 = g_fail;
     for (cfg = 0; cfg < 4; cfg++) {
         cl_scene s;
-        sipd_collide *c = NULL, *c2 = NULL;
+        sipd_collide *c = NULL;
         sipd_collide_view v;
-        const sipd_contact_pair *out, *out2;
-        sipd_contact_pair *a = NULL;
         uint64_t *xvf = NULL, *xee = NULL, *rvf, *ree;
-        size_t nxvf = 0, nxee = 0, nrvf = 0, nree = 0, k;
-        int np = 0, np2 = 0, i, j, f;
+        size_t nxvf = 0, nxee = 0, nrvf = 0, nree = 0;
+        int i, j, f;
         double dhat, r2;
-        int *cvf, *cee;
         make_cluster(&s, 2000 + (uint64_t)cfg, 3 + cfg % 2, 1, cfg % 2 ? 0 : -1);
         dhat = cfg < 2 ? s.dhat : 2 * s.dhat;   /* 0.05, 0.1: the noodle's cells are 0.1 long */
         r2 = dhat * (1 + 1e-9) * dhat * (1 + 1e-9);
@@ -1181,7 +1176,7 @@ static int test_rest_import(void)
             }
         qsort(rvf, nrvf, sizeof *rvf, cmp_u64);
         qsort(ree, nree, sizeof *ree, cmp_u64);
-        printf("rest_import cfg %d (dhat %.2f): rest exclusions VF %zu EE %zu (enumeration %zu %zu)", cfg, dhat, nxvf,
+        printf("rest cfg %d (dhat %.2f): rest exclusions VF %zu EE %zu (enumeration %zu %zu)\n", cfg, dhat, nxvf,
                nxee, nrvf, nree);
         CHECK(nxvf == nrvf && nxee == nree && !memcmp(xvf, rvf, nrvf * sizeof *rvf) &&
                   !memcmp(xee, ree, nree * sizeof *ree),
@@ -1189,52 +1184,9 @@ static int test_rest_import(void)
         CHECK(nrvf > 0 && nree > 0, "cfg %d: no rest exclusion to test", cfg);
         free(rvf);
         free(ree);
-        /* import collide_broad's candidates, reversed */
-        CHECK(collide_broad(c, s.x0, s.y1, s.margin) == SIPD_OK, "collide_broad");
-        collide_candidate_arrays(c, &v);
-        cvf = malloc((v.nvf + 1) * 2 * sizeof *cvf);
-        cee = malloc((v.nee + 1) * 2 * sizeof *cee);
-        for (k = 0; k < v.nvf; k++) {
-            cvf[2 * k] = v.vf[2 * (v.nvf - 1 - k)];
-            cvf[2 * k + 1] = v.vf[2 * (v.nvf - 1 - k) + 1];
-        }
-        for (k = 0; k < v.nee; k++) {
-            cee[2 * k] = v.ee[2 * (v.nee - 1 - k)];
-            cee[2 * k + 1] = v.ee[2 * (v.nee - 1 - k) + 1];
-        }
-        CHECK(collide_create(&c2, &s.m, 1, dhat) == SIPD_OK, "collide_create");
-        CHECK(collide_outside(c2, s.y) == 1, "before any broad phase: outside");
-        CHECK(collide_import(c2, s.x0, s.y1, s.margin, cvf, v.nvf, cee, v.nee) == SIPD_OK, "collide_import");
-        CHECK(collide_narrow(c, s.x0, s.y, &out, &np) == SIPD_OK, "collide_narrow");
-        a = malloc(((size_t)np + 1) * sizeof *a);
-        memcpy(a, out, (size_t)np * sizeof *a);
-        CHECK(collide_narrow(c2, s.x0, s.y, &out2, &np2) == SIPD_OK, "collide_narrow (imported)");
-        printf("; %zu VF + %zu EE candidates imported reversed: %d pairs, collide_broad's %d\n", v.nvf, v.nee, np2,
-               np);
-        CHECK(np == np2 && np > 0, "cfg %d: %d pairs from imported candidates, %d", cfg, np2, np);
-        if (np == np2) {
-            sipd_contact_pair *b2 = malloc(((size_t)np + 1) * sizeof *b2);
-            memcpy(b2, out2, (size_t)np * sizeof *b2);
-            qsort(a, (size_t)np, sizeof *a, cmp_pair);
-            qsort(b2, (size_t)np, sizeof *b2, cmp_pair);
-            CHECK(!memcmp(a, b2, (size_t)np * sizeof *a), "cfg %d: imported candidates give other pairs", cfg);
-            free(b2);
-        }
-        CHECK(collide_outside(c2, s.y) == 0 && collide_outside(c, s.y) == 0, "cfg %d: y reported outside", cfg);
-        for (i = 0; i < s.m.nv && s.m.fixed[i]; i++) {}
-        if (i < s.m.nv) {   /* move one free surface vertex far: both say outside */
-            double keep = s.y[3 * i];
-            s.y[3 * i] += 10;
-            CHECK(collide_outside(c2, s.y) == collide_outside(c, s.y), "cfg %d: collide_outside differs", cfg);
-            s.y[3 * i] = keep;
-        }
-        free(a);
-        free(cvf);
-        free(cee);
         free(xvf);
         free(xee);
         collide_destroy(c);
-        collide_destroy(c2);
         cl_free(&s);
     }
     return g_fail > f0;
@@ -1247,11 +1199,11 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(void); } tests[] = {
         {"pt_tri", test_pt_tri},         {"edge_edge", test_edge_edge},     {"brute", test_brute},
         {"threads", test_threads},       {"exclusions", test_exclusions},   {"orientation", test_orientation},
-        {"outside", test_outside},       {"hysteresis", test_hysteresis},   {"rest_import", test_rest_import},
+        {"outside", test_outside},       {"hysteresis", test_hysteresis},   {"rest", test_rest},
     };
     int i, ran = 0, all = argc > 1 && strcmp(argv[1], "all") == 0;
     if (argc != 2) {
-        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|hysteresis|rest_import|all\n");
+        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|hysteresis|rest|all\n");
         return 2;
     }
     for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); i++)

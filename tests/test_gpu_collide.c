@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "backend_cuda.h"
 #include "collide.h"
 #include "collide_cuda.h"
@@ -486,39 +488,11 @@ static int same_set(const int *p, const int *q, size_t n)
     return eq;
 }
 
-/* reverse a list of n int pairs */
-static void reverse_pairs(int *p, size_t n)
-{
-    size_t k;
-    for (k = 0; k < n / 2; k++) {
-        int t0 = p[2 * k], t1 = p[2 * k + 1];
-        p[2 * k] = p[2 * (n - 1 - k)];
-        p[2 * k + 1] = p[2 * (n - 1 - k) + 1];
-        p[2 * (n - 1 - k)] = t0;
-        p[2 * (n - 1 - k) + 1] = t1;
-    }
-}
-
 static int cmp_cpair(const void *a, const void *b)
 {
     const sipd_contact_pair *x = a, *y = b;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
     return memcmp(x->v, y->v, sizeof x->v);
-}
-
-/* the same n pairs (bytes) in any order; a and b are sorted in place */
-static int same_pairs(sipd_contact_pair *a, const sipd_contact_pair *b, int n)
-{
-    sipd_contact_pair *c = malloc(((size_t)n + 1) * sizeof *c);
-    int eq;
-    if (!c)
-        return 0;
-    memcpy(c, b, (size_t)n * sizeof *c);
-    qsort(a, (size_t)n, sizeof *a, cmp_cpair);
-    qsort(c, (size_t)n, sizeof *c, cmp_cpair);
-    eq = memcmp(a, c, (size_t)n * sizeof *c) == 0;
-    free(c);
-    return eq;
 }
 
 /* The GPU broad phase against collide_broad on a pile: self-contact on or off, the first layer
@@ -583,44 +557,231 @@ static int broad_case(const char *name, vec3 shift, int self, int fix_layer, dou
     printf("broad %s: %zu VF + %zu EE candidates on both sides (%s order), %ld within one body, rest exclusions "
            "%zu VF + %zu EE\n",
            name, v.nvf, v.nee, order_same ? "same" : "different", same_body, nxvf, nxee);
-    /* collide_import (what the CUDA backend does with the GPU's candidates): the narrow phase on
-       imported candidates finds collide_broad's pairs — the same bytes in the same order, the
-       same pairs in another order (here: the lists reversed) */
-    if (gnvf == v.nvf && gnee == v.nee) {
-        sipd_collide *c2 = NULL;
-        const sipd_contact_pair *p1, *p2;
-        sipd_contact_pair *copy = NULL;
-        int n1 = 0, n2 = 0, rev;
-        for (rev = 0; rev < 2; rev++) {
-            if (rev) {
-                reverse_pairs(gvf, gnvf);
-                reverse_pairs(gee, gnee);
-            }
-            CHECK(collide_create(&c2, &s.m, self, dhat_det) == SIPD_OK, "collide_create");
-            CHECK(collide_import(c2, s.x0, s.y, margin, gvf, gnvf, gee, gnee) == SIPD_OK, "collide_import");
-            CHECK(collide_narrow(c, s.x0, s.y, &p1, &n1) == SIPD_OK, "collide_narrow");
-            copy = malloc(((size_t)n1 + 1) * sizeof *copy);
-            if (copy)
-                memcpy(copy, p1, (size_t)n1 * sizeof *copy);
-            CHECK(collide_narrow(c2, s.x0, s.y, &p2, &n2) == SIPD_OK, "collide_narrow (imported)");
-            CHECK(n1 == n2 && n1 > 100, "%s: %d pairs from imported candidates, %d from collide_broad's", name, n2, n1);
-            if (copy && n1 == n2 && (order_same && !rev))
-                CHECK(memcmp(copy, p2, (size_t)n1 * sizeof *copy) == 0, "%s: imported candidates: other pairs", name);
-            else if (copy && n1 == n2)
-                CHECK(same_pairs(copy, p2, n1), "%s: imported candidates (reversed %d): other pairs", name, rev);
-            CHECK(collide_outside(c2, s.y) == collide_outside(c, s.y) && !collide_outside(c2, s.y),
-                  "%s: collide_outside after the import", name);
-            free(copy);
-            copy = NULL;
-            collide_destroy(c2);
-            c2 = NULL;
-        }
-    }
 out:
     free(gvf);
     free(gee);
     free(xvf);
     free(xee);
+    collide_destroy(c);
+    pile_free(&s);
+    return failures > f0;
+}
+
+/* ---------------------------------------------------------------- detection on the device */
+
+int emu_broad_narrow(const sipd_collide *c, const int *vf, size_t nvf, const int *ee, size_t nee, unsigned char *was,
+                     const float *x0, const float *y, sipd_contact_pair *out, int *npairs);
+
+/* The device side of detection as the CUDA backend runs it (sipd_cuda_broad_run_device,
+ * sipd_cuda_broad_outside, sipd_cuda_broad_narrow on float positions), or its host stand-in. */
+typedef struct {
+    const sipd_collide *c;
+    sipd_cuda_broad *g;
+    float *d_x0, *d_y;           /* device copies (GPU)                                */
+    int *vf, *ee;                /* stand-in: candidates (emu_broad), hysteresis flags */
+    size_t nvf, nee;
+    unsigned char *was;
+    sipd_contact_pair *out;
+    size_t nv3;
+} devdet;
+
+static int dev_upload(devdet *d, const float *x0, const float *y)
+{
+    return cudaMemcpy(d->d_x0, x0, d->nv3 * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess ||
+                   cudaMemcpy(d->d_y, y, d->nv3 * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess
+               ? SIPD_EFAIL
+               : SIPD_OK;
+}
+
+/* broad phase over x0 ∪ y (floats, as on the device) */
+static int dev_broad(devdet *d, const float *fx0, const float *fy, const double *x0, const double *y, double margin)
+{
+    if (emulated) {   /* the stand-in's broad phase is double: the same positions, widened */
+        free(d->vf);
+        free(d->ee);
+        free(d->was);
+        free(d->out);
+        if (emu_broad(d->c, x0, y, margin, &d->vf, &d->nvf, &d->ee, &d->nee) != SIPD_OK)
+            return SIPD_EFAIL;
+        d->was = calloc(d->nvf + d->nee + 1, 1);
+        d->out = malloc((d->nvf + d->nee + 1) * sizeof *d->out);
+        return d->was && d->out ? SIPD_OK : SIPD_EFAIL;
+    }
+    if (dev_upload(d, fx0, fy) != SIPD_OK)
+        return SIPD_EFAIL;
+    return sipd_cuda_broad_run_device(d->g, d->d_x0, d->d_y, margin);
+}
+
+static int dev_narrow(devdet *d, const float *fx0, const float *fy, const sipd_contact_pair **pairs, int *np)
+{
+    if (emulated) {
+        *pairs = d->out;
+        return emu_broad_narrow(d->c, d->vf, d->nvf, d->ee, d->nee, d->was, fx0, fy, d->out, np);
+    }
+    if (dev_upload(d, fx0, fy) != SIPD_OK)
+        return SIPD_EFAIL;
+    return sipd_cuda_broad_narrow(d->g, d->d_x0, d->d_y, pairs, np);
+}
+
+/* 1 when the sets of (kind, v) of a and b differ in at most `slack` pairs (symmetric difference);
+ * *only_a, *only_b: the counts.  Both are sorted in place. */
+static long sym_diff(sipd_contact_pair *a, int na, sipd_contact_pair *b, int nb, long *only_a, long *only_b)
+{
+    int i = 0, j = 0;
+    *only_a = *only_b = 0;
+    qsort(a, (size_t)na, sizeof *a, cmp_cpair);
+    qsort(b, (size_t)nb, sizeof *b, cmp_cpair);
+    while (i < na || j < nb) {
+        int c = i >= na ? 1 : j >= nb ? -1 : cmp_cpair(a + i, b + j);
+        if (c < 0) {
+            ++*only_a;
+            i++;
+        } else if (c > 0) {
+            ++*only_b;
+            j++;
+        } else {
+            i++;
+            j++;
+        }
+    }
+    return *only_a + *only_b;
+}
+
+static sipd_contact_pair *dup_pairs(const sipd_contact_pair *p, int n)
+{
+    sipd_contact_pair *q = malloc(((size_t)n + 1) * sizeof *q);
+    if (q)
+        memcpy(q, p, (size_t)n * sizeof *q);
+    return q;
+}
+
+static float *to_f(const double *x, size_t n)
+{
+    float *f = malloc((n + 1) * sizeof *f);
+    size_t i;
+    if (f)
+        for (i = 0; i < n; i++) f[i] = (float)x[i];
+    return f;
+}
+
+/* Two narrow phases on the device after one broad phase: the first (strict rule) gives exactly
+ * the pairs of sipd_cuda_collide_narrow on the CPU's candidates (same float32 code); the second,
+ * at y2 = y moved by up to ±0.1 d̂ per coordinate, keeps every pair of the strict rule plus
+ * pairs of the previous pass within the hysteresis band, and agrees with collide_narrow's second
+ * pass (float64, with its hysteresis) up to float32 borderline pairs (≤ 1% + 5).  The outside
+ * test agrees with collide_outside.  Pass 2 repeated from the same state gives the same bytes. */
+static int detect_case(const char *name, vec3 shift)
+{
+    const double dhat = 0.01, margin = 0.25 * dhat;
+    pile s;
+    sipd_collide *c = NULL;
+    devdet d;
+    double *y2 = NULL;
+    float *fx0 = NULL, *fy = NULL, *fy2 = NULL;
+    const sipd_contact_pair *pp;
+    sipd_contact_pair *p1 = NULL, *r1 = NULL, *p2 = NULL, *s2 = NULL, *c2 = NULL, *tmp = NULL;
+    int n1 = 0, nr1 = 0, n2 = 0, ns2 = 0, nc2 = 0, f0 = failures, i, out = -1;
+    long a, b, hyst = 0, strict_missing = 0;
+    size_t nc;
+
+    memset(&d, 0, sizeof d);
+    if (make_pile(&s, 4, 10, 24, dhat, shift) != SIPD_OK) {
+        fprintf(stderr, "%s: could not build the pile\n", name);
+        return 1;
+    }
+    d.nv3 = 3 * (size_t)s.m.nv;
+    y2 = malloc(d.nv3 * sizeof *y2);
+    for (i = 0; i < (int)d.nv3; i++) y2[i] = s.y[i] + rnd_in(-0.1, 0.1) * dhat;
+    fx0 = to_f(s.x0, d.nv3);
+    fy = to_f(s.y, d.nv3);
+    fy2 = to_f(y2, d.nv3);
+    CHECK(collide_create(&c, &s.m, 1, dhat) == SIPD_OK, "collide_create");
+    CHECK(collide_broad(c, s.x0, s.y, margin) == SIPD_OK, "collide_broad");
+    d.c = c;
+    if (!emulated) {
+        CHECK(sipd_cuda_broad_create(&d.g, c) == SIPD_OK, "sipd_cuda_broad_create");
+        CHECK(cudaMalloc((void **)&d.d_x0, d.nv3 * sizeof(float)) == cudaSuccess &&
+                  cudaMalloc((void **)&d.d_y, d.nv3 * sizeof(float)) == cudaSuccess,
+              "cudaMalloc");
+        if (d.g && d.d_y) {
+            CHECK(dev_upload(&d, fx0, fy) == SIPD_OK, "upload");
+            CHECK(sipd_cuda_broad_outside(d.g, d.d_y, &out) == SIPD_OK && out == 1, "outside before a run: %d", out);
+        }
+    }
+    if (failures > f0 || dev_broad(&d, fx0, fy, s.x0, s.y, margin) != SIPD_OK) {
+        CHECK(0, "%s: device broad phase failed", name);
+        goto done;
+    }
+    if (!emulated) {   /* outside: y2 is within the margin of x0 ∪ y; one vertex moved far is not */
+        float keep = fy2[0];
+        CHECK(dev_upload(&d, fx0, fy2) == SIPD_OK && sipd_cuda_broad_outside(d.g, d.d_y, &out) == SIPD_OK &&
+                  out == collide_outside(c, y2) && out == 0,
+              "%s: outside at y2: GPU %d, CPU %d", name, out, collide_outside(c, y2));
+        fy2[0] += 1;
+        y2[0] += 1;
+        CHECK(dev_upload(&d, fx0, fy2) == SIPD_OK && sipd_cuda_broad_outside(d.g, d.d_y, &out) == SIPD_OK &&
+                  out == collide_outside(c, y2) && out == 1,
+              "%s: outside with a vertex moved: GPU %d, CPU %d", name, out, collide_outside(c, y2));
+        fy2[0] = keep;
+        y2[0] -= 1;
+    }
+    {
+        long nvf, nee;
+        collide_candidates(c, &nvf, &nee);
+        nc = (size_t)(nvf + nee);
+    }
+    /* pass 1: the strict rule, as sipd_cuda_collide_narrow on the CPU's candidates */
+    CHECK(dev_narrow(&d, fx0, fy, &pp, &n1) == SIPD_OK, "%s: device narrow phase 1", name);
+    p1 = dup_pairs(pp, n1);
+    r1 = malloc((nc + 1) * sizeof *r1);
+    CHECK(gpu_narrow(c, s.x0, s.y, r1, (int)nc, &nr1) == SIPD_OK, "%s: reference narrow phase", name);
+    CHECK(sym_diff(p1, n1, r1, nr1, &a, &b) == 0 && n1 == nr1 && memcmp(p1, r1, (size_t)n1 * sizeof *p1) == 0,
+          "%s: pass 1: %d device pairs, %d reference pairs (%ld / %ld only on one side, or other values)", name, n1,
+          nr1, a, b);
+    /* pass 2 at y2: hysteresis */
+    CHECK(dev_narrow(&d, fx0, fy2, &pp, &n2) == SIPD_OK, "%s: device narrow phase 2", name);
+    p2 = dup_pairs(pp, n2);
+    s2 = malloc((nc + 1) * sizeof *s2);
+    CHECK(gpu_narrow(c, s.x0, y2, s2, (int)nc, &ns2) == SIPD_OK, "%s: strict narrow phase at y2", name);
+    sym_diff(p2, n2, s2, ns2, &hyst, &strict_missing);
+    CHECK(strict_missing == 0, "%s: pass 2 lost %ld pairs of the strict rule", name, strict_missing);
+    CHECK(hyst > 0, "%s: no pair kept by the hysteresis: not a test of it", name);
+    CHECK(collide_narrow(c, s.x0, s.y, &pp, &nc2) == SIPD_OK && collide_narrow(c, s.x0, y2, &pp, &nc2) == SIPD_OK,
+          "collide_narrow");
+    c2 = dup_pairs(pp, nc2);
+    sym_diff(p2, n2, c2, nc2, &a, &b);
+    CHECK(a + b <= nc2 / 100 + 5, "%s: pass 2: %d device pairs, %d collide_narrow pairs: %ld / %ld on one side only",
+          name, n2, nc2, a, b);
+    printf("device detection %s: pass 1 %d pairs (= the reference); pass 2 %d pairs, %ld of them kept by the "
+           "hysteresis, collide_narrow %d (%ld / %ld on one side only)\n",
+           name, n1, n2, hyst, nc2, a, b);
+    /* pass 2 again from the state after pass 1: the same bytes */
+    if (dev_broad(&d, fx0, fy, s.x0, s.y, margin) == SIPD_OK && dev_narrow(&d, fx0, fy, &pp, &n1) == SIPD_OK &&
+        dev_narrow(&d, fx0, fy2, &pp, &i) == SIPD_OK) {
+        tmp = dup_pairs(pp, i);
+        qsort(tmp, (size_t)i, sizeof *tmp, cmp_cpair);
+        CHECK(i == n2 && memcmp(tmp, p2, (size_t)i * sizeof *tmp) == 0, "%s: pass 2 repeated differs", name);
+    } else {
+        CHECK(0, "%s: repeated run failed", name);
+    }
+done:
+    free(p1);
+    free(r1);
+    free(p2);
+    free(s2);
+    free(c2);
+    free(tmp);
+    free(y2);
+    free(fx0);
+    free(fy);
+    free(fy2);
+    free(d.vf);
+    free(d.ee);
+    free(d.was);
+    free(d.out);
+    if (d.d_x0) cudaFree(d.d_x0);
+    if (d.d_y) cudaFree(d.d_y);
+    sipd_cuda_broad_destroy(d.g);
     collide_destroy(c);
     pile_free(&s);
     return failures > f0;
@@ -647,6 +808,8 @@ int main(void)
     broad_case("self", v3(0, 0, 0), 1, 0, 0.01);
     broad_case("fixed_layer_no_self", v3(2, 1, -1.5), 0, 1, 0.01);
     broad_case("self_rest_exclusions", v3(0, 0, 0), 1, 1, 0.03);
+    detect_case("pile", v3(0, 0, 0));
+    detect_case("pile_offset", v3(2, 1, -1.5));
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
