@@ -13,14 +13,13 @@
  * collide_create once, collide_broad, collide_narrow.  Output: a Markdown table on stdout.
  *
  * Built a second time as tools/gpu/sipd-contact-bench-gpu (that file includes this one, with
- * SIPD_HAVE_CUDA): then the GPU is timed on the same piles too — sipd_cuda_broad_create once
- * (after an untimed one; it includes collide_rest_excluded's CPU broad phase over the rest shape),
- * sipd_cuda_broad_run (including the upload of x0 and y1, 48 bytes per vertex) and
- * sipd_cuda_collide_narrow on the CPU's candidates (it allocates, uploads the positions and the
- * candidates, runs the kernel, downloads a 32-byte record per candidate and compacts on the host:
- * the whole call is timed), best of R after a warm-up — and the GPU's candidate and pair counts
- * are printed beside the CPU's (they must agree up to float32 borderline pairs: ctest -L gpu
- * checks the sets).  Exits 1 without a CUDA device.
+ * SIPD_HAVE_CUDA): then the GPU is timed on the same piles too, as the CUDA backend runs it, on
+ * float positions already on the device — sipd_cuda_broad_create once (after an untimed one; it
+ * includes collide_rest_excluded's CPU broad phase over the rest shape), sipd_cuda_broad_run_device
+ * and sipd_cuda_broad_narrow (float32; the pairs downloaded and converted on the host: the whole
+ * call is timed), best of R after a warm-up — and the GPU's candidate and pair counts are
+ * printed beside the CPU's (they must agree up to float32 borderline pairs: ctest -L gpu checks
+ * the sets).  Exits 1 without a CUDA device.
  */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +32,8 @@
 
 #include "collide.h"
 #ifdef SIPD_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
 #include "backend_cuda.h"
 #include "collide_cuda.h"
 #endif
@@ -159,14 +160,26 @@ static int run(int nl, int nn, int ncell, int reps)
     printf("| %dx%dx%d | %d | %d | %.1f | %ld | %ld | %d | %d | %.1f | %.1f | %.1f | %.1f |", nl, nn, ncell, m.nf,
            m.nv, tc * 1e3, nvf, nee, nvf_p, np - nvf_p, tb * 1e3, tn * 1e3, np / tn * 1e-6, (nvf + nee) / tn * 1e-6);
 #ifdef SIPD_HAVE_CUDA
-    {
+    {   /* what the CUDA backend runs, on float positions already on the device */
         sipd_cuda_broad *g = NULL;
-        sipd_contact_pair *gp = malloc((size_t)(nvf + nee + 1) * sizeof *gp);
+        const sipd_contact_pair *gp;
+        float *f = malloc((size_t)m.nv * 6 * sizeof *f), *d_x = NULL, *d_y = NULL;
         double gtc, gtb = 1e300, gtn = 1e300;
         long gvf = 0, gee = 0;
         int gnp = 0;
-        /* an untimed create first: the first CUDA call of the process creates the context */
-        if (!gp || sipd_cuda_broad_create(&g, c) != SIPD_OK)
+        size_t n3 = (size_t)m.nv * 3;
+        if (!f || cudaMalloc((void **)&d_x, n3 * sizeof(float)) != cudaSuccess ||
+            cudaMalloc((void **)&d_y, n3 * sizeof(float)) != cudaSuccess)
+            return SIPD_EFAIL;
+        for (i = 0; i < (int)n3; i++) {
+            f[i] = (float)x0[i];
+            f[n3 + i] = (float)y1[i];
+        }
+        if (cudaMemcpy(d_x, f, n3 * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess ||
+            cudaMemcpy(d_y, f + n3, n3 * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess)
+            return SIPD_EFAIL;
+        /* an untimed create first: the first CUDA calls of the process set the device up */
+        if (sipd_cuda_broad_create(&g, c) != SIPD_OK)
             return SIPD_EFAIL;
         sipd_cuda_broad_destroy(g);
         t0 = sipd_now();
@@ -175,11 +188,11 @@ static int run(int nl, int nn, int ncell, int reps)
         gtc = sipd_now() - t0;
         for (r = 0; r <= reps; r++) {
             t0 = sipd_now();
-            if (sipd_cuda_broad_run(g, x0, y1, margin) != SIPD_OK)
+            if (sipd_cuda_broad_run_device(g, d_x, d_y, margin) != SIPD_OK)
                 return SIPD_EFAIL;
             if (r) gtb = fmin(gtb, sipd_now() - t0);
             t0 = sipd_now();
-            if (sipd_cuda_collide_narrow(c, x0, y1, gp, (int)(nvf + nee), &gnp) != SIPD_OK)
+            if (sipd_cuda_broad_narrow(g, d_x, d_y, &gp, &gnp) != SIPD_OK)
                 return SIPD_EFAIL;
             if (r) gtn = fmin(gtn, sipd_now() - t0);
         }
@@ -187,7 +200,9 @@ static int run(int nl, int nn, int ncell, int reps)
         printf(" %.1f | %ld | %ld | %d | %.2f | %.2f | %.1f | %.1f |", gtc * 1e3, gvf, gee, gnp, gtb * 1e3, gtn * 1e3,
                tb / gtb, tn / gtn);
         sipd_cuda_broad_destroy(g);
-        free(gp);
+        cudaFree(d_x);
+        cudaFree(d_y);
+        free(f);
     }
 #endif
     printf("\n");
