@@ -29,9 +29,9 @@
  *    measured on the device by k_moved); the pairs come back to the host (48 bytes each), which
  *    builds their data (src/pairs.c, from x0 downloaded once per step) and uploads it with the
  *    vertex incidences.  SIPD_CUDA_HOST_DETECT=1 detects on the host instead (src/collide.c,
- *    float64; y downloaded at every narrow phase).  The pairs are evaluated in the vertex kernel (gather, Jacobi majoriser weight), the
- *    energy kernel (one thread per pair) and k_pair_stats — the CPU backend's formulas from
- *    physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
+ *    float64; y downloaded at every narrow phase).  The pairs are evaluated in the vertex
+ *    kernel (gather, Jacobi majoriser weight), the energy kernel (one thread per pair) and
+ *    k_pair_stats — the CPU backend's formulas from physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than

@@ -264,8 +264,8 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
     c->ecell = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(int));
     c->fbody = sipd_malloc((size_t)(m->nf + 1) * sizeof(int));
     c->ebody = sipd_malloc((size_t)(c->ne + 1) * sizeof(int));
-    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->fext || !c->elo || !c->ehi || !c->fcell || !c->ecell || !c->fbody ||
-        !c->ebody) {
+    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->fext || !c->elo || !c->ehi || !c->fcell || !c->ecell ||
+        !c->fbody || !c->ebody) {
         collide_destroy(c);
         return SIPD_EFAIL;
     }

@@ -19,8 +19,9 @@
  * of overlapping boxes is reported only from the cell holding the lower corner of their
  * intersection, so once.  The boxes, the grid and that rule are src/physics/broad.h, shared
  * with the GPU broad phase (kernels/collide_broad.h, src/collide_cuda.h), which finds the same
- * candidates with a sorted instead of a hashed grid table.  Candidate order: VF by surface vertex (model index ascending), EE by
- * the first edge (edge index ascending); within a query by grid cell, then primitive index.
+ * candidates with a sorted instead of a hashed grid table.  Candidate order: VF by surface
+ * vertex (model index ascending), EE by the first edge (edge index ascending); within a query by
+ * grid cell, then primitive index.
  *
  * Excluded (from the candidates already): pairs that share a vertex; pairs whose vertices are
  * all Dirichlet (m->fixed != 0: obstacles and pins never need a force between each other);

@@ -1203,7 +1203,8 @@ int main(int argc, char **argv)
     };
     int i, ran = 0, all = argc > 1 && strcmp(argv[1], "all") == 0;
     if (argc != 2) {
-        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|hysteresis|rest|all\n");
+        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|"
+                        "hysteresis|rest|all\n");
         return 2;
     }
     for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); i++)
