@@ -18,6 +18,7 @@
 #include "scene.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -29,6 +30,13 @@
 #include <unistd.h>
 
 #define KEYLEN 256
+#define SCENE_MAX_BYTES ((size_t)4 << 20)
+#define SCENE_MAX_BYTES_TEXT "4 MiB"
+#define SCENE_MAX_LINE 65536
+#define SCENE_MAX_DEPTH 10
+/* |float| in a scene: far beyond any physical value, and well inside the float32 range of the
+ * output, so that a finite input cannot overflow it on the first step */
+#define SCENE_MAX_FLOAT 1e30
 
 /* ---------------------------------------------------------------- names */
 
@@ -135,6 +143,356 @@ static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
                                           "checkpoint_seconds", NULL};
 
+static char *xstrdup(const char *s);
+
+/* ---------------------------------------------------------------- scene text, before libconfig
+ * libconfig 1.5 is not fit for hostile input on its own: it keeps integer literals in 32 bits
+ * (`frames = 4294967298;` reads as 2), its scanner is quadratic in the length of a line, an
+ * `@include` of "" or of a directory makes it call exit(2), and an absolute @include path is
+ * joined to the include directory.  So the text is checked and the includes are expanded here,
+ * into one buffer that config_read_string parses, with a map from its lines back to each file
+ * and line (errors name the file the user wrote).  Limits: SCENE_MAX_BYTES for a scene and its
+ * includes together, SCENE_MAX_LINE per line, SCENE_MAX_DEPTH nested includes; a relative
+ * include is resolved against the scene file's directory (like meshes), an absolute one is
+ * used as is; it must name a readable regular file. */
+
+typedef struct {
+    int first;          /* first line of the expanded text that comes from this piece */
+    int file;           /* index into files                                            */
+    int line0;          /* its line in that file                                       */
+} text_piece;
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int lines;          /* complete lines in buf                                       */
+    text_piece *pieces;
+    int npieces, piece_cap;
+    char **files;
+    int nfiles;
+    size_t bytes;       /* bytes read, all files                                       */
+    /* scanner state, carried across lines and files */
+    int in_comment, in_string;
+    char name[KEYLEN];  /* the last setting name seen (for messages)                    */
+} scene_text;
+
+static const scene_text *cur_text; /* the map of the scene being loaded (for setting_line) */
+
+static void text_free(scene_text *t)
+{
+    for (int i = 0; i < t->nfiles; i++)
+        free(t->files[i]);
+    free(t->files);
+    free(t->pieces);
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+}
+
+static int text_append(scene_text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t nc = t->cap ? t->cap : 65536;
+        char *nb;
+        while (nc < t->len + n + 1)
+            nc *= 2;
+        nb = realloc(t->buf, nc);
+        if (!nb) {
+            sipd_error("out of memory reading the scene");
+            return SIPD_EFAIL;
+        }
+        t->buf = nb;
+        t->cap = nc;
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
+    return SIPD_OK;
+}
+
+static int text_piece_start(scene_text *t, int file, int line0)
+{
+    if (t->npieces == t->piece_cap) {
+        int nc = t->piece_cap ? 2 * t->piece_cap : 16;
+        text_piece *np = realloc(t->pieces, (size_t)nc * sizeof *np);
+        if (!np) {
+            sipd_error("out of memory reading the scene");
+            return SIPD_EFAIL;
+        }
+        t->pieces = np;
+        t->piece_cap = nc;
+    }
+    t->pieces[t->npieces].first = t->lines + 1;
+    t->pieces[t->npieces].file = file;
+    t->pieces[t->npieces].line0 = line0;
+    t->npieces++;
+    return SIPD_OK;
+}
+
+/* File and line of line `line` of the expanded text (NULL when there is no map). */
+static const char *text_locate(const scene_text *t, int line, int *file_line)
+{
+    const text_piece *p = NULL;
+    if (!t || line <= 0)
+        return NULL;
+    for (int i = 0; i < t->npieces && t->pieces[i].first <= line; i++)
+        p = &t->pieces[i];
+    if (!p)
+        return NULL;
+    *file_line = p->line0 + (line - p->first);
+    return t->files[p->file];
+}
+
+static int is_name_start(int c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '*';
+}
+
+static int is_name_char(int c)
+{
+    return is_name_start(c) || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* One number token of libconfig's grammar; integers without the L suffix must fit in 32 bits. */
+static int text_number(scene_text *t, const char *file, int line, const char *s, size_t n)
+{
+    char tok[96];
+    int hex, i0 = (s[0] == '-' || s[0] == '+');
+    if (n >= sizeof tok)
+        n = sizeof tok - 1;
+    memcpy(tok, s, n);
+    tok[n] = '\0';
+    hex = tok[i0] == '0' && (tok[i0 + 1] == 'x' || tok[i0 + 1] == 'X');
+    if (!hex && strpbrk(tok, ".eE"))
+        return SIPD_OK; /* a float */
+    if (n > 0 && tok[n - 1] == 'L')
+        return SIPD_OK; /* a 64-bit literal: range-checked where it is used */
+    errno = 0;
+    char *end;
+    long long v = strtoll(tok, &end, hex ? 16 : 10);
+    if (*end != '\0')
+        return SIPD_OK; /* not a number libconfig accepts: its parser reports it */
+    if (errno == ERANGE || v > INT_MAX || v < INT_MIN || (hex && v < 0)) {
+        sipd_error_at(file, line, "%s: integer %s is out of range (integers are at most %d; libconfig "
+                      "keeps them in 32 bits and would silently wrap this one)",
+                      t->name[0] ? t->name : "value", tok, INT_MAX);
+        return SIPD_EINPUT;
+    }
+    return SIPD_OK;
+}
+
+/* Scan one line (without its newline) for comments, strings, names and numbers. */
+static int text_scan_line(scene_text *t, const char *file, int line, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (t->in_comment) {
+            if (c == '*' && i + 1 < n && s[i + 1] == '/') {
+                t->in_comment = 0;
+                i += 2;
+            } else {
+                i++;
+            }
+        } else if (t->in_string) {
+            if (c == '\\')
+                i += 2;
+            else {
+                if (c == '"')
+                    t->in_string = 0;
+                i++;
+            }
+        } else if (c == '#' || (c == '/' && i + 1 < n && s[i + 1] == '/')) {
+            return SIPD_OK;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            t->in_comment = 1;
+            i += 2;
+        } else if (c == '"') {
+            t->in_string = 1;
+            i++;
+        } else if (is_name_start((unsigned char)c)) {
+            size_t j = i;
+            while (j < n && is_name_char((unsigned char)s[j]))
+                j++;
+            if (j - i < sizeof t->name) {
+                memcpy(t->name, s + i, j - i);
+                t->name[j - i] = '\0';
+            }
+            i = j;
+        } else if ((c >= '0' && c <= '9') || c == '.' ||
+                   ((c == '-' || c == '+') && i + 1 < n && ((s[i + 1] >= '0' && s[i + 1] <= '9') || s[i + 1] == '.'))) {
+            size_t j = i + 1;
+            while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '.' ||
+                             ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+                j++;
+            int rc = text_number(t, file, line, s + i, j - i);
+            if (rc)
+                return rc;
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    return SIPD_OK;
+}
+
+static int text_add_file(scene_text *t, const char *path, const char *dir, const char *from, int from_line,
+                         int depth);
+
+/* `@include "path"` at the start of a line (outside comments and strings): *path_out is the
+ * malloc'ed name, or NULL when the line is no include.  A malformed include is an error. */
+static int text_include_line(const char *file, int line, const char *s, size_t n, char **path_out)
+{
+    size_t i = 0, j;
+    *path_out = NULL;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (n - i < 8 || memcmp(s + i, "@include", 8) != 0)
+        return SIPD_OK;
+    i += 8;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i >= n || s[i] != '"') {
+        sipd_error_at(file, line, "@include: expected a quoted file name: @include \"file.cfg\"");
+        return SIPD_EINPUT;
+    }
+    for (j = ++i; j < n && s[j] != '"'; j++)
+        if (s[j] == '\\') {
+            sipd_error_at(file, line, "@include: backslashes are not allowed in the file name");
+            return SIPD_EINPUT;
+        }
+    if (j >= n) {
+        sipd_error_at(file, line, "@include: the file name has no closing quote");
+        return SIPD_EINPUT;
+    }
+    if (j == i) {
+        sipd_error_at(file, line, "@include: empty file name");
+        return SIPD_EINPUT;
+    }
+    {
+        size_t k = j + 1;
+        while (k < n && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < n && s[k] != '#' && !(s[k] == '/' && k + 1 < n && (s[k + 1] == '/' || s[k + 1] == '*'))) {
+            sipd_error_at(file, line, "@include: nothing but a comment may follow the file name");
+            return SIPD_EINPUT;
+        }
+    }
+    *path_out = sipd_malloc(j - i + 1);
+    if (!*path_out)
+        return SIPD_EFAIL;
+    memcpy(*path_out, s + i, j - i);
+    (*path_out)[j - i] = '\0';
+    return SIPD_OK;
+}
+
+/* Read `path` (checked: a regular file, within the size budget) and append it, expanded. */
+static int text_add_file(scene_text *t, const char *path, const char *dir, const char *from, int from_line,
+                         int depth)
+{
+    struct stat st;
+    char *data = NULL, **nf;
+    const char *why = NULL;
+    size_t n = 0, pos = 0;
+    int fi, line = 0, rc = SIPD_OK;
+    FILE *f;
+
+    errno = 0;
+    if (stat(path, &st) != 0)
+        why = errno == ENOENT ? "not found" : strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "is a directory";
+    else if (!S_ISREG(st.st_mode))
+        why = "is not a regular file";
+    else if ((size_t)st.st_size > SCENE_MAX_BYTES - t->bytes)
+        why = "too large (a scene and its includes may hold at most " SCENE_MAX_BYTES_TEXT ")";
+    if (why) {
+        if (from)
+            sipd_error_at(from, from_line, "@include \"%s\": %s", path, why);
+        else
+            sipd_error_at(path, 0, "cannot read scene file: %s", why);
+        return SIPD_EINPUT;
+    }
+    f = fopen(path, "rb");
+    if (f) {
+        data = sipd_malloc((size_t)st.st_size + 1);
+        if (data)
+            n = fread(data, 1, (size_t)st.st_size, f);
+        if (data && (ferror(f) || fgetc(f) != EOF)) /* grew while we read it: refuse */
+            n = (size_t)-1;
+        fclose(f);
+    }
+    if (!f || !data || n == (size_t)-1) {
+        int e = errno;
+        free(data);
+        if (from)
+            sipd_error_at(from, from_line, "@include \"%s\": cannot read: %s", path, f ? "read error" : strerror(e));
+        else
+            sipd_error_at(path, 0, "cannot read scene file: %s", f ? "read error" : strerror(e));
+        return SIPD_EINPUT;
+    }
+    data[n] = '\0';
+    t->bytes += n;
+    if (memchr(data, '\0', n)) {
+        const char *z = memchr(data, '\0', n);
+        int l = 1;
+        for (const char *p = data; p < z; p++)
+            l += *p == '\n';
+        sipd_error_at(path, l, "NUL byte in a scene file (a binary file?)");
+        free(data);
+        return SIPD_EINPUT;
+    }
+    nf = realloc(t->files, (size_t)(t->nfiles + 1) * sizeof *nf);
+    if (!nf || !(nf[t->nfiles] = xstrdup(path))) {
+        if (nf)
+            t->files = nf;
+        free(data);
+        return SIPD_EFAIL;
+    }
+    t->files = nf;
+    fi = t->nfiles++;
+    if ((rc = text_piece_start(t, fi, 1))) {
+        free(data);
+        return rc;
+    }
+    while (pos < n && rc == SIPD_OK) {
+        const char *s = data + pos, *e = memchr(s, '\n', n - pos);
+        size_t len = e ? (size_t)(e - s) : n - pos;
+        char *inc = NULL;
+        line++;
+        pos += len + (e != NULL);
+        if (len > SCENE_MAX_LINE) {
+            sipd_error_at(path, line, "line too long (%zu bytes; at most %d per line)", len, SCENE_MAX_LINE);
+            rc = SIPD_EINPUT;
+            break;
+        }
+        if (!t->in_comment && !t->in_string && (rc = text_include_line(path, line, s, len, &inc)))
+            break;
+        if (inc) {
+            char *ip = sipd_path_join(dir, inc);
+            if (!ip) {
+                rc = SIPD_EFAIL;
+            } else if (depth >= SCENE_MAX_DEPTH) {
+                sipd_error_at(path, line, "@include \"%s\": includes nested deeper than %d (a cycle?)", inc,
+                              SCENE_MAX_DEPTH);
+                rc = SIPD_EINPUT;
+            } else {
+                rc = text_add_file(t, ip, dir, path, line, depth + 1);
+                if (rc == SIPD_OK)
+                    rc = text_piece_start(t, fi, line + 1);
+            }
+            free(ip);
+            free(inc);
+            continue;
+        }
+        if ((rc = text_scan_line(t, path, line, s, len)) || (rc = text_append(t, s, len)) ||
+            (rc = text_append(t, "\n", 1)))
+            break;
+        t->lines++;
+    }
+    free(data);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- error reporting */
 
 /* Line for an error at setting s: its own line, else the nearest ancestor's, else the last line
@@ -142,8 +500,11 @@ static const char *const output_keys[] = {"file", "every", "compression", "xdmf"
 static int setting_line(const sipd_scene *sc, const config_setting_t *s)
 {
     for (; s; s = config_setting_parent(s))
-        if (config_setting_source_line(s) > 0)
-            return config_setting_source_line(s);
+        if (config_setting_source_line(s) > 0) {
+            int line = config_setting_source_line(s);
+            text_locate(cur_text, line, &line);
+            return line;
+        }
     int n = 1;
     if (sc->text) {
         const char *p = sc->text;
@@ -157,8 +518,13 @@ static int setting_line(const sipd_scene *sc, const config_setting_t *s)
 static const char *setting_file(const sipd_scene *sc, const config_setting_t *s)
 {
     for (; s; s = config_setting_parent(s))
-        if (config_setting_source_file(s))
-            return config_setting_source_file(s);
+        if (config_setting_source_line(s) > 0) {
+            int line;
+            const char *f = text_locate(cur_text, config_setting_source_line(s), &line);
+            if (f)
+                return f;
+            break;
+        }
     return sc->path;
 }
 
@@ -265,6 +631,8 @@ static int get_float(const sipd_scene *sc, const config_setting_t *g, const char
     double v = config_setting_get_float(s);
     if (!isfinite(v))
         return err(sc, s, key, "expected a finite float, got %g", v);
+    if (fabs(v) > SCENE_MAX_FLOAT)
+        return err(sc, s, key, "out of range: |value| must be at most %g, got %g", SCENE_MAX_FLOAT, v);
     *out = v;
     return SIPD_OK;
 }
@@ -418,6 +786,9 @@ static int get_vec3(const sipd_scene *sc, const config_setting_t *g, const char 
         v[i] = config_setting_get_float(e);
         if (!isfinite(v[i]))
             return err(sc, e, key, "element %d is not finite", i);
+        if (fabs(v[i]) > SCENE_MAX_FLOAT)
+            return err(sc, e, key, "element %d out of range: |value| must be at most %g, got %g", i,
+                       SCENE_MAX_FLOAT, v[i]);
     }
     memcpy(out, v, sizeof v);
     return SIPD_OK;
@@ -454,6 +825,17 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Why a path that should be a regular file is not one. */
+static const char *path_problem(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR ? "not found" : strerror(errno);
+    if (S_ISDIR(st.st_mode))
+        return "is a directory";
+    return S_ISREG(st.st_mode) ? "cannot be read" : "is not a regular file";
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t ls = strlen(s), lx = strlen(suffix);
@@ -471,7 +853,7 @@ static int load_time(sipd_scene *sc, const config_setting_t *root)
     if ((rc = check_keys(sc, g, "time", time_keys)) ||
         (rc = float_range(sc, g, "time", "dt", 0, &sc->dt, 0.0, 0, INFINITY, 0)) ||
         (rc = int_range(sc, g, "time", "substeps", 0, &sc->substeps, 1, INT_MAX)) ||
-        (rc = int_range(sc, g, "time", "frames", 0, &sc->frames, 0, INT_MAX)) ||
+        (rc = int_range(sc, g, "time", "frames", 0, &sc->frames, 0, SIPD_MAX_FRAMES)) ||
         (rc = get_bool(sc, g, "time", "quasistatic", &sc->quasistatic)))
         return rc;
     return SIPD_OK;
@@ -487,7 +869,7 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
     if ((rc = check_keys(sc, g, "solver", solver_keys)) ||
         (rc = get_enum(sc, g, "solver", "method", method_table, &method)) ||
         (rc = get_enum(sc, g, "solver", "sweep", sweep_table, &sweep)) ||
-        (rc = int_range(sc, g, "solver", "iterations", 0, &sc->iterations, 1, INT_MAX)) ||
+        (rc = int_range(sc, g, "solver", "iterations", 0, &sc->iterations, 1, SIPD_MAX_ITERATIONS)) ||
         (rc = float_range(sc, g, "solver", "tolerance", 0, &sc->tolerance, 0.0, 1, INFINITY,
                           0)) ||
         (rc = get_enum(sc, g, "solver", "line_search", ls_table, &ls)) ||
@@ -640,7 +1022,7 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
         return SIPD_EFAIL;
     if (ends_with(p, ".msh")) {
         if (!is_file(p)) {
-            err(sc, s, key, "mesh file '%s' not found", p);
+            err(sc, s, key, "mesh file '%s' %s", p, path_problem(p));
             free(p);
             return SIPD_EINPUT;
         }
@@ -657,9 +1039,9 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
             strcpy(q + n, ext[k]);
             if (!is_file(q)) {
                 err(sc, s, key,
-                    "TetGen mesh '%s' not found: '%s' is missing (mesh is a .msh file or a "
+                    "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh file or a "
                     "TetGen base name with .node and .ele files)",
-                    p, q);
+                    p, q, strcmp(path_problem(q), "not found") ? path_problem(q) : "is missing");
                 free(q);
                 free(p);
                 return SIPD_EINPUT;
@@ -889,29 +1271,40 @@ int scene_load(const char *path, sipd_scene *sc)
         scene_free(sc);
         return SIPD_EFAIL;
     }
-    errno = 0;
-    sc->text = sipd_read_file(path, NULL);
-    if (!sc->text) {
-        sipd_error_at(path, 0, "cannot read scene file: %s",
-                      errno ? strerror(errno) : "read error");
+    /* checked and expanded here, parsed by libconfig from the buffer (see "scene text") */
+    scene_text st;
+    memset(&st, 0, sizeof st);
+    rc = text_add_file(&st, path, sc->dir, NULL, 0, 0);
+    if (rc == SIPD_OK) {
+        sc->text = sipd_read_file(path, NULL); /* the scene file itself, stored in the output */
+        sc->inputs = sipd_calloc((size_t)st.nfiles, sizeof *sc->inputs);
+        if (!sc->text || !sc->inputs)
+            rc = SIPD_EFAIL;
+        for (int i = 0; rc == SIPD_OK && i < st.nfiles; i++) {
+            if (!(sc->inputs[i] = xstrdup(st.files[i])))
+                rc = SIPD_EFAIL;
+            sc->ninputs = i + 1;
+        }
+    }
+    if (rc) {
+        text_free(&st);
         scene_free(sc);
-        return SIPD_EINPUT;
+        return rc;
     }
 
     config_init(&cf);
-    config_set_include_dir(&cf, sc->dir); /* @include is relative to the scene, like meshes */
-    if (!config_read_file(&cf, path)) {
-        const char *f = config_error_file(&cf);
-        if (config_error_type(&cf) == CONFIG_ERR_FILE_IO && !f)
-            sipd_error_at(path, 0, "cannot read scene file: %s", config_error_text(&cf));
-        else
-            sipd_error_at(f ? f : path, config_error_line(&cf), "%s", config_error_text(&cf));
-        config_destroy(&cf);
-        scene_free(sc);
-        return SIPD_EINPUT;
+    cur_text = &st;
+    if (!config_read_string(&cf, st.buf ? st.buf : "")) {
+        int line = config_error_line(&cf);
+        const char *f = text_locate(&st, line, &line);
+        sipd_error_at(f ? f : path, line, "%s", config_error_text(&cf));
+        rc = SIPD_EINPUT;
+    } else {
+        rc = load_root(sc, config_root_setting(&cf));
     }
-    rc = load_root(sc, config_root_setting(&cf));
     config_destroy(&cf);
+    cur_text = NULL;
+    text_free(&st);
     if (rc)
         scene_free(sc);
     return rc;
@@ -930,6 +1323,9 @@ void scene_free(sipd_scene *sc)
     free(sc->path);
     free(sc->dir);
     free(sc->text);
+    for (int i = 0; sc->inputs && i < sc->ninputs; i++)
+        free(sc->inputs[i]);
+    free(sc->inputs);
     memset(sc, 0, sizeof *sc);
 }
 

@@ -125,7 +125,14 @@ typedef struct {
     char *path;         /* the scene file as given          */
     char *dir;          /* its directory                    */
     char *text;         /* the scene file's text            */
+    char **inputs;      /* files read: the scene, then each @include'd file */
+    int ninputs;
 } sipd_scene;
+
+/* Limits shared by the scene and the command line (--frames): a frame or iteration count
+ * beyond these is a typo, and keeps every loop counter and allocation far from overflow. */
+#define SIPD_MAX_FRAMES 100000000
+#define SIPD_MAX_ITERATIONS 100000000
 
 /* Load and validate. On error prints "file:line: ..." and returns SIPD_EINPUT
  * (SIPD_EFAIL for out-of-memory). On success *sc owns its memory (scene_free). */
