@@ -206,6 +206,25 @@ static int rd_double(reader *r, double *v, const char *what)
     return SIPD_OK;
 }
 
+/* Node coordinates: finite and |x| <= MESH_MAX_COORD, so that a tet's 6V (a product of three
+ * coordinate differences) and the rest-shape inverse stay far from overflow. */
+#define MESH_MAX_COORD 1e30
+
+static int coord_ok(double x)
+{
+    return isfinite(x) && fabs(x) <= MESH_MAX_COORD;
+}
+
+static int rd_coord(reader *r, double *v, const char *what)
+{
+    int rc = rd_double(r, v, what);
+    if (rc == SIPD_OK && !coord_ok(*v)) {
+        rd_err(r, "%s %g out of range (|coordinate| must be at most %g)", what, *v, MESH_MAX_COORD);
+        return SIPD_EINPUT;
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Mesh under construction                                                               */
 
@@ -552,7 +571,7 @@ static int tg_nodes(const char *file, builder *b, int *base)
             goto done;
         }
         for (int k = 0; k < 3; k++)
-            if ((rc = rd_double(&r, &b->x[3 * i + k], k == 0 ? "x coordinate" : k == 1 ? "y coordinate" : "z coordinate")))
+            if ((rc = rd_coord(&r, &b->x[3 * i + k], k == 0 ? "x coordinate" : k == 1 ? "y coordinate" : "z coordinate")))
                 goto done;
         /* attributes and marker: tolerated, not used */
     }
@@ -991,10 +1010,11 @@ static int gm22_nodes(gmsh *g, int binary)
             if ((rc = gm_bytes(g, &tag, 4, what)) || (rc = gm_bytes(g, g->b.x + 3 * i, 24, what)))
                 return rc;
             g->tags[i] = tag;
-            if (tag <= 0 || !isfinite(g->b.x[3 * i]) || !isfinite(g->b.x[3 * i + 1]) ||
-                !isfinite(g->b.x[3 * i + 2])) {
+            if (tag <= 0 || !coord_ok(g->b.x[3 * i]) || !coord_ok(g->b.x[3 * i + 1]) ||
+                !coord_ok(g->b.x[3 * i + 2])) {
                 sipd_error_at(g->r.file, 0, "$Nodes: node %lld (tag %d): %s", i + 1, tag,
-                              tag <= 0 ? "node tags must be positive" : "coordinate is not finite");
+                              tag <= 0 ? "node tags must be positive"
+                                       : "coordinate is not finite or out of range (|coordinate| must be at most 1e30)");
                 return SIPD_EINPUT;
             }
         } else {
@@ -1008,7 +1028,7 @@ static int gm22_nodes(gmsh *g, int binary)
             g->tags[i] = tag;
             g->nline[i] = g->r.line;
             for (int k = 0; k < 3; k++)
-                if ((rc = rd_double(&g->r, &g->b.x[3 * i + k], "coordinate")))
+                if ((rc = rd_coord(&g->r, &g->b.x[3 * i + k], "coordinate")))
                     return rc;
             if (!rd_at_eol(&g->r)) {
                 rd_err(&g->r, "extra values after the node coordinates");
@@ -1215,8 +1235,9 @@ static int gm41_nodes(gmsh *g, int binary)
                 if ((rc = gm_bytes(g, xyz, (size_t)(3 + npar) * 8, "$Nodes")))
                     return rc;
                 memcpy(x, xyz, 24);
-                if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2])) {
-                    sipd_error_at(g->r.file, 0, "$Nodes: node %lld (tag %lld): coordinate is not finite",
+                if (!coord_ok(x[0]) || !coord_ok(x[1]) || !coord_ok(x[2])) {
+                    sipd_error_at(g->r.file, 0, "$Nodes: node %lld (tag %lld): coordinate is not finite or out of "
+                                  "range (|coordinate| must be at most 1e30)",
                                   done + i + 1, g->tags[done + i]);
                     return SIPD_EINPUT;
                 }
@@ -1242,7 +1263,7 @@ static int gm41_nodes(gmsh *g, int binary)
                 if ((rc = gm_record(g, done + i, h[1], "node coordinates")))
                     return rc;
                 for (int k = 0; k < 3; k++)
-                    if ((rc = rd_double(&g->r, &x[k], "coordinate")))
+                    if ((rc = rd_coord(&g->r, &x[k], "coordinate")))
                         return rc;
                 for (int k = 0; k < npar; k++) {
                     double u;

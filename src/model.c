@@ -37,6 +37,9 @@ void model_free(sipd_model *m)
 }
 
 /* R = Rz Ry Rx from Euler angles in degrees. */
+/* |coordinate| of a body after its transform (see mesh.c's MESH_MAX_COORD). */
+#define MODEL_MAX_COORD 1e30
+
 static mat3 euler_rotation(const double deg[3])
 {
     double a = deg[0] * SIPD_PI / 180, b = deg[1] * SIPD_PI / 180, c = deg[2] * SIPD_PI / 180;
@@ -203,6 +206,14 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         for (i = 0; i < me->nv; i++) {
             vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(me->x + 3 * i), bd->scale)),
                             v3_load(bd->translate));
+            for (k = 0; k < 3; k++)
+                if (!(fabs(p.v[k]) <= MODEL_MAX_COORD)) { /* the scene and mesh limits allow 1e60 */
+                    sipd_error_at(sc->path, bd->line, "bodies[%d]: body too large: vertex %d of %s lies at %c = %g "
+                                  "after scale and translate (|coordinate| must be at most %g)",
+                                  b, i + 1, bd->mesh, "xyz"[k], p.v[k], MODEL_MAX_COORD);
+                    rc = SIPD_EINPUT;
+                    goto done;
+                }
             v3_store(m->X + 3 * (vo + i), p);
             v3_store(m->V0 + 3 * (vo + i), v3_load(bd->velocity));
             m->body[vo + i] = b;
@@ -216,10 +227,16 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             int e = to + i, *t = m->tets + 4 * e;
             double V;
             for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
+            /* tet_rest leaves Bm unwritten when it cannot invert the rest shape: NaN marks that */
+            for (k = 0; k < 9; k++) m->Bm[9 * e + k] = NAN;
             V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
                          v3_load(m->X + 3 * t[3]), m->Bm + 9 * e);
-            if (!(V > 0)) { /* the loader refuses degenerate tets; a transform cannot make one */
-                sipd_error_at(bd->mesh, 0, "tet %d has non-positive volume after the body transform", i + 1);
+            for (k = 0; k < 9 && isfinite(m->Bm[9 * e + k]); k++) {}
+            if (!(V > 0) || !isfinite(V) || k < 9) { /* the loader refuses degenerate tets */
+                sipd_error_at(sc->path, bd->line, "bodies[%d]: tet %d of %s: %s after the body transform (volume %g, "
+                              "scale %g): the body is too %s", b, i + 1, bd->mesh,
+                              V > 0 ? "the rest shape cannot be inverted" : "non-positive volume", V, bd->scale,
+                              fabs(V) > 1 ? "large" : "small");
                 rc = SIPD_EINPUT;
                 goto done;
             }

@@ -249,6 +249,30 @@ checkpoint_seconds)
   [ $rc = 3 ] || fail "SIGTERM after resume exited $rc"
   echo "checkpoint_seconds: resumed at frame $f"
   ;;
+hostile_mesh)
+  # huge but finite coordinates: refused at load naming the file and line, never a run of inf
+  body='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );'
+  cp "$src/tests/data/scenes/tet.ele" "$tmp/big.ele"
+  sed 's/^1  1.0 0.0 0.0/1  1.0e100 0.0 0.0/' "$src/tests/data/scenes/tet.node" >"$tmp/big.node"
+  grep -q 1.0e100 "$tmp/big.node" || fail "could not prepare big.node"
+  printf '%s\nbodies = ( { mesh = "big"; material = "r"; } );\n' "$body" >"$tmp/big.cfg"
+  expect_rc 2 "big.node:4: x coordinate 1e\+100 out of range" -- --frames 1 --output "$tmp/big.h5" "$tmp/big.cfg"
+  sed 's/1.0e100/1.0e308/' "$tmp/big.node" >"$tmp/b308.node"; cp "$tmp/big.ele" "$tmp/b308.ele"
+  printf '%s\nbodies = ( { mesh = "b308"; material = "r"; } );\n' "$body" >"$tmp/b308.cfg"
+  expect_rc 2 "b308.node:4: x coordinate 1e\+308 out of range" -- --dry-run "$tmp/b308.cfg"
+  grep -q degenerate "$tmp/err" && fail "a huge coordinate is reported as a degenerate tet"
+  # scale: a huge one is refused by the scene, one that makes the body too large by the model
+  cp "$src/tests/data/scenes/tet.node" "$src/tests/data/scenes/tet.ele" "$tmp/"
+  printf '%s\nbodies = ( { mesh = "tet"; material = "r"; scale = 1.0e101; } );\n' "$body" >"$tmp/s101.cfg"
+  expect_rc 2 "s101.cfg:2: bodies\[0\].scale: out of range" -- --dry-run "$tmp/s101.cfg"
+  sed 's/1.0 0.0 0.0/1.0e25 0.0 0.0/; s/0.0 1.0 0.0/0.0 1.0e25 0.0/; s/0.0 0.0 1.0/0.0 0.0 1.0e25/' \
+      "$src/tests/data/scenes/tet.node" >"$tmp/t25.node"; cp "$tmp/tet.ele" "$tmp/t25.ele"
+  printf '%s\nbodies = ( { mesh = "t25"; material = "r"; scale = 1.0e10; } );\n' "$body" >"$tmp/large.cfg"
+  expect_rc 2 "large.cfg:2: bodies\[0\]: body too large" -- --dry-run "$tmp/large.cfg"
+  printf '%s\nbodies = ( { mesh = "tet"; material = "r"; scale = 1.0e-120; } );\n' "$body" >"$tmp/small.cfg"
+  expect_rc 2 "small.cfg:2: bodies\[0\]: tet 1 of .*: non-positive volume after the body transform .*too small" -- --dry-run "$tmp/small.cfg"
+  [ ! -e "$tmp/big.h5" ] || fail "an output file was written for a refused mesh"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $case_name"
