@@ -10,7 +10,8 @@
 
 #include "util.h"
 
-#define CKPT_MAGIC "SIPDCKP1"
+#define CKPT_MAGIC_V1 "SIPDCKP1"   /* frame boundaries only            */
+#define CKPT_MAGIC "SIPDCKP2"      /* + the substep inside the frame     */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -43,6 +44,12 @@ typedef struct {
     uint64_t scene_hash;
 } ckpt_header;
 
+/* Version 2: the version-1 header, then the substep (and padding to 8 bytes). */
+typedef struct {
+    ckpt_header h;
+    int32_t substep, reserved;
+} ckpt_header2;
+
 static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
 {
     const char *p = buf;
@@ -64,6 +71,7 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
 {
     size_t n = strlen(path) + 8;
     char *tmp = sipd_malloc(n);
+    ckpt_header2 hd2;
     ckpt_header hd;
     uint64_t h = 14695981039346656037ull;
     size_t nb = (size_t)c->nv * 3 * sizeof(double);
@@ -81,8 +89,11 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     hd.t = c->t;
     hd.lam_min = c->lam_min;
     hd.scene_hash = c->scene_hash;
+    memset(&hd2, 0, sizeof hd2);
+    hd2.h = hd;
+    hd2.substep = c->substep;
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, &hd, sizeof hd, &h) || write_all(fd, c->x, nb, &h) ||
+    if (fd < 0 || write_all(fd, &hd2, sizeof hd2, &h) || write_all(fd, c->x, nb, &h) ||
         write_all(fd, c->v, nb, &h) || write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) ||
         close(fd)) {
         sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
@@ -107,6 +118,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     size_t len = 0, nb;
     char *buf;
     ckpt_header hd;
+    ckpt_header2 hd2;
+    size_t hsize;
     uint64_t stored;
     memset(c, 0, sizeof *c);
     buf = sipd_read_file(path, &len);
@@ -114,14 +127,17 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
         sipd_error_at(path, 0, "cannot read checkpoint: %s", strerror(errno));
         return SIPD_EFAIL;
     }
-    if (len < sizeof hd + sizeof stored || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+    hsize = len >= 8 && memcmp(buf, CKPT_MAGIC_V1, 8) == 0 ? sizeof hd : sizeof hd2;
+    if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0)) {
         sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
         free(buf);
         return SIPD_EINPUT;
     }
-    memcpy(&hd, buf, sizeof hd);
+    memset(&hd2, 0, sizeof hd2);
+    memcpy(&hd2, buf, hsize);
+    hd = hd2.h;
     nb = hd.nv > 0 ? (size_t)hd.nv * 3 * sizeof(double) : 0;
-    if (hd.nv <= 0 || len != sizeof hd + 2 * nb + sizeof stored) {
+    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + sizeof stored) {
         sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
         free(buf);
         return SIPD_EINPUT;
@@ -134,6 +150,12 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     }
     c->nv = hd.nv;
     c->frame = hd.frame;
+    c->substep = hd2.substep;
+    if (c->frame < 0 || c->substep < 0) {
+        sipd_error_at(path, 0, "checkpoint holds a negative frame or step");
+        free(buf);
+        return SIPD_EINPUT;
+    }
     c->out_frames = (long)hd.out_frames;
     c->out_solves = (long)hd.out_solves;
     c->out_hist = (long)hd.out_hist;
@@ -147,8 +169,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
         checkpoint_free(c);
         return SIPD_EFAIL;
     }
-    memcpy(c->x, buf + sizeof hd, nb);
-    memcpy(c->v, buf + sizeof hd + nb, nb);
+    memcpy(c->x, buf + hsize, nb);
+    memcpy(c->v, buf + hsize + nb, nb);
     free(buf);
     return SIPD_OK;
 }

@@ -6,7 +6,8 @@
  * exactly the checkpoint's state).  A hash of the scene text and the mesh sizes guards
  * against resuming with another scene.  Written as PATH.tmp, fsync'ed, then renamed over
  * PATH, so a kill at any moment leaves either the old or the new checkpoint, never a torn
- * one; a trailing FNV-1a checksum catches any other corruption.
+ * one; a trailing FNV-1a checksum catches any other corruption.  Format versions: SIPDCKP1
+ * (frame boundaries only) is still read, as substep 0; SIPDCKP2 adds the substep.
  */
 #ifndef SIPD_CHECKPOINT_H
 #define SIPD_CHECKPOINT_H
@@ -16,6 +17,7 @@
 typedef struct {
     int nv;
     int frame;            /* frames completed (the last frame index simulated)         */
+    int substep;          /* time steps of frame `frame`+1 done (a stop inside a frame)  */
     long out_frames;      /* rows of /frames at that point                               */
     long out_solves;      /* rows of /convergence                                       */
     long out_hist;        /* rows of /convergence/history                               */

@@ -454,17 +454,42 @@ static void progress(const sipd_sim *s, int frame, int frames, double elapsed, l
             frame, frames, s->t, steps ? (double)iters / steps : 0.0, res, elapsed, eta);
 }
 
-/* Write the restart state after `frame`, consistent with the (flushed) output file. */
-static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, double *x, double *v)
+/* The state a frame or checkpoint stores must be finite and within the float32 range of the
+ * output (|x|, |v| <= DRIVER_MAX_STATE): otherwise the run has diverged, whatever the solver's
+ * residual says (a huge uniform acceleration leaves it small).  `step` counts the steps of
+ * `frame` done. */
+#define DRIVER_MAX_STATE 1e30
+
+static int check_state(const sipd_sim *s, const double *x, const double *v, int frame, int step)
+{
+    const long n = (long)s->m->nv * 3;
+    for (long i = 0; i < n; i++)
+        if (!(fabs(x[i]) <= DRIVER_MAX_STATE) || !(fabs(v[i]) <= DRIVER_MAX_STATE)) {
+            int pos = !(fabs(x[i]) <= DRIVER_MAX_STATE);
+            sipd_error("diverged at frame %d, step %d: vertex %ld %s %c = %g (beyond %g, or not finite); the "
+                       "frames written so far are kept (time step too large, or gravity or velocity too large?)",
+                       frame, step, i / 3 + 1, pos ? "position" : "velocity", "xyz"[i % 3], pos ? x[i] : v[i],
+                       DRIVER_MAX_STATE);
+            return SIPD_EFAIL;
+        }
+    return SIPD_OK;
+}
+
+/* Write the restart state after `frame` and `substep` steps of the next frame, consistent with
+ * the (flushed) output file. */
+static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int substep, double *x, double *v)
 {
     sipd_checkpoint c;
     int rc;
     memset(&c, 0, sizeof c);
     rc = s->ops->download(s->b, x, v);
+    if (rc == SIPD_OK)
+        rc = check_state(s, x, v, substep ? frame + 1 : frame, substep ? substep : s->sc->substeps);
     if (rc != SIPD_OK)
         return rc;
     c.nv = s->m->nv;
     c.frame = frame;
+    c.substep = substep;
     if (o->out) {   /* rows of frames not written (output.every > 1) go in before the counts */
         rc = h5out_flush(o->out);
         if (rc != SIPD_OK)
@@ -480,6 +505,12 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, doub
 }
 
 static long n_unconverged, n_solves;
+static int stopped_substep;
+
+int driver_stopped_substep(void)
+{
+    return stopped_substep;
+}
 
 void driver_unconverged(long *unconverged, long *solves)
 {
@@ -494,16 +525,16 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     double *x = sipd_malloc((size_t)nv * 3 * sizeof(double));
     double *v = sipd_malloc((size_t)nv * 3 * sizeof(double));
     double h = sc->dt / sc->substeps, t_start = sipd_now(), t_ckpt = t_start;
-    int frame, rc = SIPD_OK;
+    int frame, rc = SIPD_OK, stop_sub = 0;
     *frames_done = o->start_frame;
-    n_unconverged = n_solves = 0;
+    n_unconverged = n_solves = stopped_substep = 0;
     if (!x || !v) {
         free(x);
         free(v);
         return SIPD_EFAIL;
     }
     /* frame 0: the initial state */
-    if (o->out && o->start_frame == 0) {
+    if (o->out && o->start_frame == 0 && o->start_substep == 0) {
         s->ops->download(s->b, x, NULL);
         rc = h5out_append_frame(o->out, s->t, x);
     }
@@ -511,7 +542,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         long iters = 0;
         double last_res = 0;
         int sub;
-        for (sub = 0; sub < sc->substeps; sub++) {
+        /* a run resumed from a checkpoint inside a frame continues that frame */
+        for (sub = frame == o->start_frame + 1 ? o->start_substep : 0; sub < sc->substeps; sub++) {
             sipd_solve_result r;
             rc = sim_step(s, h, &r);                              /* one implicit step    */
             if (rc != SIPD_OK)
@@ -541,11 +573,20 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 if (rc != SIPD_OK)
                     break;
             }
+            if (o->stop && *o->stop && sub + 1 < sc->substeps) {   /* signal: stop at this step */
+                stop_sub = sub + 1;
+                rc = SIPD_ESIGNAL;
+                break;
+            }
         }
         if (rc != SIPD_OK)
             break;
+        rc = s->ops->download(s->b, x, v);                        /* diverged?            */
+        if (rc == SIPD_OK)
+            rc = check_state(s, x, v, frame, sc->substeps);
+        if (rc != SIPD_OK)
+            break;
         if (o->out && frame % sc->output_every == 0) {            /* write the frame      */
-            s->ops->download(s->b, x, NULL);
             rc = h5out_append_frame(o->out, s->t, x);
             if (rc != SIPD_OK)
                 break;
@@ -556,7 +597,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         if (o->checkpoint && frame < o->frames && !(o->stop && *o->stop) &&   /* periodic */
             ((o->checkpoint_every > 0 && frame % o->checkpoint_every == 0) ||
              (o->checkpoint_seconds > 0 && sipd_now() - t_ckpt >= o->checkpoint_seconds))) {
-            rc = write_checkpoint(s, o, frame, x, v);
+            rc = write_checkpoint(s, o, frame, 0, x, v);
             t_ckpt = sipd_now();
             if (rc != SIPD_OK)
                 break;
@@ -568,10 +609,11 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     }
     /* the final state (completed, or stopped by a signal) is always checkpointed */
     if (o->checkpoint && (rc == SIPD_OK || rc == SIPD_ESIGNAL)) {
-        int rc2 = write_checkpoint(s, o, *frames_done, x, v);
+        int rc2 = write_checkpoint(s, o, *frames_done, stop_sub, x, v);
         if (rc2 != SIPD_OK)
             rc = rc2;
     }
+    stopped_substep = stop_sub;
     free(x);
     free(v);
     return rc;

@@ -60,6 +60,7 @@ void sim_free(sipd_sim *s);
 typedef struct {
     int frames;                 /* simulate up to this frame index                     */
     int start_frame;            /* frames already done (resume); 0 for a fresh run     */
+    int start_substep;          /* steps of frame start_frame+1 already done (resume)  */
     sipd_h5out *out;            /* may be NULL                                         */
     volatile const sig_atomic_t *stop; /* set by a signal handler: stop after a frame  */
     const char *checkpoint;     /* checkpoint path, NULL: none                         */
@@ -69,9 +70,14 @@ typedef struct {
 } sipd_run_opts;
 
 /* Run frames start_frame+1 .. frames (frame 0, the initial state, is written by a fresh
- * run): returns SIPD_OK, SIPD_ESIGNAL (stopped after a complete frame, checkpoint written)
- * or an error.  *frames_done = the last frame completed. */
+ * run): returns SIPD_OK, SIPD_ESIGNAL (stopped by *stop at the end of a time step: a frame's
+ * last step or one inside it, checkpoint written) or an error (SIPD_EFAIL also when the state
+ * diverges: non-finite or beyond 1e30, checked before each frame is written and in each
+ * checkpoint).  *frames_done = the last frame completed. */
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
+/* After driver_run stopped by a signal: the steps of frame *frames_done + 1 it had done
+ * (0: it stopped at a frame's end). */
+int driver_stopped_substep(void);
 
 /* Solves of the last driver_run that stopped at the iteration cap (residual above the
  * tolerance, line search not stalled), and all solves. */

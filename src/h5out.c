@@ -1063,3 +1063,90 @@ int h5out_close(sipd_h5out *o)
     free_handle(o);
     return rc;
 }
+
+/* ---------------------------------------------------------------- before writing: what is there */
+
+char *h5out_xdmf_path(const char *path)
+{
+    return replace_ext(path, ".xdmf");
+}
+
+/* 1 when `path` is an HDF5 file with sipd-run's root `version` attribute, else 0. */
+static int is_sipd_output(const char *path)
+{
+    char buf[16] = "";
+    int ours = 0;
+    hid_t f, a = -1, t = -1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0)
+        return 0;
+    if ((f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        return 0;
+    if (H5Aexists(f, "version") > 0 && (a = H5Aopen(f, "version", H5P_DEFAULT)) >= 0 &&
+        (t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t) &&
+        H5Tget_size(t) >= 8) {
+        hid_t mt = H5Tcopy(t);
+        size_t n = H5Tget_size(t);
+        char *v = mt >= 0 ? sipd_malloc(n + 1) : NULL;
+        if (v && H5Aread(a, mt, v) >= 0) {
+            v[n] = '\0';
+            snprintf(buf, sizeof buf, "%s", v);
+            ours = strncmp(buf, "sipd-run", 8) == 0;
+        }
+        free(v);
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    return ours;
+}
+
+int h5out_check_target(const char *path, int xdmf, int overwrite)
+{
+    struct stat st;
+    char *xp;
+    int rc = SIPD_OK;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            sipd_error_at(path, 0, "output: is a directory");
+            return SIPD_EINPUT;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            sipd_error_at(path, 0, "output: exists and is not a regular file");
+            return SIPD_EINPUT;
+        }
+        if (!overwrite && !is_sipd_output(path)) {
+            sipd_error_at(path, 0, "output: the file exists and is not a sipd-run output (%s); refusing to "
+                          "overwrite it (choose another output file, or remove it, or pass --overwrite)",
+                          H5Fis_hdf5(path) > 0 ? "an HDF5 file without sipd-run's root attributes" : "not HDF5");
+            return SIPD_EINPUT;
+        }
+    }
+    if (!xdmf)
+        return SIPD_OK;
+    if (!(xp = h5out_xdmf_path(path)))
+        return SIPD_EFAIL;
+    if (stat(xp, &st) == 0) {
+        char head[6] = "";
+        FILE *f = S_ISREG(st.st_mode) ? fopen(xp, "rb") : NULL;
+        if (f) {
+            if (fread(head, 1, 5, f) != 5)
+                head[0] = '\0';
+            fclose(f);
+        }
+        if (S_ISDIR(st.st_mode) || (!overwrite && strncmp(head, "<?xml", 5) != 0)) {
+            sipd_error_at(xp, 0, "output: the XDMF sidecar path %s; refusing to overwrite it (set "
+                          "output.xdmf = false, choose another output file%s)",
+                          S_ISDIR(st.st_mode) ? "is a directory" : "holds a file that is not XML",
+                          S_ISDIR(st.st_mode) ? "" : ", or pass --overwrite");
+            rc = SIPD_EINPUT;
+        }
+    }
+    free(xp);
+    return rc;
+}

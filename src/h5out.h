@@ -83,4 +83,11 @@ int h5out_flush(sipd_h5out *out);
 int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
 int h5out_close(sipd_h5out *out);
 
+/* Before a fresh run writes `path` (and, with xdmf, its .xdmf sidecar): SIPD_OK when nothing is
+ * there or it is a sipd-run output; SIPD_EINPUT (message printed) for a directory, or for a file
+ * that is not a sipd-run output (not HDF5, or HDF5 without sipd-run's `version` attribute) unless
+ * overwrite is set.  The XDMF path of an output file (malloc'ed). */
+int h5out_check_target(const char *path, int xdmf, int overwrite);
+char *h5out_xdmf_path(const char *path);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,8 +39,10 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  --device auto|cuda|cpu  compute device (default: the scene's `device`, else auto)\n"
-          "  --frames N              simulate N frames (overrides time.frames)\n"
+          "  --frames N              simulate N frames (overrides time.frames; at most 1e8)\n"
           "  --output FILE           output file (overrides output.file; relative to the cwd)\n"
+          "  --overwrite             allow replacing an existing output file that is not a\n"
+          "                          sipd-run output (an input file is never overwritten)\n"
           "  --threads N             CPU threads (default: OpenMP's default)\n"
           "  --dry-run               validate the scene and meshes, print the resolved\n"
           "                          parameters, simulate nothing\n"
@@ -52,7 +55,8 @@ static void usage(FILE *f)
           "\n"
           "exit status: 0 success, 1 runtime failure, 2 bad input (scene, mesh, options),\n"
           "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a frame and\n"
-          "               writing the checkpoint (the output holds every completed frame)\n",
+          "               writing the checkpoint (the output holds every completed frame;\n"
+          "               a signal while loading stops before anything is written)\n",
           f);
 }
 
@@ -78,12 +82,86 @@ static int parse_int(const char *opt, const char *s, int lo, int *out)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > 100000000) {
-        sipd_error("%s: expected an integer >= %d, got '%s'", opt, lo, s);
+    if (*s == '\0' || *end != '\0' || v < lo || v > SIPD_MAX_FRAMES) {
+        sipd_error("%s: expected an integer in [%d, %d], got '%s'", opt, lo, SIPD_MAX_FRAMES, s);
         return SIPD_EINPUT;
     }
     *out = (int)v;
     return SIPD_OK;
+}
+
+/* Same file (device and inode), when both exist. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The files a run writes (output, its XDMF sidecar and checkpoint, and their temporaries) must
+ * not be any file it reads (the scene, its includes, the meshes): SIPD_EINPUT naming both. */
+static int check_output_is_not_input(const sipd_scene *sc)
+{
+    static const char *const mesh_ext[] = {".node", ".ele", ".face"};
+    const char *out = sc->output_file;
+    char *xdmf = h5out_xdmf_path(out);
+    size_t n = strlen(out);
+    char *w[5] = {NULL, NULL, NULL, NULL, NULL};
+    int rc = SIPD_OK, i, j, k;
+    if (!xdmf)
+        return SIPD_EFAIL;
+    w[0] = strdup(out);
+    w[1] = xdmf;
+    if ((w[2] = malloc(n + 10)))
+        sprintf(w[2], "%s.ckpt", out);
+    if ((w[3] = malloc(n + 10)))
+        sprintf(w[3], "%s.ckpt.tmp", out);
+    if ((w[4] = malloc(strlen(xdmf) + 10)))
+        sprintf(w[4], "%s.tmp", xdmf);
+    for (i = 0; i < 5 && rc == SIPD_OK; i++) {
+        if (!w[i]) {
+            rc = SIPD_EFAIL;
+            break;
+        }
+        if (i == 1 && !sc->xdmf)
+            continue;
+        for (j = 0; j < sc->ninputs && rc == SIPD_OK; j++)
+            if (same_file(w[i], sc->inputs[j])) {
+                sipd_error("output: %s would overwrite the scene file %s: choose another output.file or --output",
+                           w[i], sc->inputs[j]);
+                rc = SIPD_EINPUT;
+            }
+        for (j = 0; j < sc->nbodies && rc == SIPD_OK; j++) {
+            const char *m = sc->bodies[j].mesh;
+            size_t lm = strlen(m);
+            int tetgen = !(lm >= 4 && strcmp(m + lm - 4, ".msh") == 0);
+            for (k = 0; k < (tetgen ? 3 : 1) && rc == SIPD_OK; k++) {
+                char *p = malloc(lm + 8);
+                if (!p) {
+                    rc = SIPD_EFAIL;
+                    break;
+                }
+                sprintf(p, "%s%s", m, tetgen ? mesh_ext[k] : "");
+                if (same_file(w[i], p)) {
+                    sipd_error("output: %s would overwrite the mesh file %s (bodies[%d]): choose another "
+                               "output.file or --output", w[i], p, j);
+                    rc = SIPD_EINPUT;
+                }
+                free(p);
+            }
+        }
+    }
+    for (i = 0; i < 5; i++)
+        free(w[i]);
+    return rc;
+}
+
+/* A signal that arrived while the scene and meshes were loading: nothing has been written. */
+static int stopped_while_loading(void)
+{
+    if (!stop_flag)
+        return 0;
+    sipd_error("stopped by a signal while loading the scene and meshes; nothing was written");
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -93,10 +171,11 @@ int main(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"threads", required_argument, 0, 't'},
         {"dry-run", no_argument, 0, 'n'},      {"quiet", no_argument, 0, 'q'},
         {"resume", no_argument, 0, 'r'},       {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},      {"overwrite", no_argument, 0, 'w'},
+        {0, 0, 0, 0}};
     const char *device_opt = NULL, *output_opt = NULL;
     int frames_opt = -1, threads = 0, dry_run = 0, resume = 0, c, rc, frames_done = 0;
-    int have_ckpt = 0, start_frame = 0;
+    int have_ckpt = 0, start_frame = 0, start_substep = 0, overwrite = 0;
     char *ckpt_path = NULL;
     uint64_t scene_hash;
     sipd_checkpoint ck;
@@ -120,6 +199,7 @@ int main(int argc, char **argv)
         case 'n': dry_run = 1; break;
         case 'q': sipd_quiet = 1; break;
         case 'r': resume = 1; break;
+        case 'w': overwrite = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("sipd-run %s (git %s, %s on the CPU)\n", SIPD_VERSION, SIPD_GIT, SIPD_REAL_NAME); return 0;
         default:
@@ -135,7 +215,12 @@ int main(int argc, char **argv)
                    argc - optind);
         return SIPD_EINPUT;
     }
-    {   /* SIGINT/SIGTERM/SIGUSR1: finish the frame, checkpoint, close the output, exit 3 */
+    if (output_opt && !output_opt[0]) {
+        sipd_error("--output: empty file name");
+        return SIPD_EINPUT;
+    }
+    {   /* SIGINT/SIGTERM/SIGUSR1: finish the step, checkpoint, close the output, exit 3; while
+         * loading, stop after the current load step */
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
@@ -147,11 +232,19 @@ int main(int argc, char **argv)
     rc = scene_load(argv[optind], &sc);
     if (rc != SIPD_OK)
         return rc;
+    if (stopped_while_loading()) {
+        scene_free(&sc);
+        return SIPD_ESIGNAL;
+    }
     if (frames_opt >= 0)
         sc.frames = frames_opt;
     if (output_opt) {
         free(sc.output_file);
         sc.output_file = strdup(output_opt);
+        if (!sc.output_file) {
+            scene_free(&sc);
+            return SIPD_EFAIL;
+        }
     }
     device = sc.device;
     if (device_opt) {
@@ -220,6 +313,19 @@ int main(int argc, char **argv)
         scene_free(&sc);
         return rc;
     }
+    if (stopped_while_loading()) {
+        model_free(&model);
+        scene_free(&sc);
+        return SIPD_ESIGNAL;
+    }
+    rc = check_output_is_not_input(&sc);                         /* never write over an input */
+    if (rc == SIPD_OK && (dry_run || !resume))
+        rc = h5out_check_target(sc.output_file, sc.xdmf, overwrite);
+    if (rc != SIPD_OK) {
+        model_free(&model);
+        scene_free(&sc);
+        return rc;
+    }
     {
         FILE *ms = open_memstream(&resolved, &resolved_len);
         if (ms) {
@@ -266,21 +372,31 @@ int main(int argc, char **argv)
     rc = SIPD_OK;
     if (resume && access(ckpt_path, F_OK) == 0) {
         rc = checkpoint_read(ckpt_path, &ck);
-        if (rc == SIPD_OK && (ck.nv != model.nv || ck.scene_hash != scene_hash)) {
+        if (rc == SIPD_OK && (ck.nv != model.nv || ck.scene_hash != scene_hash || ck.substep >= sc.substeps)) {
             sipd_error_at(ckpt_path, 0, "this checkpoint was written for another scene or mesh (the scene "
                           "file changed?); remove it or run without --resume to start again");
             rc = SIPD_EINPUT;
         }
         have_ckpt = rc == SIPD_OK;
         if (have_ckpt && ck.frame >= sc.frames) {
-            sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", ckpt_path, ck.frame,
-                      sc.frames);
+            /* the run may have been killed after its last checkpoint, before its exit_reason */
+            rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames,
+                                   ck.out_solves, ck.out_hist);
+            if (rc == SIPD_OK) {
+                rc = h5out_set_attr(out, "exit_reason", "completed");
+                if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)
+                    rc = SIPD_EFAIL;
+                out = NULL;
+            }
+            if (rc == SIPD_OK)
+                sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", ckpt_path, ck.frame,
+                          sc.frames);
             checkpoint_free(&ck);
             free(ckpt_path);
             free(resolved);
             model_free(&model);
             scene_free(&sc);
-            return 0;
+            return rc;
         }
     } else if (resume) {
         sipd_info("--resume: no checkpoint %s: starting from frame 0", ckpt_path);
@@ -300,9 +416,19 @@ int main(int argc, char **argv)
             sim.t = ck.t;
             sim.lam_min = ck.lam_min;
             start_frame = ck.frame;
-            snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck.frame, ck.t);
+            start_substep = ck.substep;
+            if (ck.substep)
+                snprintf(note, sizeof note, "frame %d, step %d of frame %d (t = %.17g s)", ck.frame, ck.substep,
+                         ck.frame + 1, ck.t);
+            else
+                snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck.frame, ck.t);
             h5out_set_attr(out, "resumed_from", note);
-            sipd_info("resuming from %s at frame %d", ckpt_path, ck.frame);
+            h5out_set_attr(out, "exit_reason", "running");   /* until the run ends */
+            if (ck.substep)
+                sipd_info("resuming from %s at frame %d, step %d of %d of frame %d", ckpt_path, ck.frame,
+                          ck.substep, sc.substeps, ck.frame + 1);
+            else
+                sipd_info("resuming from %s at frame %d", ckpt_path, ck.frame);
         }
         if (rc != SIPD_OK && out) {
             h5out_close(out);
@@ -329,11 +455,14 @@ int main(int argc, char **argv)
         hm.tris = model.tris;
         hm.body = model.body;
         rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
+        if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
+            rc = h5out_set_attr(out, "exit_reason", "running");
     }
     if (rc == SIPD_OK) {
         sipd_run_opts ro;
         ro.frames = sc.frames;
         ro.start_frame = start_frame;
+        ro.start_substep = start_substep;
         ro.out = out;
         ro.stop = &stop_flag;
         ro.checkpoint = ckpt_path;
@@ -359,7 +488,11 @@ int main(int argc, char **argv)
         }
         if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)
             rc = SIPD_EFAIL;
-        if (rc == SIPD_ESIGNAL)
+        if (rc == SIPD_ESIGNAL && driver_stopped_substep() > 0)
+            sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d; %s holds frames "
+                      "0..%d; continue with --resume", frames_done, driver_stopped_substep(), sc.substeps,
+                      frames_done + 1, sc.output_file, frames_done);
+        else if (rc == SIPD_ESIGNAL)
             sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
                       frames_done, sc.output_file, frames_done);
         else if (rc == SIPD_OK)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_cli.sh CASE SIPD_RUN SOURCE_DIR — the sipd-run command line end to end: exit codes,
+# test_cli.sh CASE SIPD_RUN SOURCE_DIR [H5ATTR] — the sipd-run command line end to end: exit codes,
 # error messages, --dry-run, the HDF5 layout of a real run, and killed/interrupted runs.
 set -u
-case_name=$1; bin=$2; src=$3
+case_name=$1; bin=$2; src=$3; h5attr=${4:-}
 tmp=$(mktemp -d /tmp/sipd_cli_XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
@@ -249,6 +249,50 @@ checkpoint_seconds)
   [ $rc = 3 ] || fail "SIGTERM after resume exited $rc"
   echo "checkpoint_seconds: resumed at frame $f"
   ;;
+hostile_scene)
+  # scene text that libconfig alone gets wrong: every case exits 2 with file:line (issue 12)
+  cp "$src/tests/data/scenes/tet.node" "$src/tests/data/scenes/tet.ele" "$tmp/"
+  body='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );
+bodies = ( { mesh = "tet"; material = "r"; } );'
+  printf '%s\ntime = { frames = 4294967298; };\n' "$body" >"$tmp/wrap.cfg"
+  expect_rc 2 "wrap.cfg:3: frames: integer 4294967298 is out of range" -- --dry-run "$tmp/wrap.cfg"
+  # an @include of "" or of a directory: libconfig's scanner would exit(2) with no file:line
+  printf '%s\n@include ""\n' "$body" >"$tmp/inc_empty.cfg"
+  expect_rc 2 "inc_empty.cfg:3: @include: empty file name" -- --dry-run "$tmp/inc_empty.cfg"
+  mkdir -p "$tmp/sub"
+  printf '%s\n@include "sub"\n' "$body" >"$tmp/inc_dir.cfg"
+  expect_rc 2 "inc_dir.cfg:3: @include \".*sub\": is a directory" -- --dry-run "$tmp/inc_dir.cfg"
+  # an absolute @include works; an error inside an included file names that file and line
+  printf 'time = { frames = 7; };\n' >"$tmp/sub/time.cfg"
+  printf '%s\n@include "%s"\n' "$body" "$tmp/sub/time.cfg" >"$tmp/inc_abs.cfg"
+  "$bin" --dry-run "$tmp/inc_abs.cfg" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "absolute @include refused"; }
+  grep -q "frames = 7;" "$tmp/out" || fail "absolute @include not read"
+  printf '# a comment\ntime = { substeps = 0; };\n' >"$tmp/sub/bad.cfg"
+  printf '%s\n@include "sub/bad.cfg"\noutput = { every = 1; };\n' "$body" >"$tmp/inc_bad.cfg"
+  expect_rc 2 "sub/bad.cfg:2: time.substeps: must be >= 1" -- --dry-run "$tmp/inc_bad.cfg"
+  printf '%s\n@include "sub/bad.cfg"\noutput = { evry = 1; };\n' "$body" >"$tmp/inc_after.cfg"
+  sed -i 's/substeps = 0/substeps = 2/' "$tmp/sub/bad.cfg"
+  expect_rc 2 "inc_after.cfg:4: unknown key 'output.evry'" -- --dry-run "$tmp/inc_after.cfg"
+  # absurd sizes are refused before libconfig's scanner (quadratic in a line's length) sees them
+  { printf '%s\nx = "' "$body"; head -c 70000 /dev/zero | tr '\0' a; printf '";\n'; } >"$tmp/longline.cfg"
+  expect_rc 2 "longline.cfg:3: line too long \(70007 bytes; at most 65536" -- --dry-run "$tmp/longline.cfg"
+  { printf '%s\n' "$body"; for _ in $(seq 1 80); do printf '# '; head -c 60000 /dev/zero | tr '\0' a; echo; done; } >"$tmp/huge.cfg"
+  expect_rc 2 "huge.cfg: cannot read scene file: too large" -- --dry-run "$tmp/huge.cfg"
+  { printf '%s\n' "$body"; printf 'x\0y\n'; } >"$tmp/nul.cfg"
+  expect_rc 2 "nul.cfg:3: NUL byte" -- --dry-run "$tmp/nul.cfg"
+  expect_rc 2 "cannot read scene file: is a directory" -- --dry-run "$tmp/sub"
+  # a syntax error libconfig leaks on (the ASan build must still exit 2: tests/lsan.supp)
+  printf '""' >"$tmp/str.cfg"
+  expect_rc 2 "str.cfg:1: syntax error" -- "$tmp/str.cfg"
+  # frames limit: the same for time.frames and --frames
+  printf '%s\ntime = { frames = 100000001; };\n' "$body" >"$tmp/frames.cfg"
+  expect_rc 2 "frames.cfg:3: time.frames: must be in \[0, 100000000\]" -- --dry-run "$tmp/frames.cfg"
+  expect_rc 2 "--frames: expected an integer in \[0, 100000000\]" -- --dry-run --frames 100000001 "$tmp/inc_abs.cfg"
+  # a mesh path that is a directory says so
+  mkdir -p "$tmp/d.msh"
+  printf 'materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );\nbodies = ( { mesh = "d.msh"; material = "r"; } );\n' >"$tmp/meshdir.cfg"
+  expect_rc 2 "meshdir.cfg:2: bodies\[0\].mesh: mesh file '.*d.msh' is a directory" -- --dry-run "$tmp/meshdir.cfg"
+  ;;
 hostile_mesh)
   # huge but finite coordinates: refused at load naming the file and line, never a run of inf
   body='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );'
@@ -272,6 +316,122 @@ hostile_mesh)
   printf '%s\nbodies = ( { mesh = "tet"; material = "r"; scale = 1.0e-120; } );\n' "$body" >"$tmp/small.cfg"
   expect_rc 2 "small.cfg:2: bodies\[0\]: tet 1 of .*: non-positive volume after the body transform .*too small" -- --dry-run "$tmp/small.cfg"
   [ ! -e "$tmp/big.h5" ] || fail "an output file was written for a refused mesh"
+  ;;
+output_safety)
+  # never write over an input file, nor over a file that is not a sipd-run output (issue 12)
+  sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's|../results/cantilever.h5|own.cfg|' \
+      "$src/scenes/cantilever.cfg" >"$tmp/own.cfg"
+  grep -q 'file = "own.cfg"' "$tmp/own.cfg" || fail "could not prepare own.cfg"
+  cp "$tmp/own.cfg" "$tmp/own.orig"
+  expect_rc 2 "own.cfg would overwrite the scene file" -- --frames 1 "$tmp/own.cfg"
+  cmp -s "$tmp/own.cfg" "$tmp/own.orig" || fail "the scene file was changed"
+  printf 'x = 1;\n' >"$tmp/inc.cfg"
+  sed -e 's|own.cfg|out.h5|' -e '1i @include "inc.cfg"' "$tmp/own.orig" >"$tmp/s.cfg"
+  sed -i 's|^x = 1;|device = "cpu";|' "$tmp/inc.cfg"
+  expect_rc 2 "inc.cfg would overwrite the scene file" -- --output "$tmp/inc.cfg" "$tmp/s.cfg"
+  grep -q 'device = "cpu"' "$tmp/inc.cfg" || fail "the included file was changed"
+  cp "$src/scenes/meshes/beam.node" "$src/scenes/meshes/beam.ele" "$tmp/"
+  sed -i "s|$src/scenes/meshes/beam|beam|" "$tmp/s.cfg"
+  expect_rc 2 "beam.node would overwrite the mesh file" -- --output "$tmp/beam.node" "$tmp/s.cfg"
+  cmp -s "$tmp/beam.node" "$src/scenes/meshes/beam.node" || fail "the mesh file was changed"
+  # the XDMF sidecar and the checkpoint count too: output t.h5 writes t.xdmf and t.h5.ckpt
+  cp "$tmp/s.cfg" "$tmp/t.xdmf"; cp "$tmp/s.cfg" "$tmp/t.h5.ckpt"
+  expect_rc 2 "t.xdmf would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.xdmf"
+  expect_rc 2 "t.h5.ckpt would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.h5.ckpt"
+  cmp -s "$tmp/s.cfg" "$tmp/t.h5.ckpt" || fail "a scene named like the checkpoint was changed"
+  # an existing file that is not a sipd-run output: refused, unless --overwrite
+  echo "precious" >"$tmp/notes.h5"
+  expect_rc 2 "notes.h5: output: the file exists and is not a sipd-run output \(not HDF5\)" -- --frames 1 --output "$tmp/notes.h5" "$tmp/s.cfg"
+  grep -q precious "$tmp/notes.h5" || fail "a non-sipd-run file was overwritten"
+  expect_rc 2 "notes.h5: output: .*not a sipd-run output" -- --dry-run --output "$tmp/notes.h5" "$tmp/s.cfg"
+  "$bin" --frames 1 --quiet --overwrite --output "$tmp/notes.h5" "$tmp/s.cfg" || fail "--overwrite refused"
+  h5dump -a /exit_reason "$tmp/notes.h5" | grep -q '"completed"' || fail "--overwrite run did not complete"
+  # a sipd-run output is replaced without a word (the usual re-run)
+  "$bin" --frames 1 --quiet --output "$tmp/notes.h5" "$tmp/s.cfg" || fail "re-run over a sipd-run output refused"
+  # HDF5, but not ours (no root attributes)
+  h5copy -i "$tmp/notes.h5" -o "$tmp/other.h5" -s /mesh -d /mesh || fail "h5copy"
+  expect_rc 2 "other.h5: output: .*an HDF5 file without sipd-run's root attributes" -- --frames 1 --output "$tmp/other.h5" "$tmp/s.cfg"
+  echo "mine" >"$tmp/o.xdmf"
+  expect_rc 2 "o.xdmf: output: the XDMF sidecar path holds a file that is not XML" -- --frames 1 --output "$tmp/o.h5" "$tmp/s.cfg"
+  grep -q mine "$tmp/o.xdmf" || fail "a non-XDMF sidecar was overwritten"
+  mkdir "$tmp/dir.h5"
+  expect_rc 2 "dir.h5: output: is a directory" -- --frames 1 --output "$tmp/dir.h5" "$tmp/s.cfg"
+  expect_rc 2 "--output: empty file name" -- --frames 1 --output= "$tmp/s.cfg"
+  ;;
+resume_finished)
+  # killed after the final checkpoint but before the root attributes: --resume finishes the file
+  [ -n "$h5attr" ] || fail "no h5attr helper given"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 3 --quiet --output "$tmp/f.h5" || fail "run"
+  "$h5attr" "$tmp/f.h5" exit_reason || fail "h5attr"
+  ! h5dump -a /exit_reason "$tmp/f.h5" >/dev/null 2>&1 || fail "exit_reason still there"
+  "$bin" "$src/scenes/cantilever.cfg" --frames 3 --resume --output "$tmp/f.h5" 2>"$tmp/err" || { cat "$tmp/err"; fail "resume"; }
+  grep -q "nothing to do" "$tmp/err" || fail "no nothing-to-do message"
+  h5dump -a /exit_reason "$tmp/f.h5" | grep -q '"completed"' || fail "exit_reason not set by the resume"
+  [ "$(nframes "$tmp/f.h5")" = 4 ] || fail "the file lost frames"
+  # a run in progress (or killed) says "running"
+  "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/k.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+  kill -KILL $pid; wait $pid 2>/dev/null
+  h5dump -a /exit_reason "$tmp/k.h5" | grep -q '"running"' || fail "a killed run's exit_reason is not running"
+  ;;
+signal_substep)
+  # a signal inside a long frame stops at the next time step, checkpoints it, and the resumed
+  # run equals an uninterrupted one bit for bit (issue 12, D10)
+  sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's/substeps = 2;/substeps = 500;/' \
+      -e 's/tolerance = 1.0e-7/tolerance = 0.0/' "$src/scenes/cantilever.cfg" >"$tmp/long.cfg"
+  grep -q "substeps = 500;" "$tmp/long.cfg" && grep -q "tolerance = 0.0" "$tmp/long.cfg" || fail "could not prepare the scene"
+  "$bin" "$tmp/long.cfg" --frames 2 --quiet --output "$tmp/ref.h5" || fail "reference run"
+  "$bin" "$tmp/long.cfg" --frames 2 --output "$tmp/int.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frames x 500 substeps" "$tmp/err" 2>/dev/null && break; sleep 0.05; done
+  sleep 0.3
+  kill -TERM $pid; wait $pid; rc=$?
+  [ $rc = 3 ] || { cat "$tmp/err"; fail "SIGTERM exit $rc"; }
+  grep -qE "stopped by a signal after frame 0 and [0-9]+ of 500 steps of frame 1" "$tmp/err" || { cat "$tmp/err"; fail "did not stop inside frame 1"; }
+  [ "$(nframes "$tmp/int.h5")" = 1 ] || fail "frame 1 was written although it was interrupted"
+  steps=$(grep -oE "and [0-9]+ of 500" "$tmp/err" | tr -dc 0-9 | sed 's/500$//')
+  h5dump -a /exit_reason "$tmp/int.h5" | grep -q '"signal"' || fail "exit_reason is not signal"
+  "$bin" "$tmp/long.cfg" --frames 2 --resume --output "$tmp/int.h5" 2>"$tmp/err2" || { cat "$tmp/err2"; fail "resume"; }
+  grep -q "resuming from .* at frame 0, step $steps of 500 of frame 1" "$tmp/err2" || { cat "$tmp/err2"; fail "resume message"; }
+  for d in /frames/positions /frames/time /convergence/frame /convergence/substep /convergence/iterations /convergence/residual; do
+    h5diff "$tmp/ref.h5" "$tmp/int.h5" $d || fail "$d differs after a mid-frame stop and resume"
+  done
+  h5dump -a /exit_reason "$tmp/int.h5" | grep -q '"completed"' || fail "exit_reason after resume"
+  echo "signal_substep: stopped after $steps of 500 steps"
+  ;;
+diverged)
+  # a state beyond the float32 range of the output is a failure (exit 1), never "completed"
+  printf 'materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );\nbodies = ( { mesh = "%s"; material = "r"; } );\ngravity = [0.0, -1.0e29, 0.0];\ntime = { dt = 1000.0; frames = 3; };\n' \
+      "$src/tests/data/scenes/tet" >"$tmp/div.cfg"
+  expect_rc 1 "diverged at frame 1, step 1: vertex [0-9]+ position y = -1e\+35" -- --output "$tmp/div.h5" "$tmp/div.cfg"
+  h5dump -a /exit_reason "$tmp/div.h5" | grep -q '"error"' || fail "exit_reason of a diverged run"
+  [ "$(nframes "$tmp/div.h5")" = 1 ] || fail "a diverged frame was written"
+  # the scene's own magnitudes are bounded at load
+  sed 's/-1.0e29/-1.0e300/' "$tmp/div.cfg" >"$tmp/g300.cfg"
+  expect_rc 2 "g300.cfg:3: gravity: element 1 out of range" -- --output "$tmp/g.h5" "$tmp/g300.cfg"
+  ;;
+load_signal)
+  # SIGTERM while the meshes load: stop after the load step, write nothing, exit 3
+  genbox=$(dirname "$bin")/tools/sipd-genbox
+  [ -x "$genbox" ] || fail "no sipd-genbox next to sipd-run"
+  "$genbox" 60 60 60 1.0 1.0 1.0 "$tmp/box" >/dev/null || fail "genbox"
+  printf 'materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );\nbodies = ( { mesh = "box"; material = "r"; } );\n' >"$tmp/box.cfg"
+  "$bin" "$tmp/box.cfg" --frames 5 --output "$tmp/box.h5" 2>"$tmp/err" &
+  pid=$!
+  # the handlers are installed just before loading: wait for SIGTERM (bit 15) in SigCgt, once
+  # the forked shell has become sipd-run (before exec it has the shell's handlers)
+  real=$(readlink -f "$bin")
+  for _ in $(seq 1 400); do
+    cgt=""
+    [ "$(readlink -f /proc/$pid/exe 2>/dev/null)" = "$real" ] && cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)
+    [ -n "$cgt" ] && [ $(( 0x$cgt & 0x4000 )) != 0 ] && break
+    sleep 0.005
+  done
+  kill -TERM $pid; wait $pid; rc=$?
+  [ $rc = 3 ] || { cat "$tmp/err"; fail "SIGTERM while loading: exit $rc, expected 3"; }
+  grep -q "stopped by a signal while loading" "$tmp/err" || { cat "$tmp/err"; fail "no loading-stop message"; }
+  [ ! -e "$tmp/box.h5" ] || fail "an output file was written"
   ;;
 *) fail "unknown case" ;;
 esac
