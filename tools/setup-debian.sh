@@ -3,6 +3,7 @@
 #   compilers + CMake, libconfig, HDF5 (C library + h5dump/h5diff, used by the tests), zlib,
 #   and for the `slurm` tests a SLURM controller/daemon/client with munge, plus python3
 #   (tools/slurm/sweep.py). The daemons are not started here: the test starts its own.
+#   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
 # The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake adds
 # the nvcc compile checks of the shared physics headers.
 set -euo pipefail
@@ -13,5 +14,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config git \
   libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev \
-  slurmctld slurmd slurm-client munge python3 >/dev/null
+  slurmctld slurmd slurm-client munge python3 \
+  clang-14 libclang-rt-14-dev >/dev/null
 echo "sipd-run build dependencies installed"
