@@ -49,12 +49,13 @@ static void usage(FILE *f)
           "  --quiet                 no progress on stderr (errors are still printed)\n"
           "  --resume                continue from OUTPUT.ckpt (written every\n"
           "                          output.checkpoint_every frames, on SIGINT/SIGTERM/SIGUSR1\n"
-          "                          and at the end); starts from frame 0 when there is none\n"
+          "                          at the next time step, and at the end); starts from\n"
+          "                          frame 0 when there is none\n"
           "  --help                  this text\n"
           "  --version               program version and git commit\n"
           "\n"
           "exit status: 0 success, 1 runtime failure, 2 bad input (scene, mesh, options),\n"
-          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a frame and\n"
+          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a time step and\n"
           "               writing the checkpoint (the output holds every completed frame;\n"
           "               a signal while loading stops before anything is written)\n",
           f);

@@ -3,7 +3,8 @@
  *
  * Loaded meshes are normalised: vertex indices are dense and 0-based in file order of the
  * node section (gmsh tags may be sparse and unordered), every tet has positive signed
- * volume (two corners swapped when negative), degenerate tets (|6V| <= 1e-12 Lmax^3, Lmax
+ * volume (two corners swapped when negative), node coordinates are finite with |x| <= 1e30
+ * (so no tet volume or rest-shape inverse overflows), degenerate tets (|6V| <= 1e-12 Lmax^3, Lmax
  * the tet's longest edge) are refused naming the element, and the surface triangles are
  * oriented outward (normal pointing away from the tet they bound).
  *

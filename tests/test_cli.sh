@@ -22,6 +22,7 @@ help)
   "$bin" --help >"$tmp/out" 2>&1 || fail "--help exit $?"
   grep -q "usage: sipd-run SCENE" "$tmp/out" || fail "--help prints no usage"
   grep -q -- "--dry-run" "$tmp/out" || fail "--help does not list --dry-run"
+  grep -q -- "--overwrite" "$tmp/out" || fail "--help does not list --overwrite"
   "$bin" --version >"$tmp/out" || fail "--version exit $?"
   grep -q "^sipd-run [0-9]" "$tmp/out" || fail "--version output: $(cat "$tmp/out")"
   ;;
