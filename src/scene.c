@@ -370,7 +370,7 @@ static int text_include_line(const char *file, int line, const char *s, size_t n
     }
     {
         size_t k = j + 1;
-        while (k < n && (s[k] == ' ' || s[k] == '\t'))
+        while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
             k++;
         if (k < n && s[k] != '#' && !(s[k] == '/' && k + 1 < n && (s[k + 1] == '/' || s[k + 1] == '*'))) {
             sipd_error_at(file, line, "@include: nothing but a comment may follow the file name");

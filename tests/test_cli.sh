@@ -268,6 +268,9 @@ bodies = ( { mesh = "tet"; material = "r"; } );'
   printf '%s\n@include "%s"\n' "$body" "$tmp/sub/time.cfg" >"$tmp/inc_abs.cfg"
   "$bin" --dry-run "$tmp/inc_abs.cfg" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "absolute @include refused"; }
   grep -q "frames = 7;" "$tmp/out" || fail "absolute @include not read"
+  printf '%s\r\n@include "sub/time.cfg"\r\n' "$body" >"$tmp/inc_crlf.cfg"   # CRLF line ends
+  "$bin" --dry-run "$tmp/inc_crlf.cfg" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "@include with CRLF refused"; }
+  grep -q "frames = 7;" "$tmp/out" || fail "@include with CRLF not read"
   printf '# a comment\ntime = { substeps = 0; };\n' >"$tmp/sub/bad.cfg"
   printf '%s\n@include "sub/bad.cfg"\noutput = { every = 1; };\n' "$body" >"$tmp/inc_bad.cfg"
   expect_rc 2 "sub/bad.cfg:2: time.substeps: must be >= 1" -- --dry-run "$tmp/inc_bad.cfg"
