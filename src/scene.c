@@ -174,6 +174,7 @@ typedef struct {
     /* scanner state, carried across lines and files */
     int in_comment, in_string;
     char name[KEYLEN];  /* the last setting name seen (for messages)                    */
+    char *top;          /* the scene file's own text, as read                           */
 } scene_text;
 
 static const scene_text *cur_text; /* the map of the scene being loaded (for setting_line) */
@@ -185,6 +186,7 @@ static void text_free(scene_text *t)
     free(t->files);
     free(t->pieces);
     free(t->buf);
+    free(t->top);
     memset(t, 0, sizeof *t);
 }
 
@@ -489,7 +491,10 @@ static int text_add_file(scene_text *t, const char *path, const char *dir, const
             break;
         t->lines++;
     }
-    free(data);
+    if (!from && rc == SIPD_OK)
+        t->top = data;
+    else
+        free(data);
     return rc;
 }
 
@@ -1276,7 +1281,8 @@ int scene_load(const char *path, sipd_scene *sc)
     memset(&st, 0, sizeof st);
     rc = text_add_file(&st, path, sc->dir, NULL, 0, 0);
     if (rc == SIPD_OK) {
-        sc->text = sipd_read_file(path, NULL); /* the scene file itself, stored in the output */
+        sc->text = st.top; /* the scene file itself, stored in the output */
+        st.top = NULL;
         sc->inputs = sipd_calloc((size_t)st.nfiles, sizeof *sc->inputs);
         if (!sc->text || !sc->inputs)
             rc = SIPD_EFAIL;
