@@ -683,7 +683,7 @@ static int int_range(const sipd_scene *sc, const config_setting_t *g, const char
         return err(sc, s, key, "expected an integer, got %s", type_name(t));
     long long v = config_setting_get_int64(s);
     if (v < lo || v > hi) {
-        if (hi >= INT_MAX)
+        if (hi >= INT_MAX && v < lo)
             return err(sc, s, key, "must be >= %lld, got %lld", lo, v);
         return err(sc, s, key, "must be in [%lld, %lld], got %lld", lo, hi, v);
     }
