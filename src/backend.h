@@ -55,6 +55,10 @@ typedef struct {
        first iterate of the step and its gradient): num = Σ (g − g₀)·d ≈ dᵀHd, den = Σ dᵀDd.
        0/0 when the backend does not provide it. */
     double d_num, d_den;
+    /* Σ_a g_a over free vertices (N): the step's momentum balance (driver.h); have_gsum = 0
+       when the backend does not provide it */
+    double gsum[3];
+    int have_gsum;
 } sipd_dir_stats;
 
 typedef struct {

@@ -538,6 +538,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     const sipd_model *m = b->m;
     const double *y = b->y;
     double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
+    double gsx = 0, gsy = 0, gsz = 0;
     int nonspd = 0, contacts = 0, first = b->first, e, a;
     vec3 gq = v3_load(b->gq);
 
@@ -568,7 +569,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         }
     }
     /* vertex pass */
-#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden) \
+#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
         vec3 ga, d, s;
@@ -616,6 +617,9 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         n2 = v3_norm2(ga);
         if (n2 > gmax)
             gmax = n2;
+        gsx += ga.v[0];
+        gsy += ga.v[1];
+        gsz += ga.v[2];
         if (b->precond == SIPD_PRECOND_NEWTON) {   /* dy comes from the CG solve below */
             v3_store(b->g + 3 * a, ga);
             continue;
@@ -644,6 +648,10 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     }
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);
+    st->gsum[0] = gsx;
+    st->gsum[1] = gsy;
+    st->gsum[2] = gsz;
+    st->have_gsum = 1;
     st->gdy = gdy;
     st->gs = gs;
     st->sDs = sDs;

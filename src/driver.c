@@ -40,6 +40,7 @@
  */
 #include "driver.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,14 @@
 #define AUTO_WINDOW 8    /* unchecked iterations between energy checks                 */
 #define CHEB_WARMUP 8
 #define RHO_MAX (1.0 - 1e-6)
+#define ENERGY_RTOL 1e-13  /* relative round-off allowance of energy comparisons       */
+#define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε Σ (μ+λ)V (energy_rose)           */
+#define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
+#define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
+#define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
+#define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × its initial residual diverged */
+#define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
+#define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · E_max · L̄²: the state has diverged    */
 
 void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp)
 {
@@ -106,13 +115,27 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
     s->ops = ops;
     s->lam_min = INFINITY;
     s->pairs = bp->pairs && ops->detect;
+    {   /* the floor of f_ref, F_NOISE E_max L̄² (E_max over the deformable bodies: the
+           automatic contact stiffness is E_max L̄): far above round-off, far below any load */
+        int i;
+        s->f_model = m->contact_k_auto * m->mean_edge;
+        s->f_noise = F_NOISE * s->f_model;
+        if (!(s->f_noise > 0))
+            s->f_noise = 1e-300;
+        for (i = 0; i < m->nv; i++)
+            s->nfree += !m->fixed[i];
+        for (i = 0; i < m->nt; i++)
+            s->e_noise += (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
+        s->e_noise *= ENERGY_NOISE * DBL_EPSILON;
+    }
     s->hcap = sc->iterations + 1;
     s->hres = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->hE = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->halpha = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->hforce = sipd_malloc((size_t)s->hcap * sizeof(double));
     s->hwall = sipd_malloc((size_t)s->hcap * sizeof(double));
-    if (!s->hres || !s->hE || !s->halpha || !s->hforce || !s->hwall) {
+    s->hdisp = sipd_malloc((size_t)s->hcap * sizeof(double));
+    if (!s->hres || !s->hE || !s->halpha || !s->hforce || !s->hwall || !s->hdisp) {
         sim_free(s);
         return SIPD_EFAIL;
     }
@@ -133,19 +156,55 @@ void sim_free(sipd_sim *s)
     free(s->halpha);
     free(s->hforce);
     free(s->hwall);
+    free(s->hdisp);
     memset(s, 0, sizeof *s);
 }
 
-static void log_iter(sipd_sim *s, double r, double E, double alpha, double force)
+static void log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force)
 {
     if (s->nhist < s->hcap) {
         s->hres[s->nhist] = r;
+        s->hdisp[s->nhist] = rdisp;
         s->hE[s->nhist] = E;
         s->halpha[s->nhist] = alpha;
         s->hforce[s->nhist] = force;
         s->hwall[s->nhist] = sipd_now() - s->t_solve;
         s->nhist++;
     }
+}
+
+/* Energy comparisons with a round-off allowance: near convergence the energies of one step
+ * differ by less than the round-off of their evaluation, and a rise within it is no rise (a
+ * Newton solve restored a snapshot on one and lost 7 good iterations; a stiff quasi-static
+ * Chebyshev solve cycled between two restored windows at a relative residual of 5.7e-4).  The
+ * allowance is ENERGY_RTOL of the energy's magnitude plus E_noise = ENERGY_NOISE ε Σ_e (μ+λ)V_e,
+ * the round-off of the elastic energy sum (each element's Ψ carries terms of size (μ+λ)V). */
+static int energy_rose(const sipd_sim *s, double En, double Eref)
+{
+    return En > Eref + s->e_noise + ENERGY_RTOL * (fabs(Eref) > fabs(En) ? fabs(Eref) : fabs(En));
+}
+
+/* Stall rule (README "Convergence"): a solve is at its round-off floor when its updates are
+ * below STALL_DISP of the model size (max|D⁻¹g| / bbox diagonal: far below any displacement
+ * that matters, far above double round-off) and the best relative residual has not dropped by
+ * STALL_DROP within max(STALL_MIN, it_ref) iterations of its last such drop (at it_ref).  It
+ * then stops after at most about twice the iterations that reached the floor.  Progress alone
+ * does not decide: a local method far from the solution can go 1000 iterations without a 10%
+ * drop of its force residual (an adaptive Chebyshev ρ that is too low; a quasi-static beam whose
+ * tip does not feel the clamp yet) and still converge when given the iterations. */
+typedef struct {
+    double ref;
+    int it_ref;
+} stall_track;
+
+static int stall_check(stall_track *t, double r, double rdisp, int it)
+{
+    if (r < STALL_DROP * t->ref) {
+        t->ref = r;
+        t->it_ref = it;
+        return 0;
+    }
+    return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > STALL_MIN ? t->it_ref : STALL_MIN);
 }
 
 static double rho_from(const sipd_sim *s)
@@ -190,7 +249,7 @@ static int window_close(sipd_sim *s, int *window, int force, double E_snap, doub
     }
     *window = 0;
     s->ops->energy(s->b, 0, &En);
-    if (En > E_snap) {
+    if (energy_rose(s, En, E_snap)) {
         s->ops->restore(s->b);
         *E = E_snap;
         return 1;
@@ -221,7 +280,7 @@ static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int 
     int k;
     for (k = 0; k < MAX_HALVINGS; k++) {
         s->ops->energy(s->b, alpha, &Et);
-        if (Et <= E + ARMIJO_C * alpha * gdy) {
+        if (!energy_rose(s, Et, E + ARMIJO_C * alpha * gdy)) {
             *E_new = Et;
             return alpha;
         }
@@ -231,7 +290,24 @@ static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int 
     return 0;
 }
 
-static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
+/* The measures of a direction pass: relative force residual (max|g| / f_ref) and the
+ * displacement residual (max|D⁻¹g| / bbox diagonal, kept in the log). */
+static double rel_force(const sipd_sim *s, double gmax) { return gmax / s->f_ref; }
+
+/* Re-measure the final iterate when the last pass measured an earlier one (an update or a
+ * restore came after it): the solve's reported residual is that of the state it returns. */
+static int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
+{
+    int rc;
+    memset(last, 0, sizeof *last);
+    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+        return rc;
+    res->residual = rel_force(s, last->gmax);
+    res->residual_disp = last->rmax / s->m->bbox_diag;
+    return SIPD_OK;
+}
+
+static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
 {
     const sipd_scene *sc = s->sc;
     const sipd_backend_ops *ops = s->ops;
@@ -242,14 +318,15 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
     const int cheb = sim_chebyshev(sc);
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
-    int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0;
+    int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
+    stall_track stall = {INFINITY, 0};
 
-    if (ls != SIPD_LS_NEVER)
-        ops->energy(b, 0, &E);
+    if (ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
+        return rc;
     for (it = 0; it < sc->iterations; it++) {
         sipd_dir_stats st;
-        double r, alpha = 1;
-        int rc, fresh = it == 0;   /* pairs detected at this iterate (begin_step: at it 0) */
+        double r, rd, alpha = 1;
+        int fresh = it == 0;   /* pairs detected at this iterate (begin_step: at it 0) */
         if (force_detect || detect_due(s, it)) {
             /* new contact pairs change the energy: close an open window first (with the old
                pairs), then re-evaluate E with the new ones */
@@ -258,25 +335,32 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
                 res->restarts++;
             if ((rc = ops->detect(b, 1, &changed)) != SIPD_OK)
                 return rc;
-            if (changed && ls != SIPD_LS_NEVER)
-                ops->energy(b, 0, &E);
+            if (changed && ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
+                return rc;
             pairs_seen |= changed;
             fresh = 1;
             force_detect = 0;
         }
         memset(&st, 0, sizeof st);   /* fields a backend does not provide read as 0 */
-        ops->direction(b, &st);                                   /* g, D, dy = −D⁻¹g     */
+        if ((rc = ops->direction(b, &st)) != SIPD_OK)             /* g, D, dy = −D⁻¹g     */
+            return rc;
+        *last = st;
+        measured = 1;
+        if (it == 0)   /* the step's force scale: the force residual of its first iterate */
+            s->f_ref = st.gmax > s->f_noise ? st.gmax : s->f_noise;
         if (ls == SIPD_LS_AUTO && s->pairs && (pairs_seen || (it == 0 && st.contacts > 0)) && window == 0)
             ls = SIPD_LS_ALWAYS;   /* contact pairs: check every iteration (README) */
-        r = st.rmax / diag;
+        r = rel_force(s, st.gmax);
+        rd = st.rmax / diag;
         res->iterations = it + 1;
         res->residual = r;
+        res->residual_disp = rd;
         res->contacts = st.contacts;
         if (st.max_pen > res->max_pen)
             res->max_pen = st.max_pen;
-        if (!isfinite(r) || !isfinite(st.gdy)) {
-            sipd_error("solver diverged at t = %g s (non-finite residual at iteration %d)", s->t, it + 1);
-            return SIPD_EFAIL;
+        if (!isfinite(r) || !isfinite(st.gdy) || !isfinite(rd)) {
+            snprintf(s->why, sizeof s->why, "non-finite residual at iteration %d", it + 1);
+            return SIPD_EDIVERGE;
         }
         /* spectral estimates: Rayleigh quotients of the displacement since the start of the
            step and of the last step; a new ρ restarts the Chebyshev recurrence */
@@ -287,22 +371,23 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             /* converged with pairs (β, n) frozen at an earlier iterate: detect at this one and
                check again, so that the result does not depend on when detection last ran */
             force_detect = 1;
-            log_iter(s, r, E, 0, st.gmax);
+            log_iter(s, r, rd, E, 0, st.gmax);
             continue;
         }
         if (r < sc->tolerance) {                                  /* converged            */
             res->converged = 1;
-            log_iter(s, r, E, 0, st.gmax);
+            log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
-        if (ls != SIPD_LS_NEVER && !(st.gdy < 0) && s->pairs && !fresh) {
-            force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
-            log_iter(s, r, E, 0, st.gmax);
-            continue;
-        }
-        if (ls != SIPD_LS_NEVER && !(st.gdy < 0)) {               /* no descent: stop     */
-            res->stalled = 1;
-            log_iter(s, r, E, 0, st.gmax);
+        if (stall_check(&stall, r, rd, it) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
+            if (s->pairs && !fresh) {
+                force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
+                stall.it_ref = it;
+                log_iter(s, r, rd, E, 0, st.gmax);
+                continue;
+            }
+            res->stalled = 1;                                     /* no progress: stop    */
+            log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
         if (cheb && rho > 0 && it >= warmup && !force_plain) {
@@ -311,13 +396,16 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             k++;
             if (ls == SIPD_LS_AUTO)
                 window_open(s, window, E, &E_snap);
-            ops->apply(b, 1, omega, &gs_prev);
+            if ((rc = ops->apply(b, 1, omega, &gs_prev)) != SIPD_OK)
+                return rc;
+            measured = 0;
             rq_valid = 1;
             alpha = omega;
             if (ls == SIPD_LS_ALWAYS) {
                 double En;
-                ops->energy(b, 0, &En);
-                if (En > E) {
+                if ((rc = ops->energy(b, 0, &En)) != SIPD_OK)
+                    return rc;
+                if (energy_rose(s, En, E)) {
                     ops->undo(b);
                     k = 0;
                     force_plain = 1;
@@ -338,10 +426,12 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
             force_plain = 0;
             k = 0;
             if (ls == SIPD_LS_NEVER) {
-                ops->apply(b, 1, 1, &gs_prev);
+                if ((rc = ops->apply(b, 1, 1, &gs_prev)) != SIPD_OK)
+                    return rc;
             } else if (ls == SIPD_LS_AUTO && trust >= AUTO_TRUST) {
                 window_open(s, window, E, &E_snap);
-                ops->apply(b, 1, 1, &gs_prev);
+                if ((rc = ops->apply(b, 1, 1, &gs_prev)) != SIPD_OK)
+                    return rc;
                 if (window_close(s, &window, 0, E_snap, &E)) {
                     trust = 0;
                     res->restarts++;
@@ -352,38 +442,57 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res)
                 alpha = line_search(s, E, st.gdy, &En, &res->ls_steps);
                 if (alpha == 0 && s->pairs && !fresh) {           /* as above             */
                     force_detect = 1;
-                    log_iter(s, r, E, 0, st.gmax);
+                    log_iter(s, r, rd, E, 0, st.gmax);
                     continue;
                 }
                 if (alpha == 0) {                                 /* round-off floor      */
                     res->stalled = 1;
-                    log_iter(s, r, E, 0, st.gmax);
+                    log_iter(s, r, rd, E, 0, st.gmax);
                     break;
                 }
-                ops->apply(b, alpha, 1, &gs_prev);
+                if ((rc = ops->apply(b, alpha, 1, &gs_prev)) != SIPD_OK)
+                    return rc;
                 E = En;
                 trust = alpha == 1 ? trust + 1 : 0;
             }
+            measured = 0;
             rq_valid = 1;
         }
-        log_iter(s, r, E, alpha, st.gmax);
+        log_iter(s, r, rd, E, alpha, st.gmax);
     }
-    if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E))
-        res->restarts++;                                          /* close an open window */
+    if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
+        if (window_close(s, &window, 1, E_snap, &E))
+            res->restarts++;
+        measured = 0;
+    }
     res->energy = E;
     res->rho = cheb ? rho : 0;
+    if (!measured)
+        return measure_final(s, res, last);
     return SIPD_OK;
 }
 
-static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
+/* Gauss–Seidel measures the force of each vertex when it is visited (neighbours of earlier
+ * colours already moved); that is the sweep's residual.  The step's f_ref and a solve's
+ * convergence are measured by a Jacobi direction pass at the iterate itself, so a sweep that
+ * looks converged only at visit time goes on. */
+static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
 {
     const sipd_scene *sc = s->sc;
     double E = NAN;
-    int it, force_detect = 0;
+    int it, force_detect = 0, rc, measured;
+    stall_track stall = {INFINITY, 0};
+    memset(last, 0, sizeof *last);
+    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+        return rc;
+    s->f_ref = last->gmax > s->f_noise ? last->gmax : s->f_noise;
+    res->residual = rel_force(s, last->gmax);
+    res->residual_disp = last->rmax / s->m->bbox_diag;
+    measured = 1;
     for (it = 0; it < sc->iterations; it++) {
         sipd_gs_stats st;
         double r;
-        int rc, changed, fresh = it == 0;
+        int changed, fresh = it == 0;
         if (force_detect || detect_due(s, it)) {
             if ((rc = s->ops->detect(s->b, 1, &changed)) != SIPD_OK)
                 return rc;
@@ -391,49 +500,105 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res)
             force_detect = 0;
         }
         memset(&st, 0, sizeof st);
-        s->ops->gs_sweep(s->b, sc->line_search != SIPD_LS_NEVER, sc->omega, &st); /* colour sweep */
-        r = st.rmax / s->m->bbox_diag;
-        if (!isfinite(r)) {
-            sipd_error("solver diverged at t = %g s (non-finite residual at sweep %d)", s->t, it + 1);
-            return SIPD_EFAIL;
+        if ((rc = s->ops->gs_sweep(s->b, sc->line_search != SIPD_LS_NEVER, sc->omega, &st)) != SIPD_OK)
+            return rc;                                            /* colour sweep         */
+        measured = 0;
+        r = rel_force(s, st.gmax);
+        if (!isfinite(r) || !isfinite(st.rmax)) {
+            snprintf(s->why, sizeof s->why, "non-finite residual at sweep %d", it + 1);
+            return SIPD_EDIVERGE;
         }
         res->iterations = it + 1;
         res->residual = r;
+        res->residual_disp = st.rmax / s->m->bbox_diag;
         res->ls_steps += st.backtracks;
         res->contacts = st.contacts;
         if (st.max_pen > res->max_pen)
             res->max_pen = st.max_pen;
-        if (sc->line_search == SIPD_LS_ALWAYS)
-            s->ops->energy(s->b, 0, &E);
-        log_iter(s, r, E, sc->omega, st.gmax);
+        if (sc->line_search == SIPD_LS_ALWAYS && (rc = s->ops->energy(s->b, 0, &E)) != SIPD_OK)
+            return rc;
+        log_iter(s, r, res->residual_disp, E, sc->omega, st.gmax);
         if (r < sc->tolerance && s->pairs && !fresh) {
             force_detect = 1;   /* as in solve_jacobi: converge with pairs detected here */
             continue;
         }
-        if (r < sc->tolerance) {
-            res->converged = 1;
+        if (r < sc->tolerance) {   /* converged at visit time: check at the iterate itself */
+            if ((rc = measure_final(s, res, last)) != SIPD_OK)
+                return rc;
+            measured = 1;
+            if (res->residual < sc->tolerance) {
+                res->converged = 1;
+                break;
+            }
+        }
+        if (stall_check(&stall, r, res->residual_disp, it)) {
+            if (s->pairs && !fresh) {
+                force_detect = 1;
+                stall.it_ref = it;
+                continue;
+            }
+            res->stalled = 1;
             break;
         }
     }
     res->energy = E;
+    if (!measured)
+        return measure_final(s, res, last);
     return SIPD_OK;
+}
+
+const char *sim_status_name(int status)
+{
+    static const char *const names[] = {"converged", "at-cap", "stalled", "diverged"};
+    return status >= 0 && status < 4 ? names[status] : "?";
 }
 
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
 {
     double t0 = sipd_now();
+    sipd_dir_stats last;
     int rc;
     memset(res, 0, sizeof *res);
     s->nhist = 0;
     s->t_solve = t0;
+    s->why[0] = '\0';
     /* ỹ = x + h v + h² g, Dirichlet vertices at their end-of-step positions */
     rc = s->ops->begin_step(s->b, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
     if (rc != SIPD_OK)
         return rc;
     /* y⁺ = argmin E(y) */
-    rc = sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res) : solve_jacobi(s, res);
+    rc = sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res, &last) : solve_jacobi(s, res, &last);
     if (rc != SIPD_OK)
         return rc;
+    if (!isfinite(res->residual)) {
+        snprintf(s->why, sizeof s->why, "non-finite residual at the final iterate");
+        return SIPD_EDIVERGE;
+    }
+    if (s->f_model > 0 && s->f_ref > F_DIVERGE * s->f_model) {
+        /* forces of a million times E_max L̄² are strains of a million: no physical state has
+           them, an under-converged trajectory that gains energy every step does (README) */
+        snprintf(s->why, sizeof s->why,
+                 "the step's force residual %.3g N exceeds 1e6 E_max L^2 = %.3g N (the trajectory gains energy "
+                 "every step: raise solver.iterations or substeps)",
+                 s->f_ref, F_DIVERGE * s->f_model);
+        return SIPD_EDIVERGE;
+    }
+    /* how it ended (driver.h) */
+    res->force_ref = s->f_ref;
+    res->status = res->converged ? SIPD_SOLVE_CONVERGED
+                  : res->residual > DIVERGE_R ? SIPD_SOLVE_DIVERGED
+                  : res->stalled    ? SIPD_SOLVE_STALLED
+                                    : SIPD_SOLVE_AT_CAP;
+    res->converged = res->status == SIPD_SOLVE_CONVERGED;
+    res->stalled = res->status == SIPD_SOLVE_STALLED;
+    /* momentum balance: at y⁺, Σ_free g = Δp/h − (gravity + pins + ground + obstacles), the
+       elastic and pair forces among free vertices cancelling (README "Convergence") */
+    res->momentum_error = NAN;
+    if (last.have_gsum) {
+        double gs = sqrt(last.gsum[0] * last.gsum[0] + last.gsum[1] * last.gsum[1] + last.gsum[2] * last.gsum[2]);
+        res->momentum_error = (s->sc->quasistatic ? 1 : h) * gs;
+        res->momentum_flag = gs > s->sc->tolerance * s->f_ref * (s->nfree > 0 ? s->nfree : 1);
+    }
     /* v = (y⁺ − x)/h, x = y⁺ */
     rc = s->ops->end_step(s->b);
     s->t += h;
@@ -457,7 +622,7 @@ static void progress(const sipd_sim *s, int frame, int frames, double elapsed, l
 /* The state a frame or checkpoint stores must be finite and within the float32 range of the
  * output (|x|, |v| <= DRIVER_MAX_STATE): otherwise the run has diverged, whatever the solver's
  * residual says (a huge uniform acceleration leaves it small).  `step` counts the steps of
- * `frame` done. */
+ * `frame` done; the message names the last of them (0-based, as every "frame F, step S"). */
 #define DRIVER_MAX_STATE 1e30
 
 static int check_state(const sipd_sim *s, const double *x, const double *v, int frame, int step)
@@ -468,9 +633,9 @@ static int check_state(const sipd_sim *s, const double *x, const double *v, int 
             int pos = !(fabs(x[i]) <= DRIVER_MAX_STATE);
             sipd_error("diverged at frame %d, step %d: vertex %ld %s %c = %g (beyond %g, or not finite); the "
                        "frames written so far are kept (time step too large, or gravity or velocity too large?)",
-                       frame, step, i / 3 + 1, pos ? "position" : "velocity", "xyz"[i % 3], pos ? x[i] : v[i],
+                       frame, step - 1, i / 3 + 1, pos ? "position" : "velocity", "xyz"[i % 3], pos ? x[i] : v[i],
                        DRIVER_MAX_STATE);
-            return SIPD_EFAIL;
+            return SIPD_EDIVERGE;
         }
     return SIPD_OK;
 }
@@ -504,7 +669,7 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
     return checkpoint_write(o->checkpoint, &c);
 }
 
-static long n_unconverged, n_solves;
+static sipd_run_tally tally;
 static int stopped_substep;
 
 int driver_stopped_substep(void)
@@ -512,10 +677,28 @@ int driver_stopped_substep(void)
     return stopped_substep;
 }
 
-void driver_unconverged(long *unconverged, long *solves)
+void driver_tally(sipd_run_tally *t) { *t = tally; }
+
+/* Count a solve; the first few that did not converge are named on stderr as they happen. */
+static void tally_solve(const sipd_sim *s, const sipd_solve_result *r, int frame, int sub)
 {
-    *unconverged = n_unconverged;
-    *solves = n_solves;
+    tally.solves++;
+    tally.by_status[r->status]++;
+    if (r->momentum_flag)
+        tally.momentum_flags++;
+    if (r->momentum_error > tally.momentum_max)
+        tally.momentum_max = r->momentum_error;
+    if (r->status == SIPD_SOLVE_CONVERGED)
+        return;
+    if (!(r->residual <= tally.worst_residual)) {
+        tally.worst_residual = r->residual;
+        tally.worst_frame = frame;
+        tally.worst_substep = sub;
+    }
+    if (tally.solves - tally.by_status[SIPD_SOLVE_CONVERGED] <= 3)
+        sipd_info("frame %d step %d: solve %s after %d iterations, relative residual %.3g (tolerance %g)%s", frame,
+                  sub, sim_status_name(r->status), r->iterations, r->residual, s->sc->tolerance,
+                  tally.solves - tally.by_status[SIPD_SOLVE_CONVERGED] == 3 ? "; further ones are counted" : "");
 }
 
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
@@ -527,7 +710,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     double h = sc->dt / sc->substeps, t_start = sipd_now(), t_ckpt = t_start;
     int frame, rc = SIPD_OK, stop_sub = 0;
     *frames_done = o->start_frame;
-    n_unconverged = n_solves = stopped_substep = 0;
+    memset(&tally, 0, sizeof tally);
+    stopped_substep = 0;
     if (!x || !v) {
         free(x);
         free(v);
@@ -546,12 +730,14 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         for (sub = frame == o->start_frame + 1 ? o->start_substep : 0; sub < sc->substeps; sub++) {
             sipd_solve_result r;
             rc = sim_step(s, h, &r);                              /* one implicit step    */
+            if (rc == SIPD_EDIVERGE)
+                sipd_error("diverged at frame %d, step %d (t = %.6g s): %s; frames 0..%d are kept", frame, sub,
+                           s->t + h, s->why, frame - 1);
             if (rc != SIPD_OK)
                 break;
             iters += r.iterations;
             last_res = r.residual;
-            n_solves++;
-            n_unconverged += !r.converged && !r.stalled;
+            tally_solve(s, &r, frame, sub);
             if (o->out) {                                        /* convergence log      */
                 sipd_h5_solve row;
                 row.frame = frame;
@@ -563,12 +749,17 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 row.contacts = r.contacts;
                 row.max_penetration = r.max_pen;
                 row.wall_time = r.wall;
+                row.status = r.status;
+                row.residual_displacement = r.residual_disp;
+                row.force_reference = r.force_ref;
+                row.momentum_error = r.momentum_error;
                 sipd_h5_history hh;
                 hh.residual = s->hres;
                 hh.energy = s->hE;
                 hh.alpha = s->halpha;
                 hh.force = s->hforce;
                 hh.wall_time = s->hwall;
+                hh.residual_displacement = s->hdisp;
                 rc = h5out_append_solve(o->out, &row, s->nhist, &hh);
                 if (rc != SIPD_OK)
                     break;

@@ -15,17 +15,36 @@
 #include "model.h"
 #include "scene.h"
 
+/* How a solve ended (/convergence/status; README "Convergence"). */
+typedef enum {
+    SIPD_SOLVE_CONVERGED = 0, /* relative force residual below the tolerance                 */
+    SIPD_SOLVE_AT_CAP = 1,    /* iteration cap reached above the tolerance                    */
+    SIPD_SOLVE_STALLED = 2,   /* no progress: the line search found no decrease, or updates    */
+                              /* below 1e-10 of the model size and no 10% drop of the best   */
+                              /* residual within max(1000, it) iterations (round-off floor)   */
+    SIPD_SOLVE_DIVERGED = 3   /* ended with over 10× the force residual it started with       */
+} sipd_solve_status;
+
 typedef struct {
     int iterations;     /* direction passes (Jacobi) or sweeps (Gauss–Seidel)      */
-    double residual;    /* last relative residual max|D⁻¹g| / bbox diagonal        */
+    double residual;    /* final relative force residual max|g| / f_ref (the measure the
+                           tolerance applies to; f_ref: see sim_step)                */
+    double residual_disp; /* final displacement residual max|D⁻¹g| / bbox diagonal (the
+                           pre-0.2 measure, kept in the log; method-dependent)          */
+    double force_ref;   /* f_ref: max|g| at the step's first iterate (floored), N    */
     double energy;      /* last known energy (NaN when never evaluated)            */
     int ls_steps;       /* line-search halvings                                    */
     int restarts;       /* Chebyshev restarts / auto line-search fallbacks          */
-    int converged;      /* residual < tolerance                                    */
-    int stalled;        /* line search found no decrease (round-off floor)         */
+    int status;         /* sipd_solve_status                                        */
+    int converged;      /* status == CONVERGED                                      */
+    int stalled;        /* status == STALLED                                        */
     double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
     int contacts;       /* active contacts at the last iteration                    */
     double max_pen;     /* max penetration below the ground during the solve (m)     */
+    double momentum_error; /* h |Σ_free g| at the final iterate (N·s): the change of the
+                           free vertices' momentum minus the impulse of gravity, pins,
+                           obstacles, ground and pairs over the step (NaN: not provided) */
+    int momentum_flag;  /* momentum_error beyond what the tolerance allows (see README) */
     double wall;        /* seconds                                                 */
 } sipd_solve_result;
 
@@ -41,6 +60,13 @@ typedef struct {
     int nhist, hcap;
     double *hres, *hE, *halpha, *hforce, *hwall;
     double t_solve;     /* wall clock at the start of the current solve             */
+    double *hdisp;      /* per-iteration displacement residual of the last solve     */
+    double f_noise;     /* floor of f_ref: 1e-12 E_max L̄² (round-off level, N)       */
+    double f_model;     /* E_max L̄², the model's force scale (N)                     */
+    int nfree;          /* free (non-Dirichlet) vertices                            */
+    double f_ref;       /* force scale of the current step (N)                      */
+    double e_noise;     /* round-off allowance of energy comparisons (J)            */
+    char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE)          */
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner, projection → split). */
@@ -53,7 +79,10 @@ int sim_chebyshev(const sipd_scene *sc);
 
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp);
-/* One backward-Euler step of length h from s->t. */
+/* One backward-Euler step of length h from s->t.  Convergence (README "Convergence"): the
+ * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(max|g| at the
+ * step's first iterate, 1e-12 E_max L̄²); converged when r < solver.tolerance.  Returns
+ * SIPD_EDIVERGE (s->why says what) when the residual is not finite. */
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
 void sim_free(sipd_sim *s);
 
@@ -79,8 +108,15 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
  * (0: it stopped at a frame's end). */
 int driver_stopped_substep(void);
 
-/* Solves of the last driver_run that stopped at the iteration cap (residual above the
- * tolerance, line search not stalled), and all solves. */
-void driver_unconverged(long *unconverged, long *solves);
+/* Tally of the solves of the last driver_run (this invocation). */
+typedef struct {
+    long solves, by_status[4], momentum_flags;
+    double worst_residual;      /* largest final relative residual of a non-converged solve */
+    int worst_frame, worst_substep;
+    double momentum_max;        /* largest per-step momentum error (N·s)                   */
+} sipd_run_tally;
+void driver_tally(sipd_run_tally *t);
+/* Name of a sipd_solve_status ("converged", "at-cap", "stalled", "diverged"). */
+const char *sim_status_name(int status);
 
 #endif

@@ -53,12 +53,18 @@
 #include <sys/types.h>
 
 enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS, CONV_CONTACTS,
-       CONV_WALL, CONV_HOFF, CONV_PEN, CONV_N };
+       CONV_WALL, CONV_HOFF, CONV_PEN, CONV_STATUS, CONV_RDISP, CONV_FREF, CONV_MOMENTUM, CONV_N };
 static const char *const conv_names[CONV_N] = {
     "frame", "substep", "iterations", "residual", "energy", "line_search_steps", "contacts",
-    "wall_time", "history_offset", "max_penetration"};
-enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_FORCE, HIST_TIME, HIST_N };
-static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "force", "wall_time"};
+    "wall_time", "history_offset", "max_penetration", "status", "residual_displacement",
+    "force_reference", "momentum_error"};
+/* the float64 columns of /convergence (the others are int32, history_offset int64) */
+#define CONV_IS_DOUBLE(k)                                                                            \
+    ((k) == CONV_RESIDUAL || (k) == CONV_ENERGY || (k) == CONV_WALL || (k) == CONV_PEN ||           \
+     (k) == CONV_RDISP || (k) == CONV_FREF || (k) == CONV_MOMENTUM)
+enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_FORCE, HIST_TIME, HIST_RDISP, HIST_N };
+static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "force", "wall_time",
+                                               "residual_displacement"};
 
 #define CONV_CHUNK 1024
 #define HIST_CHUNK 4096
@@ -545,9 +551,7 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
         return SIPD_EFAIL;
     }
     for (k = 0; k < CONV_N; k++) {
-        hid_t t = (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL || k == CONV_PEN) ? H5T_IEEE_F64LE
-                  : k == CONV_HOFF                                           ? H5T_STD_I64LE
-                                                                             : H5T_STD_I32LE;
+        hid_t t = CONV_IS_DOUBLE(k) ? H5T_IEEE_F64LE : k == CONV_HOFF ? H5T_STD_I64LE : H5T_STD_I32LE;
         /* uncompressed: a partly filled chunk is then rewritten in place at each flush, never
            moved, so the file's chunk index stays valid (see struct sipd_h5out) */
         if ((o->conv[k] = create_series(g, p, "/convergence", conv_names[k], t, CONV_CHUNK,
@@ -870,7 +874,7 @@ done:
 static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
 {
     const double *residual = h->residual, *energy = h->energy, *alpha = h->alpha;
-    const double *force = h->force, *wall = h->wall_time;
+    const double *force = h->force, *wall = h->wall_time, *rdisp = h->residual_displacement;
     int32_t iv[CONV_N];
     double dv[CONV_N];
     int64_t hoff = (int64_t)o->nhist;
@@ -882,7 +886,7 @@ static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
         sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
         return SIPD_EFAIL;
     }
-    if (n > 0 && (!energy || !alpha || !force || !wall)) {
+    if (n > 0 && (!energy || !alpha || !force || !wall || !rdisp)) {
         if (!(nanbuf = sipd_malloc((size_t)n * sizeof *nanbuf)))
             return SIPD_EFAIL;
         for (k = 0; k < n; k++)
@@ -893,6 +897,7 @@ static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     hv[HIST_ALPHA] = alpha ? alpha : nanbuf;
     hv[HIST_FORCE] = force ? force : nanbuf;
     hv[HIST_TIME] = wall ? wall : nanbuf;
+    hv[HIST_RDISP] = rdisp ? rdisp : nanbuf;
 
     iv[CONV_FRAME] = rec->frame;
     iv[CONV_SUBSTEP] = rec->substep;
@@ -903,6 +908,10 @@ static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     dv[CONV_ENERGY] = rec->energy;
     dv[CONV_WALL] = rec->wall_time;
     dv[CONV_PEN] = rec->max_penetration;
+    iv[CONV_STATUS] = rec->status;
+    dv[CONV_RDISP] = rec->residual_displacement;
+    dv[CONV_FREF] = rec->force_reference;
+    dv[CONV_MOMENTUM] = rec->momentum_error;
 
     for (k = 0; k < CONV_N && ok; k++) {
         const void *buf;
@@ -910,7 +919,7 @@ static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
         if (k == CONV_HOFF) {
             buf = &hoff;
             mt = H5T_NATIVE_INT64;
-        } else if (k == CONV_RESIDUAL || k == CONV_ENERGY || k == CONV_WALL || k == CONV_PEN) {
+        } else if (CONV_IS_DOUBLE(k)) {
             buf = &dv[k];
             mt = H5T_NATIVE_DOUBLE;
         } else {
@@ -971,6 +980,7 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     src[HIST_ALPHA] = h->alpha;
     src[HIST_FORCE] = h->force;
     src[HIST_TIME] = h->wall_time;
+    src[HIST_RDISP] = h->residual_displacement;
     p = &o->pending[o->npending];
     p->rec = *rec;
     p->n = n;
@@ -1000,6 +1010,7 @@ static int write_pending(sipd_h5out *o)
         h.alpha = p->v[HIST_ALPHA];
         h.force = p->v[HIST_FORCE];
         h.wall_time = p->v[HIST_TIME];
+        h.residual_displacement = p->v[HIST_RDISP];
         rc = write_solve(o, &p->rec, p->n, &h);
     }
     drop_pending(o);

@@ -50,6 +50,10 @@ typedef struct {
     int line_search_steps, contacts;
     double wall_time;
     double max_penetration;  /* m, ≥ 0 */
+    int status;              /* sipd_solve_status: 0 converged, 1 at-cap, 2 stalled, 3 diverged */
+    double residual_displacement; /* max|D⁻¹g| / bbox diagonal at the final iterate            */
+    double force_reference;  /* f_ref of the step (N): `residual` = max|g| / f_ref           */
+    double momentum_error;   /* N·s, NaN when the backend does not provide it                */
 } sipd_h5_solve;
 
 /* compression: 0 (none) .. 9 deflate level; xdmf: write path-with-.xdmf sidecar.
@@ -66,11 +70,12 @@ void h5out_counts(const sipd_h5out *out, long *frames, long *solves, long *hist)
 /* Append one frame (x: nv*3 doubles, converted to float32), flush, rewrite the XDMF. */
 int h5out_append_frame(sipd_h5out *out, double time, const double *x);
 /* Per-iteration history of one solve (arrays of length n; all but residual may be NULL -> NaN):
- * residual (the method's own r), energy, alpha (step length; ω for Chebyshev/SOR steps),
+ * residual (the relative force residual max|g| / f_ref the tolerance applies to), energy, alpha (step length; ω for Chebyshev/SOR steps),
  * force (max_a |g_a| over free vertices, N: the same measure for every method), wall_time
  * (seconds since the start of the solve, at the end of the iteration). */
 typedef struct {
     const double *residual, *energy, *alpha, *force, *wall_time;
+    const double *residual_displacement;   /* max|D⁻¹g| / bbox diagonal per iteration */
 } sipd_h5_history;
 
 /* Queue one solve row and its n per-iteration values: they reach the file with the next

@@ -51,13 +51,17 @@ static void usage(FILE *f)
           "                          output.checkpoint_every frames, on SIGINT/SIGTERM/SIGUSR1\n"
           "                          at the next time step, and at the end); starts from\n"
           "                          frame 0 when there is none\n"
+          "  --strict                exit 4 when any solve did not converge (also the scene\n"
+          "                          key solver.strict), for regression runs\n"
           "  --help                  this text\n"
           "  --version               program version and git commit\n"
           "\n"
           "exit status: 0 success, 1 runtime failure, 2 bad input (scene, mesh, options),\n"
           "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a time step and\n"
           "               writing the checkpoint (the output holds every completed frame;\n"
-          "               a signal while loading stops before anything is written)\n",
+          "               a signal while loading stops before anything is written)\n"
+          "             4 completed, but some solve did not converge and --strict is on\n"
+          "             (a diverged state, non-finite or beyond float32, is a runtime failure: 1)\n",
           f);
 }
 
@@ -173,10 +177,10 @@ int main(int argc, char **argv)
         {"dry-run", no_argument, 0, 'n'},      {"quiet", no_argument, 0, 'q'},
         {"resume", no_argument, 0, 'r'},       {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"overwrite", no_argument, 0, 'w'},
-        {0, 0, 0, 0}};
+        {"strict", no_argument, 0, 'S'},       {0, 0, 0, 0}};
     const char *device_opt = NULL, *output_opt = NULL;
     int frames_opt = -1, threads = 0, dry_run = 0, resume = 0, c, rc, frames_done = 0;
-    int have_ckpt = 0, start_frame = 0, start_substep = 0, overwrite = 0;
+    int have_ckpt = 0, start_frame = 0, start_substep = 0, overwrite = 0, strict = 0;
     char *ckpt_path = NULL;
     uint64_t scene_hash;
     sipd_checkpoint ck;
@@ -196,6 +200,7 @@ int main(int argc, char **argv)
         case 'd': device_opt = optarg; break;
         case 'f': if (parse_int("--frames", optarg, 0, &frames_opt)) return SIPD_EINPUT; break;
         case 'o': output_opt = optarg; break;
+        case 'S': strict = 1; break;
         case 't': if (parse_int("--threads", optarg, 1, &threads)) return SIPD_EINPUT; break;
         case 'n': dry_run = 1; break;
         case 'q': sipd_quiet = 1; break;
@@ -385,7 +390,7 @@ int main(int argc, char **argv)
                                    ck.out_solves, ck.out_hist);
             if (rc == SIPD_OK) {
                 rc = h5out_set_attr(out, "exit_reason", "completed");
-                if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)
+                if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
                     rc = SIPD_EFAIL;
                 out = NULL;
             }
@@ -473,21 +478,42 @@ int main(int argc, char **argv)
         t0 = sipd_now();
         rc = driver_run(&sim, &ro, &frames_done);
         {
-            char buf[64];
-            long unconv, solves;
+            char buf[96];
+            sipd_run_tally ta;
+            long bad;
             snprintf(buf, sizeof buf, "%.3f", sipd_now() - t0);
             h5out_set_attr(out, "wall_time_s", buf);
-            driver_unconverged(&unconv, &solves);
-            snprintf(buf, sizeof buf, "%ld of %ld", unconv, solves);
+            driver_tally(&ta);
+            bad = ta.solves - ta.by_status[SIPD_SOLVE_CONVERGED];
+            snprintf(buf, sizeof buf, "%ld of %ld", ta.by_status[SIPD_SOLVE_AT_CAP], ta.solves);
             h5out_set_attr(out, "solves_at_iteration_cap", buf);
-            if (unconv > 0)
-                sipd_info("%ld of %ld solves stopped at the iteration cap (%d) above the tolerance (%g): "
-                          "an under-converged solve looks too soft; raise solver.iterations or use "
-                          "chebyshev = true (README, accuracy at a budget)",
-                          unconv, solves, sc.iterations, sc.tolerance);
-            h5out_set_attr(out, "exit_reason", rc == SIPD_OK ? "completed" : rc == SIPD_ESIGNAL ? "signal" : "error");
+            snprintf(buf, sizeof buf, "%ld of %ld", bad, ta.solves);
+            h5out_set_attr(out, "solves_not_converged", buf);
+            snprintf(buf, sizeof buf, "converged %ld, at-cap %ld, stalled %ld, diverged %ld",
+                     ta.by_status[0], ta.by_status[1], ta.by_status[2], ta.by_status[3]);
+            h5out_set_attr(out, "solves_by_status", buf);
+            snprintf(buf, sizeof buf, "%.6g", bad > 0 ? ta.worst_residual : 0.0);
+            h5out_set_attr(out, "worst_relative_residual", buf);
+            snprintf(buf, sizeof buf, "%.6g", ta.momentum_max);
+            h5out_set_attr(out, "max_momentum_error_Ns", buf);
+            if (bad > 0)
+                sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
+                          "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "
+                          "looks too soft; raise solver.iterations or substeps (README, Convergence)",
+                          bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
+                          ta.worst_frame, ta.worst_substep, sc.tolerance);
+            if (ta.momentum_flags > 0)
+                sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
+                          "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,
+                          ta.momentum_max);
+            if (rc == SIPD_OK && bad > 0 && (strict || sc.strict))
+                rc = SIPD_ESTRICT;
+            h5out_set_attr(out, "exit_reason", rc == SIPD_OK || rc == SIPD_ESTRICT ? "completed"
+                                               : rc == SIPD_ESIGNAL                ? "signal"
+                                               : rc == SIPD_EDIVERGE               ? "diverged"
+                                                                                   : "error");
         }
-        if (h5out_close(out) != SIPD_OK && rc == SIPD_OK)
+        if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
             rc = SIPD_EFAIL;
         if (rc == SIPD_ESIGNAL && driver_stopped_substep() > 0)
             sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d; %s holds frames "
@@ -496,8 +522,9 @@ int main(int argc, char **argv)
         else if (rc == SIPD_ESIGNAL)
             sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
                       frames_done, sc.output_file, frames_done);
-        else if (rc == SIPD_OK)
-            sipd_info("done: %d frames in %.2f s -> %s", frames_done, sipd_now() - t0, sc.output_file);
+        else if (rc == SIPD_OK || rc == SIPD_ESTRICT)
+            sipd_info("done: %d frames in %.2f s -> %s%s", frames_done, sipd_now() - t0, sc.output_file,
+                      rc == SIPD_ESTRICT ? " (exit 4: --strict and some solves did not converge)" : "");
     }
     sim_free(&sim);
     checkpoint_free(&ck);
@@ -506,5 +533,5 @@ int main(int argc, char **argv)
     free(resolved);
     model_free(&model);
     scene_free(&sc);
-    return rc;
+    return rc == SIPD_EDIVERGE ? SIPD_EFAIL : rc;
 }

@@ -128,7 +128,7 @@ static const char *const root_keys[] = {"time", "solver", "device", "gravity", "
 static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
                                           "line_search", "projection", "chebyshev",
-                                          "chebyshev_rho", "omega", NULL};
+                                          "chebyshev_rho", "omega", "strict", NULL};
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
@@ -882,7 +882,8 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         (rc = get_bool(sc, g, "solver", "chebyshev", &sc->chebyshev)) ||
         (rc = float_range(sc, g, "solver", "chebyshev_rho", 0, &sc->chebyshev_rho, 0.0, 1, 1.0,
                           0)) ||
-        (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)))
+        (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)) ||
+        (rc = get_bool(sc, g, "solver", "strict", &sc->strict)))
         return rc;
     if (method == SIPD_METHOD_GD && sc->quasistatic)
         return err(sc, config_setting_get_member(g, "method"), "solver.method",
@@ -1428,7 +1429,7 @@ void scene_print(FILE *f, const sipd_scene *sc)
     print_float(f, sc->chebyshev_rho);
     fputs(";\n  omega = ", f);
     print_float(f, sc->omega);
-    fputs(";\n};\n", f);
+    fprintf(f, ";\n  strict = %s;\n};\n", tf(sc->strict));
 
     fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));
     print_vec3(f, sc->gravity);

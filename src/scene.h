@@ -87,12 +87,13 @@ typedef struct {
     sipd_method method;          /* "sipd"                       */
     sipd_sweep sweep;            /* "jacobi"                     */
     int iterations;              /* per substep, default 100     */
-    double tolerance;            /* relative residual, 1e-4      */
+    double tolerance;            /* relative force residual      */
     sipd_line_search line_search;/* "auto"                       */
     sipd_projection projection;  /* "expanded"                   */
     int chebyshev;               /* default 0                    */
     double chebyshev_rho;        /* 0 = estimate adaptively      */
     double omega;                /* GS over-relaxation, default 1 */
+    int strict;                  /* a non-converged solve makes the run exit 4 (default 0) */
     /* device */
     sipd_device device;
     double gravity[3];           /* default (0, -9.81, 0)        */

@@ -272,7 +272,7 @@ static void write_and_check(const char *dir)
             x[j] = xval(k, j);
         for (s = 0; s < NSOLVES && k == 1; s++) {
             sipd_h5_solve r = {k, s, niter[s], 1e-3 / (s + 1), -2.5 * s, s + 1, 10 * s,
-                               0.001 * s, 0.25 * s};
+                               0.001 * s, 0.25 * s, s % 4, 0.5 * s, 2.0 * s, 0.125 * s};
             for (j = 0; j < niter[s]; j++) {
                 hres[j] = 100 * s + j;
                 hen[j] = -(100 * s + j);
@@ -287,6 +287,7 @@ static void write_and_check(const char *dir)
                 hh.alpha = s == 3 ? NULL : hal;
                 hh.force = s == 1 ? NULL : hfo;
                 hh.wall_time = s == 0 ? NULL : hwt;
+                hh.residual_displacement = s == 1 ? NULL : hwt;
                 CHECK(h5out_append_solve(o, &r, niter[s], &hh) == SIPD_OK, "append_solve %d", s);
             }
         }
@@ -361,11 +362,12 @@ static void write_and_check(const char *dir)
     /* /convergence */
     {
         static const char *ints[] = {"frame", "substep", "iterations", "line_search_steps",
-                                     "contacts"};
-        static const char *dbls[] = {"residual", "energy", "wall_time", "max_penetration"};
+                                     "contacts", "status"};
+        static const char *dbls[] = {"residual", "energy", "wall_time", "max_penetration",
+                                     "residual_displacement", "force_reference", "momentum_error"};
         hsize_t d1[1] = {NSOLVES};
         int i;
-        for (i = 0; i < 5; i++) {
+        for (i = 0; i < 6; i++) {
             char name[128];
             int buf[NSOLVES], want[NSOLVES];
             hid_t d;
@@ -375,12 +377,13 @@ static void write_and_check(const char *dir)
                 continue;
             CHECK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "read");
             for (s = 0; s < NSOLVES; s++) {
-                want[s] = i == 0 ? 1 : i == 1 ? s : i == 2 ? niter[s] : i == 3 ? s + 1 : 10 * s;
+                want[s] = i == 0 ? 1 : i == 1 ? s : i == 2 ? niter[s] : i == 3 ? s + 1 : i == 4 ? 10 * s : s % 4;
                 CHECK(buf[s] == want[s], "%s[%d] = %d, expected %d", name, s, buf[s], want[s]);
             }
             H5Dclose(d);
         }
-        for (i = 0; i < 4; i++) {
+        for (i = 0; i < 7; i++) {
+            static const double scale[] = {0, 0, 0, 0, 0.5, 2.0, 0.125};
             char name[128];
             double buf[NSOLVES], want;
             hid_t d;
@@ -391,7 +394,8 @@ static void write_and_check(const char *dir)
             CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
                   "read");
             for (s = 0; s < NSOLVES; s++) {
-                want = i == 0 ? 1e-3 / (s + 1) : i == 1 ? -2.5 * s : i == 2 ? 0.001 * s : 0.25 * s;
+                want = i == 0 ? 1e-3 / (s + 1) : i == 1 ? -2.5 * s : i == 2 ? 0.001 * s : i == 3 ? 0.25 * s
+                                                                                       : scale[i] * s;
                 CHECK(buf[s] == want, "%s[%d] = %g, expected %g", name, s, buf[s], want);
             }
             H5Dclose(d);
@@ -568,8 +572,8 @@ static int diskfull_child(const char *dir)
         return 2;
     for (k = 0; k < 100 && !failed; k++) {
         double h[2] = {1, 2};
-        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0, 0};
-        sipd_h5_history hh = {h, h, h, h, h};
+        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        sipd_h5_history hh = {h, h, h, h, h, h};
         if (h5out_append_solve(o, &r, 2, &hh) != SIPD_OK ||
             h5out_append_frame(o, k, x) != SIPD_OK)
             failed = 1;
