@@ -121,6 +121,9 @@ static int check_rest(const char *path, double tol, long frame)
     }
     printf("max|J-1| = %.3e inverted = %ld of %llu frames = %llu time = %g\n", worst, inverted,
            (unsigned long long)td[0], (unsigned long long)nfr, tlast);
+    free(X);
+    free(T);
+    free(x);
     H5Fclose(f);
     return worst < tol && inverted == 0 ? 0 : 1;
 }
@@ -162,6 +165,7 @@ static int check_frame0(const char *path, const char *node, const double tr[3])
     fclose(in);
     for (i = 0; i < 3 * nv; i++) scale = fabs(x[i]) > scale ? fabs(x[i]) : scale;
     printf("frame 0 vs %s: %ld vertices, max difference %.3e (scale %.3e)\n", node, got, worst, scale);
+    free(x);
     H5Fclose(f);
     return (hsize_t)got == nv && worst <= 1e-6 * scale ? 0 : 1;
 }
@@ -181,6 +185,8 @@ static int check_frames(const char *a, long fa, const char *b, long fb)
         return printf("%s has %llu vertices, %s %llu\n", a, (unsigned long long)na, b, (unsigned long long)nb), 1;
     for (i = 0; i < 3 * na; i++) worst = fabs(x[i] - y[i]) > worst ? fabs(x[i] - y[i]) : worst;
     printf("frame %ld of %s vs frame %ld of %s: max difference %.3e\n", fa, a, fb, b, worst);
+    free(x);
+    free(y);
     H5Fclose(f);
     H5Fclose(g);
     return worst == 0 ? 0 : 1;
