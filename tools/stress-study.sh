@@ -68,6 +68,7 @@ for budget in "${budgets[@]}"; do
                   "$tmp/random.node" random --seed "$seed" 2>/dev/null
           sed -i "s|initial_positions = \"[^\"]*\"|initial_positions = \"$tmp/random.node\"|" "$scene"
         fi
+        rm -f "$tmp/out.h5" "$tmp/out.h5.ckpt"
         t0=$(date +%s.%N)
         if "$bin" --quiet "$scene" 2>"$tmp/err"; then
           t1=$(date +%s.%N)
