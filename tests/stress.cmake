@@ -19,3 +19,10 @@ foreach(which flatten stretch random)
     set_tests_properties(stress_${which}_nu${nu} PROPERTIES LABELS stress TIMEOUT 120)
   endforeach()
 endforeach()
+# The flatten and stretch scenes' budget also on the 1099-tet mesh at the hardest ν (~2 s each).
+foreach(which flatten stretch)
+  add_test(NAME stress_fine_${which}_nu0.49
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh stress $<TARGET_FILE:sipd-run>
+                   $<TARGET_FILE:stress_check> ${CMAKE_SOURCE_DIR} ${which} 0.49 fine)
+  set_tests_properties(stress_fine_${which}_nu0.49 PROPERTIES LABELS stress TIMEOUT 120)
+endforeach()

@@ -2,7 +2,7 @@
 # test_stress.sh CASE SIPD_RUN STRESS_CHECK SOURCE_DIR — bodies[].initial_positions end to end
 # and the SIPD paper's stress tests (scenes/stress_*.cfg).  stress_check (tests/stress_check.c)
 # reads the outputs with HDF5 alone: J = det F per tet, frame comparisons.
-#   initpos_node | initpos_msh | initpos_h5 | initpos_errors | tool | stress CASE NU
+#   initpos_node | initpos_msh | initpos_h5 | initpos_errors | tool | stress CASE NU [fine]
 set -u
 case_name=$1; bin=$2; check=$3; src=$4; shift 4
 tmp=$(mktemp -d /tmp/sipd_stress_XXXXXX)
@@ -166,10 +166,13 @@ EOF
   ;;
 stress)
   # the scene as committed, with poisson = NU: recovers its rest shape within its 2 s
-  which=$1; nu=$2
+  # (MESH "fine": on stress_bar_fine.msh with its own start, the scene's budget unchanged)
+  which=$1; nu=$2; fine=${3:-}
   sed -e "s|poisson = [0-9.]*|poisson = $nu|" -e "s|\"meshes/|\"$meshes/|g" \
       -e "s|^output *=.*|output = { file = \"out.h5\"; xdmf = false; };|" \
       "$src/scenes/stress_$which.cfg" >"$tmp/s.cfg"
+  [ -z "$fine" ] || sed -i "s|/stress_bar\([._]\)|/stress_bar_fine\1|g" "$tmp/s.cfg"
+  [ -z "$fine" ] || grep -q "stress_bar_fine.msh" "$tmp/s.cfg" || fail "could not switch to the fine mesh"
   grep -q "poisson = $nu;" "$tmp/s.cfg" || fail "could not set poisson"
   "$bin" --quiet "$tmp/s.cfg" || fail "run exit $?"
   "$check" rest "$tmp/out.h5" 1e-2 || fail "the bar did not recover its rest shape"
