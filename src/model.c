@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "initpos.h"
 #include "mesh.h"
 #include "physics/kinematic.h"
 #include "physics/tet.h"
@@ -255,9 +256,25 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 }
             for (k = 0; k < 3; k++) bc[k] = 0.5 * (blo[k] + bhi[k]);
         }
-        for (i = 0; i < me->nv; i++)   /* initial positions: rest stretched about that centre */
-            for (k = 0; k < 3; k++)
-                m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
+        if (bd->initial_positions) {
+            /* initial positions from a file (initpos.h): a .node/.msh is in the mesh file's frame and gets
+               the body's transform like the mesh; an earlier run's FILE.h5:FRAME is in world already */
+            char msg[1024];
+            int world = 0;
+            rc = initpos_load(bd->initial_positions, me, b, m->X0 + 3 * vo, &world, msg, sizeof msg);
+            if (rc != SIPD_OK) {
+                sipd_error_at(sc->path, bd->initial_positions_line, "bodies[%d].initial_positions: %s", b, msg);
+                goto done;
+            }
+            for (i = 0; i < me->nv && !world; i++) {
+                vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(m->X0 + 3 * (vo + i)), bd->scale)),
+                                v3_load(bd->translate));
+                v3_store(m->X0 + 3 * (vo + i), p);
+            }
+        } else
+            for (i = 0; i < me->nv; i++)   /* initial positions: rest stretched about that centre */
+                for (k = 0; k < 3; k++)
+                    m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
         /* Dirichlet boxes: move boxes take precedence over pin boxes. */
         for (i = 0; i < me->nv; i++) {
             const double *p = m->X0 + 3 * (vo + i);

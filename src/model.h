@@ -19,7 +19,8 @@ typedef struct {
 typedef struct {
     int nv, nt, nf, nbodies;
     double *X;       /* nv*3 rest positions (world)                                */
-    double *X0;      /* nv*3 initial positions (rest unless initial_stretch is set)  */
+    double *X0;      /* nv*3 initial positions (rest unless initial_stretch or
+                        initial_positions is set)                                   */
     double *V0;      /* nv*3 initial velocities                                    */
     int *tets;       /* nt*4                                                       */
     int *tris;       /* nf*3 surface triangles                                     */

@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
+#include "initpos.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -133,7 +134,7 @@ static const char *const material_keys[] = {"name", "model", "youngs", "poisson"
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
                                         "velocity", "initial_stretch", "pin", "move", "obstacle",
-                                        "angular_velocity", "center", NULL};
+                                        "angular_velocity", "center", "initial_positions", NULL};
 static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
@@ -1059,6 +1060,47 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
     return SIPD_OK;
 }
 
+/* initial_positions: a .node or .msh file, or FILE.h5:FRAME[:BODY] (initpos.h); FILE relative to
+ * the scene's directory like mesh.  Its contents are checked against the mesh by model_build. */
+static int resolve_initial_positions(sipd_scene *sc, const config_setting_t *g, const char *bpath,
+                                     const char *spec, sipd_scene_body *b)
+{
+    char key[KEYLEN];
+    const config_setting_t *s = config_setting_get_member(g, "initial_positions");
+    size_t flen = strlen(spec);
+    long frame, body;
+    int kind = initpos_split(spec, &flen, &frame, &body);
+    key_join(key, bpath, "initial_positions");
+    b->initial_positions_line = setting_line(sc, s);
+    if (kind < 0)
+        return err(sc, s, key, "\"%s\": an HDF5 output needs a frame: \"FILE.h5:FRAME\" or "
+                   "\"FILE.h5:FRAME:BODY\" (FRAME 0-based, -1 = the last)", spec);
+    if (kind == 0 && !ends_with(spec, ".node") && !ends_with(spec, ".msh"))
+        return err(sc, s, key, "\"%s\": expected a TetGen .node file, a gmsh .msh file or \"FILE.h5:FRAME\"",
+                   spec);
+    char *file = sipd_malloc(flen + 1);
+    if (!file)
+        return SIPD_EFAIL;
+    memcpy(file, spec, flen);
+    file[flen] = '\0';
+    char *p = sipd_path_join(sc->dir, file);
+    free(file);
+    if (!p)
+        return SIPD_EFAIL;
+    if (!is_file(p)) {
+        err(sc, s, key, "file '%s' not found", p);
+        free(p);
+        return SIPD_EINPUT;
+    }
+    b->initial_positions = sipd_malloc(strlen(p) + strlen(spec + flen) + 1);
+    if (b->initial_positions) {
+        strcpy(b->initial_positions, p);
+        strcat(b->initial_positions, spec + flen);
+    }
+    free(p);
+    return b->initial_positions ? SIPD_OK : SIPD_EFAIL;
+}
+
 static int load_bodies(sipd_scene *sc, const config_setting_t *root)
 {
     const config_setting_t *l = config_setting_get_member(root, "bodies");
@@ -1079,7 +1121,7 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
         const config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
         sipd_scene_body *b = &sc->bodies[i];
         char path[KEYLEN], key[KEYLEN];
-        const char *mesh = NULL, *mat = NULL;
+        const char *mesh = NULL, *mat = NULL, *ipos = NULL;
         int rc;
         key_index(path, "bodies", i);
         if (!config_setting_is_group(g))
@@ -1117,8 +1159,15 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
             (rc = load_boxes(sc, g, path, "pin", b)) || (rc = load_boxes(sc, g, path, "move", b)) ||
             (rc = get_bool(sc, g, path, "obstacle", &b->obstacle)) ||
             (rc = get_vec3(sc, g, path, "angular_velocity", 0, b->angular_velocity)) ||
-            (rc = get_vec3(sc, g, path, "center", 0, b->center)))
+            (rc = get_vec3(sc, g, path, "center", 0, b->center)) ||
+            (rc = get_string(sc, g, path, "initial_positions", 0, &ipos)) ||
+            (ipos && (rc = resolve_initial_positions(sc, g, path, ipos, b))))
             return rc;
+        if (ipos && (b->initial_stretch[0] != 1 || b->initial_stretch[1] != 1 || b->initial_stretch[2] != 1)) {
+            key_join(key, path, "initial_stretch");
+            return err(sc, config_setting_get_member(g, "initial_stretch"), key,
+                       "initial_stretch and initial_positions both set the state at t = 0: give one");
+        }
         b->obstacle = b->obstacle == 1;
         b->center_set = config_setting_get_member(g, "center") != NULL;
         if (b->obstacle && (b->npin || b->nmove)) {
@@ -1322,8 +1371,10 @@ void scene_free(sipd_scene *sc)
     if (!sc)
         return;
     if (sc->bodies)
-        for (int i = 0; i < sc->nbodies; i++)
+        for (int i = 0; i < sc->nbodies; i++) {
             free(sc->bodies[i].mesh);
+            free(sc->bodies[i].initial_positions);
+        }
     free(sc->bodies);
     free(sc->materials);
     free(sc->output_file);
@@ -1469,6 +1520,10 @@ void scene_print(FILE *f, const sipd_scene *sc)
         print_vec3(f, b->velocity);
         fputs(";\n    initial_stretch = ", f);
         print_vec3(f, b->initial_stretch);
+        if (b->initial_positions) {
+            fputs(";\n    initial_positions = ", f);
+            print_path(f, b->initial_positions);
+        }
         if (b->obstacle) {
             fputs(";\n    obstacle = true;\n    angular_velocity = ", f);
             print_vec3(f, b->angular_velocity);

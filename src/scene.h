@@ -63,6 +63,10 @@ typedef struct {
     double initial_stretch[3]; /* initial positions = rest scaled by these factors
                                   about the body's bounding-box centre (world axes);
                                   default 1 (start at rest); each > 0             */
+    char *initial_positions; /* NULL, or the resolved file of the state at t = 0 (a .node,
+                                a .msh, or FILE.h5:FRAME[:BODY]; initpos.h); excludes
+                                initial_stretch                                   */
+    int initial_positions_line; /* its line in the scene file                       */
     int npin;
     sipd_scene_box pin[SIPD_MAX_BOXES];
     int nmove;

@@ -138,6 +138,7 @@ static void check_full(const sipd_scene *sc, const char *dir)
         CHECK(b->npin == 1);
         CHECK_V3(b->pin[0].box_min, -0.01, -1.0, -1.0);
         CHECK_V3(b->pin[0].box_max, 0.01, 2.0, 2.0);
+        CHECK(b->initial_positions == NULL);
         CHECK(b->nmove == 1);
         CHECK_V3(b->move[0].box.box_min, 0.99, -1.0, -1.0);
         CHECK_V3(b->move[0].box.box_max, 1.01, 2.0, 2.0);
@@ -149,6 +150,8 @@ static void check_full(const sipd_scene *sc, const char *dir)
         snprintf(buf, sizeof buf, "%s/tet", dir);
         CHECK_STR(b->mesh, buf);
         CHECK(b->material == 0);
+        snprintf(buf, sizeof buf, "%s/tet.node", dir);
+        CHECK_STR(b->initial_positions, buf);
         CHECK_V3(b->translate, 0.0, 0.0, 0.0);
         CHECK(b->scale == 1.0);
         CHECK(b->npin == 2);
@@ -218,6 +221,7 @@ static void check_defaults(const sipd_scene *sc)
     if (sc->nbodies == 1) {
         const sipd_scene_body *b = &sc->bodies[0];
         CHECK(b->material == 0);
+        CHECK(b->initial_positions == NULL);
         CHECK_V3(b->translate, 0.0, 0.0, 0.0);
         CHECK_V3(b->rotate_deg, 0.0, 0.0, 0.0);
         CHECK(b->scale == 1.0);

@@ -4,7 +4,7 @@
 # single Physical Volume, so gmsh writes no surface triangles; sipd-run extracts the surface
 # from the tets anyway).
 #
-# Written with gmsh 4.8.4 (Debian 12 package `gmsh`; `gmsh --version` prints 4.8.4). Other
+# Written with gmsh 4.8.4 (Debian 12 package `gmsh`: `apt-get install gmsh`; `gmsh --version` prints 4.8.4). Other
 # gmsh versions mesh the unstructured parts (ball, bowl) differently; the extruded ones
 # (noodle, noodle_fine, beam_thin) are structured and should come out the same.
 # Meshing runs single-threaded, so the output is reproducible for one gmsh version.
@@ -15,6 +15,8 @@
 #   noodle       noodle.geo        175      432     300   hexagonal rod r 0.01 m, 0.3 m along x
 #   noodle_fine  noodle.geo       3030    13800    2492   12-gon rod, 100 layers (GPU benchmark)
 #   beam_thin    beam_thin.geo     656     2160     996   0.6 x 0.04 x 0.04 m along x
+#   stress_bar   stress_bar.geo    145      356     276   0.3 x 0.1 x 0.1 m bar (stress tests)
+#   stress_bar_fine stress_bar.geo 351     1099     596   the same, H = 0.025
 #
 # Usage: bash tools/meshes/make-meshes.sh [OUTDIR]   (default: scenes/meshes of this checkout)
 set -euo pipefail
@@ -39,3 +41,5 @@ mesh bowl        bowl.geo
 mesh noodle      noodle.geo                             # NC 6, NL 24: 432 tets
 mesh noodle_fine noodle.geo NC 12 NL 100 HD 0.35        # 13.8k tets
 mesh beam_thin   beam_thin.geo                          # N 4, NL 40: 2160 tets
+mesh stress_bar   stress_bar.geo                         # H 0.04: 356 tets
+mesh stress_bar_fine stress_bar.geo H 0.025              # 1099 tets

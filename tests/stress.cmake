@@ -1,0 +1,28 @@
+# The SIPD paper's stress tests (scenes/stress_*.cfg) and bodies[].initial_positions
+# (src/initpos.c), end to end through sipd-run (tests/test_stress.sh).  stress_check reads the
+# output with HDF5 only — an independent J = det F check, no sipd-run code.
+add_executable(stress_check ${CMAKE_CURRENT_LIST_DIR}/stress_check.c)
+target_include_directories(stress_check PRIVATE ${HDF5_C_INCLUDE_DIRS})
+target_compile_definitions(stress_check PRIVATE ${HDF5_C_DEFINITIONS})
+target_link_libraries(stress_check PRIVATE ${HDF5_C_LIBRARIES} m)
+foreach(case initpos_node initpos_msh initpos_h5 initpos_errors tool)
+  add_test(NAME stress_${case}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh ${case} $<TARGET_FILE:sipd-run>
+                   $<TARGET_FILE:stress_check> ${CMAKE_SOURCE_DIR})
+endforeach()
+# Each stress scene at ν = 0.3, 0.45, 0.49 with its own method and budget: < 1 s each here.
+foreach(which flatten stretch random)
+  foreach(nu 0.3 0.45 0.49)
+    add_test(NAME stress_${which}_nu${nu}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh stress $<TARGET_FILE:sipd-run>
+                     $<TARGET_FILE:stress_check> ${CMAKE_SOURCE_DIR} ${which} ${nu})
+    set_tests_properties(stress_${which}_nu${nu} PROPERTIES LABELS stress TIMEOUT 120)
+  endforeach()
+endforeach()
+# The flatten and stretch scenes' budget also on the 1099-tet mesh at the hardest ν (~2 s each).
+foreach(which flatten stretch)
+  add_test(NAME stress_fine_${which}_nu0.49
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh stress $<TARGET_FILE:sipd-run>
+                   $<TARGET_FILE:stress_check> ${CMAKE_SOURCE_DIR} ${which} 0.49 fine)
+  set_tests_properties(stress_fine_${which}_nu0.49 PROPERTIES LABELS stress TIMEOUT 120)
+endforeach()
