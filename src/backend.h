@@ -100,6 +100,10 @@ typedef struct {
     int (*end_step)(sipd_backend *b);
     int (*download)(sipd_backend *b, double *x, double *v);
     void (*destroy)(sipd_backend *b);
+    /* The step's load (driver.h, f_ref): max_a |g_a| over free vertices at the "do nothing"
+       state x̂ (free vertices at the step start, Dirichlet ones at their end-of-step position),
+       evaluated by begin_step.  NULL when the backend does not provide it. */
+    int (*step_load)(sipd_backend *b, double *fmax);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

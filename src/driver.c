@@ -60,9 +60,9 @@
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
 #define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
-#define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × its initial residual diverged */
+#define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
-#define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · E_max · L̄²: the state has diverged    */
+#define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
 
 void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp)
 {
@@ -122,8 +122,13 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         s->f_noise = F_NOISE * s->f_model;
         if (!(s->f_noise > 0))
             s->f_noise = 1e-300;
-        for (i = 0; i < m->nv; i++)
+        double gn = sqrt(sc->gravity[0] * sc->gravity[0] + sc->gravity[1] * sc->gravity[1] +
+                         sc->gravity[2] * sc->gravity[2]);
+        for (i = 0; i < m->nv; i++) {
             s->nfree += !m->fixed[i];
+            if (!m->fixed[i] && m->mass[i] * gn > s->f_weight)
+                s->f_weight = m->mass[i] * gn;
+        }
         for (i = 0; i < m->nt; i++)
             s->e_noise += (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
         s->e_noise *= ENERGY_NOISE * DBL_EPSILON;
@@ -290,6 +295,28 @@ static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int 
     return 0;
 }
 
+/* The step's force scale f_ref (README "Convergence"): the largest of
+ *  - the load: max|g| at the "do nothing" state x̂ (free vertices where the step starts, pins
+ *    where it ends): the weight, inertia and pin-driven forces the step must resolve;
+ *  - the weight scale W = max_a m_a |gravity| (a body resting on the ground or hanging at
+ *    equilibrium does nothing in a step, yet its forces carry its weight);
+ *  - the floor f_noise (round-off level).
+ * Not the force at the initial guess ỹ: on a stiff body the free-fall guess puts forces
+ * E L h² g / L near a clamp, so a residual relative to them is lax in proportion to E (at
+ * 1e-3 it left a 1e8 Pa beam's tip 96% off).  A backend without step_load falls back to the
+ * force at ỹ (g0). */
+static void set_fref(sipd_sim *s, double g0)
+{
+    double load = g0;
+    if (s->ops->step_load && s->ops->step_load(s->b, &load) != SIPD_OK)
+        load = g0;
+    s->f_ref = load;
+    if (s->f_weight > s->f_ref)
+        s->f_ref = s->f_weight;
+    if (s->f_noise > s->f_ref)
+        s->f_ref = s->f_noise;
+}
+
 /* The measures of a direction pass: relative force residual (max|g| / f_ref) and the
  * displacement residual (max|D⁻¹g| / bbox diagonal, kept in the log). */
 static double rel_force(const sipd_sim *s, double gmax) { return gmax / s->f_ref; }
@@ -346,8 +373,10 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             return rc;
         *last = st;
         measured = 1;
-        if (it == 0)   /* the step's force scale: the force residual of its first iterate */
-            s->f_ref = st.gmax > s->f_noise ? st.gmax : s->f_noise;
+        if (it == 0) {   /* the step's force scale */
+            set_fref(s, st.gmax);
+            s->r_first = rel_force(s, st.gmax);
+        }
         if (ls == SIPD_LS_AUTO && s->pairs && (pairs_seen || (it == 0 && st.contacts > 0)) && window == 0)
             ls = SIPD_LS_ALWAYS;   /* contact pairs: check every iteration (README) */
         r = rel_force(s, st.gmax);
@@ -485,8 +514,8 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     memset(last, 0, sizeof *last);
     if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
         return rc;
-    s->f_ref = last->gmax > s->f_noise ? last->gmax : s->f_noise;
-    res->residual = rel_force(s, last->gmax);
+    set_fref(s, last->gmax);
+    res->residual = s->r_first = rel_force(s, last->gmax);
     res->residual_disp = last->rmax / s->m->bbox_diag;
     measured = 1;
     for (it = 0; it < sc->iterations; it++) {
@@ -574,19 +603,22 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
         snprintf(s->why, sizeof s->why, "non-finite residual at the final iterate");
         return SIPD_EDIVERGE;
     }
-    if (s->f_model > 0 && s->f_ref > F_DIVERGE * s->f_model) {
-        /* forces of a million times E_max L̄² are strains of a million: no physical state has
-           them, an under-converged trajectory that gains energy every step does (README) */
+    if (s->f_start == 0)
+        s->f_start = s->f_ref;   /* the force scale the run started from */
+    if (s->f_ref > F_DIVERGE * (s->f_model > s->f_start ? s->f_model : s->f_start)) {
+        /* forces a million times E_max L̄² (strains of a million) and a million times those
+           of the first step: no start has them, a trajectory that gains energy every step
+           does (README) */
         snprintf(s->why, sizeof s->why,
-                 "the step's force residual %.3g N exceeds 1e6 E_max L^2 = %.3g N (the trajectory gains energy "
-                 "every step: raise solver.iterations or substeps)",
-                 s->f_ref, F_DIVERGE * s->f_model);
+                 "the step's force residual %.3g N exceeds 1e6 times both E_max L^2 = %.3g N and the first step's "
+                 "%.3g N (the trajectory gains energy every step: raise solver.iterations or substeps)",
+                 s->f_ref, s->f_model, s->f_start);
         return SIPD_EDIVERGE;
     }
     /* how it ended (driver.h) */
     res->force_ref = s->f_ref;
     res->status = res->converged ? SIPD_SOLVE_CONVERGED
-                  : res->residual > DIVERGE_R ? SIPD_SOLVE_DIVERGED
+                  : res->residual > DIVERGE_R * (s->r_first > 1 ? s->r_first : 1) ? SIPD_SOLVE_DIVERGED
                   : res->stalled    ? SIPD_SOLVE_STALLED
                                     : SIPD_SOLVE_AT_CAP;
     res->converged = res->status == SIPD_SOLVE_CONVERGED;

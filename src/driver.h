@@ -22,7 +22,8 @@ typedef enum {
     SIPD_SOLVE_STALLED = 2,   /* no progress: the line search found no decrease, or updates    */
                               /* below 1e-10 of the model size and no 10% drop of the best   */
                               /* residual within max(1000, it) iterations (round-off floor)   */
-    SIPD_SOLVE_DIVERGED = 3   /* ended with over 10× the force residual it started with       */
+    SIPD_SOLVE_DIVERGED = 3   /* ended with over 10× the relative residual it started with    */
+                              /* (or 10, when that was below 1)                              */
 } sipd_solve_status;
 
 typedef struct {
@@ -31,7 +32,7 @@ typedef struct {
                            tolerance applies to; f_ref: see sim_step)                */
     double residual_disp; /* final displacement residual max|D⁻¹g| / bbox diagonal (the
                            pre-0.2 measure, kept in the log; method-dependent)          */
-    double force_ref;   /* f_ref: max|g| at the step's first iterate (floored), N    */
+    double force_ref;   /* f_ref of the step (N), see sim_step                       */
     double energy;      /* last known energy (NaN when never evaluated)            */
     int ls_steps;       /* line-search halvings                                    */
     int restarts;       /* Chebyshev restarts / auto line-search fallbacks          */
@@ -63,6 +64,9 @@ typedef struct {
     double *hdisp;      /* per-iteration displacement residual of the last solve     */
     double f_noise;     /* floor of f_ref: 1e-12 E_max L̄² (round-off level, N)       */
     double f_model;     /* E_max L̄², the model's force scale (N)                     */
+    double f_start;     /* f_ref of the first step of this run (0 before it)        */
+    double f_weight;    /* max_a m_a |gravity| over free vertices (N)               */
+    double r_first;     /* relative residual of the current step's first iterate    */
     int nfree;          /* free (non-Dirichlet) vertices                            */
     double f_ref;       /* force scale of the current step (N)                      */
     double e_noise;     /* round-off allowance of energy comparisons (J)            */
@@ -80,9 +84,10 @@ int sim_chebyshev(const sipd_scene *sc);
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp);
 /* One backward-Euler step of length h from s->t.  Convergence (README "Convergence"): the
- * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(max|g| at the
- * step's first iterate, 1e-12 E_max L̄²); converged when r < solver.tolerance.  Returns
- * SIPD_EDIVERGE (s->why says what) when the residual is not finite. */
+ * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(the step's
+ * load, the weight scale, 1e-12 E_max L̄²) (driver.c, set_fref); converged when
+ * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not
+ * finite or the force scale has grown a millionfold. */
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
 void sim_free(sipd_sim *s);
 

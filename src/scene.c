@@ -1302,7 +1302,7 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->method = SIPD_METHOD_SIPD;
     sc->sweep = SIPD_SWEEP_JACOBI;
     sc->iterations = 100;
-    sc->tolerance = 1e-4;
+    sc->tolerance = 1e-5;
     sc->line_search = SIPD_LS_AUTO;
     sc->projection = SIPD_PROJ_EXPANDED;
     sc->chebyshev = 0;

@@ -522,11 +522,8 @@ static void test_methods(void)
         printf("methods: %-55s %5d iterations in 10 steps, max |x - x_newton| = %.2e of the model size\n", solvers[k],
                iters, dmax / diag);
         CHECK(dmax / diag < 1e-4, "%s differs from newton by %g of the model size", solvers[k], dmax / diag);
-        /* At a relative force residual of 1e-6 every method lands 2.1e-5 to 2.4e-5 of the model
-           size from Newton (at 1e-9).  Gauss–Seidel and VBD cannot go much lower here: with
-           pairs re-detected at the final iterate their true residual floors near 8e-7 (at-cap
-           at 3e-7), so the old 1e-5 pin of the final-detection rule cannot be expressed at
-           this criterion. */
+        /* At a relative force residual of 1e-6 every method lands within 2.4e-5 of the model
+           size of Newton (at 1e-9); Gauss–Seidel 9.3e-6. */
         fixture_free(&f);
     }
     free(ref);

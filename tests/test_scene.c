@@ -204,7 +204,7 @@ static void check_defaults(const sipd_scene *sc)
     CHECK(sc->method == SIPD_METHOD_SIPD);
     CHECK(sc->sweep == SIPD_SWEEP_JACOBI);
     CHECK(sc->iterations == 100);
-    CHECK(sc->tolerance == 1e-4);
+    CHECK(sc->tolerance == 1e-5);
     CHECK(sc->line_search == SIPD_LS_AUTO);
     CHECK(sc->projection == SIPD_PROJ_EXPANDED);
     CHECK(sc->chebyshev == 0);
