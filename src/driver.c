@@ -60,6 +60,7 @@
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
 #define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
+#define STALL_MIN_NEWTON 10 /* (Newton: a step that gains nothing at the floor gains nothing later) */
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
@@ -199,7 +200,7 @@ static int energy_rose(const sipd_sim *s, double En, double Eref)
  * tip does not feel the clamp yet) and still converge when given the iterations. */
 typedef struct {
     double ref;
-    int it_ref;
+    int it_ref, min;   /* min: STALL_MIN, or STALL_MIN_NEWTON for Newton's quadratic steps */
 } stall_track;
 
 static int stall_check(stall_track *t, double r, double rdisp, int it)
@@ -209,7 +210,7 @@ static int stall_check(stall_track *t, double r, double rdisp, int it)
         t->it_ref = it;
         return 0;
     }
-    return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > STALL_MIN ? t->it_ref : STALL_MIN);
+    return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
 }
 
 static double rho_from(const sipd_sim *s)
@@ -346,7 +347,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
-    stall_track stall = {INFINITY, 0};
+    stall_track stall = {INFINITY, 0, sc->method == SIPD_METHOD_NEWTON ? STALL_MIN_NEWTON : STALL_MIN};
 
     if (ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
         return rc;
@@ -510,7 +511,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     const sipd_scene *sc = s->sc;
     double E = NAN;
     int it, force_detect = 0, rc, measured;
-    stall_track stall = {INFINITY, 0};
+    stall_track stall = {INFINITY, 0, STALL_MIN};
     memset(last, 0, sizeof *last);
     if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
         return rc;
