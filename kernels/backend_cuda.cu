@@ -129,6 +129,7 @@ struct sipd_backend {
     const sipd_model *m;
     dview d;
     double h, eps_v, kc, mu, dhat;   /* contact parameters in double (host-side detection) */
+    double load;         /* max|g| at the step's "do nothing" state (step_load)       */
     int grid_cap, sync_each, failed;
     double *part;        /* device: NRED * grid_cap partials          */
     double *red;         /* device: NRED reduced values               */
@@ -625,6 +626,17 @@ extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
     }
 }
 
+/* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
+ * ones where begin_step put them. */
+extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(dview d)
+{
+    GRID_STRIDE(i, 3 * d.nv)
+    {
+        if (!d.fixed[i / 3])
+            d.y[i] = d.x[i];
+    }
+}
+
 /* ---- host side ------------------------------------------------------------------------------ */
 static void cuda_destroy(sipd_backend *b)
 {
@@ -1062,6 +1074,8 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
     return narrow_upload(b, flag);
 }
 
+static int step_load_eval(sipd_backend *b);
+
 static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
 {
     int a;
@@ -1091,9 +1105,36 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
                    collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK) {
             return SIPD_EFAIL;
         }
-        return narrow_upload(b, &changed);
+        if (narrow_upload(b, &changed) != SIPD_OK)
+            return SIPD_EFAIL;
     }
+    return step_load_eval(b);
+}
+
+static int cuda_direction(sipd_backend *b, sipd_dir_stats *st);
+static int cuda_snapshot(sipd_backend *b);
+static int cuda_restore(sipd_backend *b);
+
+/* The step's load (backend.h): one direction pass at the "do nothing" state between a
+ * snapshot of the initial guess and its restore, as the CPU backend does (there with the
+ * cheaper D = m/h² I).  Compile-checked only: never run on a GPU. */
+static int step_load_eval(sipd_backend *b)
+{
+    sipd_dir_stats st;
+    if (cuda_snapshot(b) != SIPD_OK)
+        return SIPD_EFAIL;
+    k_free_at_x<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d);
+    LAUNCHED("step load (do-nothing state)");
+    if (cuda_direction(b, &st) != SIPD_OK || cuda_restore(b) != SIPD_OK)
+        return SIPD_EFAIL;
+    b->load = st.gmax;
     return SIPD_OK;
+}
+
+static int cuda_step_load(sipd_backend *b, double *fmax)
+{
+    *fmax = b->load;
+    return b->failed ? SIPD_EFAIL : SIPD_OK;
 }
 
 static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
@@ -1257,7 +1298,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
-    NULL, /* step_load: f_ref falls back to the first iterate's force (README) */
+    cuda_step_load,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */
