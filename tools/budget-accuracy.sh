@@ -7,10 +7,10 @@
 #   bash tools/budget-accuracy.sh [NU ...]     (after `make`) → results/budget-accuracy.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/sipd-run
+bin=${SIPD_RUN:-build/sipd-run}
 nus=${*:-0.3 0.45 0.49}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-build/tools/sipd-genbox 20 4 4 1.0 0.2 0.2 "$tmp/beam" >/dev/null
+${SIPD_GENBOX:-build/tools/sipd-genbox} 20 4 4 1.0 0.2 0.2 "$tmp/beam" >/dev/null
 tipv=272   # vertex (i, j, k) = (20, 2, 2): centre of the end face
 tip_y() { # nu substeps iterations solver-keys → tip y (m) after 30 frames, or "diverged"
   cat >"$tmp/s.cfg" <<CFG
