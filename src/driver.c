@@ -405,6 +405,18 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             continue;
         }
         if (r < sc->tolerance) {                                  /* converged            */
+            /* inside an "auto" window the energy is unchecked: close it first; if it rose,
+               the snapshot is restored and the solve goes on from there (it was not
+               converged: a drop.cfg solve reported 4e-5 against a 1e-5 tolerance) */
+            if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E)) {
+                res->restarts++;
+                k = 0;
+                force_plain = 1;
+                rq_valid = 0;
+                trust = 0;
+                log_iter(s, r, rd, E, 0, st.gmax);
+                continue;
+            }
             res->converged = 1;
             log_iter(s, r, rd, E, 0, st.gmax);
             break;
@@ -618,6 +630,8 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     }
     /* how it ended (driver.h) */
     res->force_ref = s->f_ref;
+    if (res->converged && !(res->residual < s->sc->tolerance))
+        res->converged = 0;   /* never report a state as converged that does not meet the tolerance */
     res->status = res->converged ? SIPD_SOLVE_CONVERGED
                   : res->residual > DIVERGE_R * (s->r_first > 1 ? s->r_first : 1) ? SIPD_SOLVE_DIVERGED
                   : res->stalled    ? SIPD_SOLVE_STALLED
