@@ -32,5 +32,5 @@ foreach(which flatten stretch)
   add_test(NAME stress_fine_${which}_nu0.49
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh stress $<TARGET_FILE:sipd-run>
                    $<TARGET_FILE:stress_check> ${CMAKE_SOURCE_DIR} ${which} 0.49 fine)
-  set_tests_properties(stress_fine_${which}_nu0.49 PROPERTIES LABELS stress TIMEOUT 120)
+  set_tests_properties(stress_fine_${which}_nu0.49 PROPERTIES LABELS "stress;slow" TIMEOUT 300)
 endforeach()
