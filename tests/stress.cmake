@@ -27,7 +27,8 @@ foreach(which flatten stretch random)
     set_tests_properties(stress_${which}_nu${nu} PROPERTIES LABELS stress TIMEOUT 120)
   endforeach()
 endforeach()
-# The flatten and stretch scenes' budget also on the 1099-tet mesh at the hardest ν (3-12 s each alone).
+# The flatten and stretch scenes' budget also on the 1099-tet mesh at the hardest ν (3-12 s each
+# alone; over 120 s under ASan, so `slow`: not in `make asan`).
 foreach(which flatten stretch)
   add_test(NAME stress_fine_${which}_nu0.49
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.sh stress $<TARGET_FILE:sipd-run>
