@@ -72,7 +72,6 @@ extern "C" {
 }
 
 /* Must match src/backend_cpu.c (the local Gauss–Seidel line search). */
-#define ARMIJO_C 1e-4f
 #define GS_MAX_HALVINGS 12
 
 #define NT 256              /* threads per block                                    */
@@ -527,7 +526,7 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
         int a = d.color_verts[begin + i], k;
         vec3 ya, ga, dd;
         sym3 D;
-        float alpha = omega, n2, E0, m;
+        float alpha = omega, n2, E0, m, noise = 0.0f;
         if (d.fixed[a])
             continue;
         m = d.mass[a];
@@ -545,6 +544,7 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
             float Ee;
             ga = v3_add(ga, tet_vertex_eval(&mat, d.split, Bm, d.vol[e], y0, y1, y2, y3, l, &Kp, &Ee));
             E0 += Ee;
+            noise += (mat.mu + mat.lambda) * d.vol[e];
             if (d.precond == SIPD_PRECOND_SPLIT) {
                 D = s3_axpy(d.inc_w[k], Kp, D);
             } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
@@ -565,7 +565,7 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
             int h;
             for (h = 0; h < GS_MAX_HALVINGS; h++) {
                 float E1 = local_energy(d, a, v3_axpy(alpha, dd, ya));
-                if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd)
+                if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
                     break;
                 alpha *= 0.5f;
                 backtracks++;

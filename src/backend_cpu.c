@@ -5,7 +5,6 @@
  * atomics; each pass is a parallel loop with reductions.  Gauss–Seidel recomputes the
  * element quantities it needs per vertex, colour by colour, so neighbours are fresh.
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,9 @@
 #include "physics/tet.h"
 #include "util.h"
 
-#define ARMIJO_C 1e-4
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
 #define PAR_MIN 4096
 #define GS_MAX_HALVINGS 12
-#define GS_ENERGY_NOISE 16.0   /* as ENERGY_NOISE in driver.c */
 
 struct sipd_backend {
     const sipd_model *m;
@@ -857,9 +854,7 @@ static void gs_vertex(sipd_backend *b, int a, int ls, double omega, gs_tally *t)
         int h;
         for (h = 0; h < GS_MAX_HALVINGS; h++) {
             double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));
-            /* a rise within the round-off of the local elastic sum is no rise (driver.c,
-               energy_rose): without the allowance the sweep floors near 1e-6 of f_ref */
-            if (gd < 0 && E1 <= E0 + ARMIJO_C * alpha * gd + GS_ENERGY_NOISE * DBL_EPSILON * noise)
+            if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
                 break;
             alpha *= 0.5;
             t->backtracks++;

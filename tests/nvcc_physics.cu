@@ -23,6 +23,7 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     sipd_real acc = 0;
     /* common.h */
     acc += sipd_max(in[0], in[1]) + sipd_min(in[0], in[1]);
+    acc += local_ls_accept(in[0], in[1], in[2], -in[3], in[4]);
 
     /* mat3.h: vectors */
     vec3 a = v3(in[0], in[1], in[2]);
