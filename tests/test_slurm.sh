@@ -239,6 +239,8 @@ EOF
   }
   frames_of() { local n; n=$(nframes "$1"); [ -n "$n" ] && [ "$n" -ge "$2" ]; }    # FILE N
   log_count() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }               # FILE PATTERN N
+  # a signal between the substeps of a frame stops there ("after frame F and S of N steps of
+  # frame F+1") and the resume says "at frame F, step S of N of frame F+1" (issue 12, D10)
   stop_frame() { grep -o 'stopped by a signal after frame [0-9]*' "$1" | sed -n "$2p" | grep -o '[0-9]*$'; }
 
   # --- 0. first, so that it runs alongside the rest: a job that reaches its 1-minute time limit
@@ -291,7 +293,7 @@ EOF
   # must not requeue again
   wait_until "the second run to start" 90 log_count "$log" "restart 1 on" 1
   wait_until "the second run to pass frame $((n1 + 100))" 60 frames_of long.h5 $((n1 + 100))
-  grep -q "resuming from .*long.h5.ckpt at frame $n1\$" "$log" || fail "the second run did not resume at frame $n1"
+  grep -q "resuming from .*long.h5.ckpt at frame $n1\(, step [0-9]* of [0-9]* of frame [0-9]*\)\?\$" "$log" || fail "the second run did not resume at frame $n1"
   scontrol requeue "$jid" || fail "scontrol requeue $jid"
   wait_until "the second stop" 30 log_count "$log" "stopped after a checkpoint on SIGTERM" 1
   sed -n '/restart 1 on/,$p' "$log" | grep -q "Job is pending\|requeueing job $jid" \
@@ -304,7 +306,7 @@ EOF
   wait_until "the job to complete" 120 job_done
   [ "$(jobfield "$jid" Restarts)" = 2 ] || fail "job $jid restarted $(jobfield "$jid" Restarts) times, expected 2"
   [ "$(jobfield "$jid" ExitCode)" = 0:0 ] || fail "job $jid exit code $(jobfield "$jid" ExitCode)"
-  grep -q "resuming from .*long.h5.ckpt at frame $n2\$" "$log" || fail "the third run did not resume at frame $n2"
+  grep -q "resuming from .*long.h5.ckpt at frame $n2\(, step [0-9]* of [0-9]* of frame [0-9]*\)\?\$" "$log" || fail "the third run did not resume at frame $n2"
   grep -q "exited with status 0" "$log" || fail "the log does not end with status 0"
   [ "$(nframes long.h5)" = $((frames + 1)) ] || fail "long.h5 has $(nframes long.h5) frames, expected $((frames + 1))"
   [ "$(exit_reason long.h5)" = completed ] || fail "long.h5 exit_reason '$(exit_reason long.h5)'"
@@ -322,7 +324,7 @@ EOF
   grep -q "got SIGTERM" "$tlog" || fail "job $tl: the batch shell did not report SIGTERM"
   k=$(stop_frame "$tlog" 1)
   [ -n "$k" ] || fail "job $tl: sipd-run did not report its stop"
-  wait_until "job $tl to resume" 60 log_count "$tlog" "resuming from .*tl.h5.ckpt at frame $k\$" 1
+  wait_until "job $tl to resume" 60 log_count "$tlog" "resuming from .*tl.h5.ckpt at frame $k\(, step [0-9]* of [0-9]* of frame [0-9]*\)\?\$" 1
   echo "job $tl: time limit after $((SECONDS - tl_t0)) s, stopped after frame $k, requeued and resumed" >&2
   wait_until "job $tl to pass frame $((k + 30))" 60 frames_of tl.h5 $((k + 30))
   scancel "$tl" || fail "scancel $tl"
