@@ -59,11 +59,8 @@
 #endif
 
 #include "backend_cuda.h"
-#include "physics/hessian.h"
-#include "physics/inertia.h"
-#include "physics/kinematic.h"
-#include "physics/tet.h"
-#include "physics/contact.h"
+#include "passes.h"
+#include "launch.h"
 extern "C" {
 #include "util.h"
 #include "collide.h"
@@ -71,12 +68,9 @@ extern "C" {
 #include "pairs.h"
 }
 
-/* Must match src/backend_cpu.c (the local Gauss–Seidel line search). */
-#define GS_MAX_HALVINGS 12
-
 #define NT 256              /* threads per block                                    */
 #define BLOCKS_PER_SM 8     /* grid-stride cap: 2048 resident threads per SM / NT    */
-#define NRED 8              /* reduced quantities per pass, at most                  */
+#define NRED 16             /* reduced quantities per pass, at most                  */
 
 /* The host model was built by C code in double precision: its sipd_material has double
  * fields, while this translation unit sees the float32 sipd_material (SIPD_REAL_FLOAT).
@@ -89,31 +83,9 @@ typedef struct {
 
 /* ---- the device view: everything a kernel needs, passed by value ------------------------ */
 typedef struct {
-    int nv, nt, split, precond, quasistatic;
-    float inv_h2, gq[3];
-    /* state (nv*3) */
-    float *x, *v, *yt, *y, *yp, *dy, *g, *ys;
-    /* element pass output */
-    float *egrad;    /* nt*12                                      */
-    float *eblk;     /* SPLIT: nt*6 (K⁺); BLOCK/DIAG: nt*24         */
-    /* model */
-    const int4 *tets;
-    const float *Bm, *vol, *mass, *X0, *inc_w, *motions; /* motions: 9 per motion (c, v, ω) */
-    const int *tet_mat, *move_of, *inc_off, *inc, *color_verts;
-    const unsigned char *fixed;
-    const sipd_material *mats;
-    /* contact (DESIGN.md §3.6).  Ground: plane pn·x = ph, per-vertex lagged normal force lam_n
-       (friction).  Pairs: detected on the device (or the host), their data built on the host
-       and uploaded after every narrow phase: vertices, weights β, normal n, k_c, λ_n, and their incidences on free vertices
-       (src/pairs.h); eps = ε_v h. */
-    int ground, npr;
-    float pn[3], ph, dhat, kc, mu, eps;
-    float *lam_n;
-    const int4 *pr_v;
-    const float4 *pr_beta;
-    const float *pr_n, *pr_k, *pr_lam;
-    const int *pv_off, *pv_inc;
-    float *ydet;     /* y at the last narrow phase */
+    sipd_view v;               /* what the shared passes see (src/passes.h), float32 arrays */
+    const int *color_verts;    /* the colouring's vertex lists (Gauss–Seidel)               */
+    float *ydet;               /* y at the last narrow phase                                 */
 } dview;
 
 struct gs_acc {
@@ -121,7 +93,8 @@ struct gs_acc {
     int backtracks, rejected;
 };
 
-typedef void (*element_kernel_p)(dview);
+typedef void (*element_kernel_p)(dview, int);
+typedef void (*vertex_kernel_p)(dview, int, double *);
 typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
 
 struct sipd_backend {
@@ -135,9 +108,11 @@ struct sipd_backend {
     double *red_h;       /* pinned host copy of red                   */
     gs_acc *gacc, *gacc_h;
     float *hbuf;         /* pinned host float buffer, nv*3            */
+    int precond, split, first;   /* first: the next direction is the step's first        */
     element_kernel_p kelem;
+    vertex_kernel_p kvert;
     gs_kernel_p kgs;
-    void *allocs[40];
+    void *allocs[64];
     int nalloc;
     /* pair contact: the host-side detector and its buffers; device pair arrays of capacity
        pr_cap (reallocated as the pair count grows, freed in destroy) */
@@ -149,7 +124,7 @@ struct sipd_backend {
     int detect_every, since, pr_cap;
     int *h_v;                      /* host staging: 4 per pair                          */
     float *h_f;                    /* host staging: 9 per pair (β, n, k, λ)             */
-    void *dpr[6];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_inc */
+    void *dpr[7];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot */
 };
 
 /* ---- error handling ----------------------------------------------------------------------- */
@@ -185,61 +160,8 @@ static int grid_for(const sipd_backend *b, long n)
 }
 
 /* ---- device helpers ------------------------------------------------------------------------ */
-__device__ static inline vec3 ld3(const float *p, int i) { return v3_load(p + 3 * (size_t)i); }
-__device__ static inline void st3(float *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
 
-/* ---- contact on the device (backend_cpu.c: contact_vertex, pair_z, pair_vertex) ------------ */
-/* Ground contact + friction of free vertex a at p; returns 1 within d̂, *pen = penetration. */
-__device__ static inline int d_ground(const dview &d, int a, vec3 p, vec3 *g, sym3 *D, float *pen)
-{
-    vec3 n = v3_load(d.pn);
-    *pen = contact_point_penetration(p, n, d.ph);
-    return contact_point_eval(p, ld3(d.x, a), n, d.ph, d.dhat, d.kc, d.lam_n ? d.lam_n[a] : 0.0f, d.mu, d.eps, g, D);
-}
-
-__device__ static inline float d_ground_energy(const dview &d, int a, vec3 p)
-{
-    return contact_point_energy(p, ld3(d.x, a), v3_load(d.pn), d.ph, d.dhat, d.kc, d.lam_n ? d.lam_n[a] : 0.0f, d.mu,
-                                d.eps);
-}
-
-/* z = Σ β y (at y + α dy) and z0 = Σ β x of pair p */
-__device__ static inline void d_pair_z(const dview &d, int p, float alpha, vec3 *z, vec3 *z0)
-{
-    const int4 v = d.pr_v[p];
-    const float4 bt = d.pr_beta[p];
-    const int vi[4] = {v.x, v.y, v.z, v.w};
-    const sipd_real be[4] = {bt.x, bt.y, bt.z, bt.w};
-    vec3 ys[4], xs[4];
-    int k;
-    for (k = 0; k < 4; k++) {
-        ys[k] = v3_axpy(alpha, ld3(d.dy, vi[k]), ld3(d.y, vi[k]));
-        xs[k] = ld3(d.x, vi[k]);
-    }
-    *z = contact_pair_combine(ys, be, 4);
-    *z0 = contact_pair_combine(xs, be, 4);
-}
-
-/* The pairs' gradient and Jacobi block (|β_a| Σ|β| D_z, contact.h) on free vertex a. */
-__device__ static inline void d_pair_vertex(const dview &d, int a, vec3 *g, sym3 *D)
-{
-    int k;
-    for (k = d.pv_off[a]; k < d.pv_off[a + 1]; k++) {
-        int p = d.pv_inc[k] >> 2, l = d.pv_inc[k] & 3;
-        const float4 bt = d.pr_beta[p];
-        const sipd_real be[4] = {bt.x, bt.y, bt.z, bt.w};
-        vec3 z, z0, gz = v3(0, 0, 0);
-        sym3 Dz = s3_zero();
-        d_pair_z(d, p, 0.0f, &z, &z0);
-        contact_point_eval(z, z0, ld3(d.pr_n, p), 0.0f, d.dhat, d.pr_k[p], d.pr_lam[p], d.mu, d.eps, &gz, &Dz);
-        *g = v3_axpy(be[l], gz, *g);
-        *D = s3_axpy(contact_pair_jacobi_weight(be, 4, l), Dz, *D);
-    }
-}
-
-/* max that propagates NaN (a diverged vertex must reach the driver's isfinite check) */
-__device__ static inline double dmax_nan(double a, double b) { return (a > b || a != a) ? a : b; }
-__device__ static inline double red_op(double a, double b, int is_max) { return is_max ? dmax_nan(a, b) : a + b; }
+__device__ static inline double red_op(double a, double b, int is_max) { return is_max ? pass_max(a, b) : a + b; }
 
 /* Block-reduce v[0..nq) (bit q of maxmask: max, else sum); block partial q goes to
  * part[q * gridDim.x + blockIdx.x].  Every thread of the block must call it. */
@@ -291,137 +213,69 @@ extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, in
 /* ---- kernels -------------------------------------------------------------------------------- */
 #define GRID_STRIDE(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
-/* begin_step: ỹ, Dirichlet positions (kinematic.h, the device twin of model_prescribed),
- * initial y, y_prev, dy = 0 */
+/* begin_step (passes.h pass_begin_vertex): ỹ, Dirichlet positions, y, y_prev, dy = 0 */
 extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_end, float h, float gx, float gy, float gz)
 {
-    GRID_STRIDE(a, d.nv)
-    {
-        vec3 ya;
-        if (d.fixed[a]) {
-            ya = ld3(d.X0, a);
-            if (d.fixed[a] == 2) {
-                const float *mv = d.motions + 9 * d.move_of[a];
-                ya = kinematic_position(ya, v3_load(mv), v3_load(mv + 3), v3_load(mv + 6), t_end);
-            }
-            st3(d.yt, a, ya);
-        } else {
-            vec3 xa = ld3(d.x, a);
-            if (!d.quasistatic)
-                xa = v3_add(v3_add(xa, v3_scale(ld3(d.v, a), h)), v3_scale(v3(gx, gy, gz), h * h));
-            st3(d.yt, a, xa);
-            ya = xa;   /* initial guess: the inertial target */
-        }
-        st3(d.y, a, ya);
-        st3(d.yp, a, ya);
-        st3(d.dy, a, v3(0, 0, 0));
-        if (d.lam_n)   /* ground friction's normal force, lagged: from the step-start position */
-            d.lam_n[a] = friction_normal_force(ld3(d.x, a), v3_load(d.pn), d.ph, d.dhat, d.kc);
-    }
+    const float grav[3] = {gx, gy, gz};
+    GRID_STRIDE(a, d.v.nv) pass_begin_vertex(&d.v, a, t_end, h, grav);
 }
 
-/* Jacobi element pass: per tet, gradient on its 4 vertices and K⁺ (or the 4 vertex blocks).
- * Instantiated per preconditioner P and split S (compile-time constants: the branches fold and
- * each variant keeps only its own registers; K⁺ is dead code unless P is SPLIT, so the
- * non-SPLIT variants are built with S = EXPANDED — the gradient does not depend on S). */
+/* Jacobi element pass over group g (passes.h pass_element), instantiated per preconditioner P
+ * and split S (compile-time constants: the branches fold and each variant keeps only its own
+ * registers; K⁺ is dead code unless P is SPLIT, so the non-SPLIT variants are built with
+ * S = EXPANDED — the gradient does not depend on S). */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element(dview d)
+__global__ void __launch_bounds__(NT) k_element(dview d, int g)
 {
-    d.precond = P;
-    d.split = S;
-    GRID_STRIDE(e, d.nt)
-    {
-        const int4 t = d.tets[e];
-        const float *Bm = d.Bm + 9 * (size_t)e;
-        const sipd_material mat = d.mats[d.tet_mat[e]];
-        const float vol = d.vol[e];
-        vec3 y0 = ld3(d.y, t.x), y1 = ld3(d.y, t.y), y2 = ld3(d.y, t.z), y3 = ld3(d.y, t.w), gr[4];
-        sym3 Kp;
-        int l;
-        tet_element(&mat, d.split, Bm, vol, y0, y1, y2, y3, gr, &Kp);
-        for (l = 0; l < 4; l++) v3_store(d.egrad + 12 * (size_t)e + 3 * l, gr[l]);
-        if (d.precond == SIPD_PRECOND_SPLIT) {
-            s3_store(d.eblk + 6 * (size_t)e, Kp);
-        } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
-            mat3 F = tet_F(Bm, y0, y1, y2, y3);
-            for (l = 0; l < 4; l++) {
-                sym3 B = tet_vertex_block_psd(&mat, Bm, vol, F, l);
-                if (d.precond == SIPD_PRECOND_DIAG)
-                    B.s[3] = B.s[4] = B.s[5] = 0;
-                s3_store(d.eblk + 24 * (size_t)e + 6 * l, B);
-            }
-        }
-    }
+    GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
 
-/* Jacobi vertex pass: gather g and D over the incidences, dy = −D⁻¹g.
+/* Jacobi vertex pass (passes.h pass_vertex): gather g and D, dy = −D⁻¹g.  Instantiated per
+ * preconditioner P and contact C: without contact (C = 0) the ground and pair terms are not
+ * compiled in, which keeps the register count of the contact-free kernel low.
  * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd, 6 ground contacts,
- * 7 ground penetration (max). */
+ * 7 ground penetration (max), 8 Σ(g − g0)·d, 9 ΣdᵀDd (the Rayleigh estimate), 10–12 Σg. */
+#define VERTEX_NRED 13
 #define VERTEX_MAXMASK 0x83u
-extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
+template <int P, int C>
+__global__ void __launch_bounds__(NT) k_vertex(dview d, int first, double *part)
 {
-    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    const vec3 gq = v3_load(d.gq);
-    GRID_STRIDE(a, d.nv)
-    {
-        vec3 ga, dd, s;
-        sym3 D;
-        int k;
-        float m = d.mass[a];
-        if (d.fixed[a]) {
-            st3(d.dy, a, v3(0, 0, 0));
-            st3(d.g, a, v3(0, 0, 0));
-            continue;
-        }
-        ga = inertia_gradient(m, d.inv_h2, gq, ld3(d.y, a), ld3(d.yt, a));
-        D = s3_diag(m * d.inv_h2);
-        if (d.ground) {
-            float pen;
-            r[6] += d_ground(d, a, ld3(d.y, a), &ga, &D, &pen);
-            r[7] = dmax_nan(r[7], (double)pen);
-        }
-        if (d.npr)
-            d_pair_vertex(d, a, &ga, &D);
-        for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
-            int inc = d.inc[k], e2 = inc >> 2, l = inc & 3;
-            sym3 Kp;
-            ga = v3_add(ga, v3_load(d.egrad + 12 * (size_t)e2 + 3 * l));
-            if (d.precond == SIPD_PRECOND_SPLIT) {
-                s3_load(d.eblk + 6 * (size_t)e2, &Kp);
-                D = s3_axpy(d.inc_w[k], Kp, D);
-            } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
-                s3_load(d.eblk + 24 * (size_t)e2 + 6 * l, &Kp);
-                D = s3_add(D, Kp);
-            }
-        }
-        r[1] = dmax_nan(r[1], (double)v3_norm2(ga));
-        s = v3_sub(ld3(d.y, a), ld3(d.yp, a));
-        r[3] += (double)v3_dot(ga, s);
-        r[4] += (double)v3_dot(s, s3_mulv(D, s));
-        if (!s3_solve(D, v3_scale(ga, -1), &dd))
-            r[5] += 1;
-        else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
-            r[5] += 1;
-        st3(d.dy, a, dd);
-        st3(d.g, a, ga);
-        r[2] += (double)v3_dot(ga, dd);
-        r[0] = dmax_nan(r[0], (double)v3_norm2(dd));
+    double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!C) {
+        d.v.ground = 0;
+        d.v.npr = 0;
     }
-    block_partials(r, 8, VERTEX_MAXMASK, part);
+    GRID_STRIDE(a, d.v.nv)
+    {
+        sipd_vertex_out o = pass_vertex(&d.v, P, a, first);
+        if (!o.free)
+            continue;
+        r[0] = pass_max(r[0], (double)o.dn2);
+        r[1] = pass_max(r[1], (double)o.gn2);
+        r[2] += (double)o.gdy;
+        r[3] += (double)o.gs;
+        r[4] += (double)o.sDs;
+        r[5] += o.nonspd;
+        r[6] += o.contact;
+        r[7] = pass_max(r[7], (double)o.pen);
+        r[8] += (double)o.dnum;
+        r[9] += (double)o.dden;
+        r[10] += (double)o.g.v[0];
+        r[11] += (double)o.g.v[1];
+        r[12] += (double)o.g.v[2];
+    }
+    block_partials(r, VERTEX_NRED, VERTEX_MAXMASK, part);
 }
 
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
 extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *part)
 {
     double r[2] = {0, 0};
-    GRID_STRIDE(p, d.npr)
+    GRID_STRIDE(p, d.v.npr)
     {
-        vec3 z, z0;
-        float gap;
-        d_pair_z(d, p, 0.0f, &z, &z0);
-        gap = contact_plane_gap(z, ld3(d.pr_n, p), 0.0f);
-        r[0] += gap < d.dhat;
-        r[1] = dmax_nan(r[1], (double)contact_point_penetration(z, ld3(d.pr_n, p), 0.0f));
+        float pen;
+        r[0] += pass_pair_stats(&d.v, p, &pen);
+        r[1] = pass_max(r[1], (double)pen);
     }
     block_partials(r, 2, 2u, part);
 }
@@ -430,38 +284,24 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *p
 extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
 {
     double r = 0;
-    GRID_STRIDE(a, d.nv) r = dmax_nan(r, (double)v3_norm2(v3_sub(ld3(d.y, a), ld3(d.ydet, a))));
+    GRID_STRIDE(a, d.v.nv) r = pass_max(r, (double)v3_norm2(v3_sub(view_ld(d.v.y, a), view_ld(d.ydet, a))));
     block_partials(&r, 1, 1u, part);
 }
 
-/* E(y + α dy): elastic terms (thread i: tet i) + inertia terms (thread i: vertex i). */
-extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, double *part)
+/* E(y + α dy): thread i takes element i of every group, vertex i and pair i (passes.h). */
+extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, int n, double *part)
 {
     double E = 0;
-    const vec3 gq = v3_load(d.gq);
-    const int n = d.nt > d.nv ? (d.nt > d.npr ? d.nt : d.npr) : (d.nv > d.npr ? d.nv : d.npr);
     GRID_STRIDE(i, n)
     {
-        if (i < d.nt) {
-            const int4 t = d.tets[i];
-            const sipd_material mat = d.mats[d.tet_mat[i]];
-            vec3 p0 = v3_axpy(alpha, ld3(d.dy, t.x), ld3(d.y, t.x));
-            vec3 p1 = v3_axpy(alpha, ld3(d.dy, t.y), ld3(d.y, t.y));
-            vec3 p2 = v3_axpy(alpha, ld3(d.dy, t.z), ld3(d.y, t.z));
-            vec3 p3 = v3_axpy(alpha, ld3(d.dy, t.w), ld3(d.y, t.w));
-            E += (double)tet_energy(&mat, d.Bm + 9 * (size_t)i, d.vol[i], p0, p1, p2, p3);
-        }
-        if (i < d.nv) {
-            vec3 p = v3_axpy(alpha, ld3(d.dy, i), ld3(d.y, i));
-            E += (double)inertia_energy(d.mass[i], d.inv_h2, gq, p, ld3(d.yt, i));
-            if (d.ground && !d.fixed[i])
-                E += (double)d_ground_energy(d, i, p);
-        }
-        if (i < d.npr) {
-            vec3 z, z0;
-            d_pair_z(d, i, alpha, &z, &z0);
-            E += (double)contact_point_energy(z, z0, ld3(d.pr_n, i), 0.0f, d.dhat, d.pr_k[i], d.pr_lam[i], d.mu, d.eps);
-        }
+        int g;
+        for (g = 0; g < d.v.ngroups; g++)
+            if (i < d.v.grp[g].ne)
+                E += (double)pass_element_energy(&d.v, g, i, d.v.dy, alpha, -1, v3(0, 0, 0));
+        if (i < d.v.nv)
+            pass_vertex_energy(&d.v, i, alpha, &E);
+        if (i < d.v.npr)
+            E += (double)pass_pair_energy(&d.v, i, d.v.dy, alpha, -1, v3(0, 0, 0));
     }
     block_partials(&E, 1, 0u, part);
 }
@@ -470,40 +310,8 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
 extern "C" __global__ void __launch_bounds__(NT) k_apply(dview d, float alpha, float omega, double *part)
 {
     double gs = 0;
-    GRID_STRIDE(a, d.nv)
-    {
-        int k;
-        if (d.fixed[a])
-            continue;
-        for (k = 0; k < 3; k++) {
-            size_t i = 3 * (size_t)a + k;
-            float y = d.y[i], yn = d.yp[i] + omega * (y + alpha * d.dy[i] - d.yp[i]);
-            gs += (double)d.g[i] * (double)(yn - y);
-            d.yp[i] = y;
-            d.y[i] = yn;
-        }
-    }
+    GRID_STRIDE(a, d.v.nv) pass_apply_vertex(&d.v, a, alpha, omega, &gs);
     block_partials(&gs, 1, 0u, part);
-}
-
-/* Local energy of the terms that involve vertex a, with a placed at p (cpu: local_energy). */
-__device__ static float local_energy(const dview &d, int a, vec3 p)
-{
-    float E = inertia_energy(d.mass[a], d.inv_h2, v3_load(d.gq), p, ld3(d.yt, a));
-    int k;
-    for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
-        int inc = d.inc[k], e = inc >> 2, l = inc & 3;
-        const int4 t = d.tets[e];
-        const sipd_material mat = d.mats[d.tet_mat[e]];
-        vec3 q[4];
-        q[0] = ld3(d.y, t.x);
-        q[1] = ld3(d.y, t.y);
-        q[2] = ld3(d.y, t.z);
-        q[3] = ld3(d.y, t.w);
-        q[l] = p;
-        E += tet_energy(&mat, d.Bm + 9 * (size_t)e, d.vol[e], q[0], q[1], q[2], q[3]);
-    }
-    return E;
 }
 
 __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
@@ -511,103 +319,51 @@ __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
     atomicMax(p, (unsigned long long)__double_as_longlong(v));
 }
 
-/* One colour of the Gauss–Seidel sweep (cpu_gs_sweep's loop body, one thread per vertex);
- * instantiated per (P, S) like k_element. */
+/* One colour of the Gauss–Seidel sweep (passes.h pass_gs_vertex, one thread per vertex);
+ * instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
+ * not separate vertices that share a pair), so it is compiled out. */
 template <int P, int S>
 __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
-    d.precond = P;
-    d.split = S;
-    double rmax = 0, gmax = 0;
-    int backtracks = 0, rejected = 0, off;
-    const vec3 gq = v3_load(d.gq);
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
+    int off;
+    d.v.ground = 0;
+    d.v.npr = 0;
     GRID_STRIDE(i, count)
     {
-        int a = d.color_verts[begin + i], k;
-        vec3 ya, ga, dd;
-        sym3 D;
-        float alpha = omega, n2, E0, m, noise = 0.0f;
-        if (d.fixed[a])
-            continue;
-        m = d.mass[a];
-        ya = ld3(d.y, a);
-        ga = inertia_gradient(m, d.inv_h2, gq, ya, ld3(d.yt, a));
-        E0 = inertia_energy(m, d.inv_h2, gq, ya, ld3(d.yt, a));
-        D = s3_diag(m * d.inv_h2);
-        for (k = d.inc_off[a]; k < d.inc_off[a + 1]; k++) {
-            int inc = d.inc[k], e = inc >> 2, l = inc & 3;
-            const int4 t = d.tets[e];
-            const float *Bm = d.Bm + 9 * (size_t)e;
-            const sipd_material mat = d.mats[d.tet_mat[e]];
-            vec3 y0 = ld3(d.y, t.x), y1 = ld3(d.y, t.y), y2 = ld3(d.y, t.z), y3 = ld3(d.y, t.w);
-            sym3 Kp;
-            float Ee;
-            ga = v3_add(ga, tet_vertex_eval(&mat, d.split, Bm, d.vol[e], y0, y1, y2, y3, l, &Kp, &Ee));
-            E0 += Ee;
-            noise += (mat.mu + mat.lambda) * d.vol[e];
-            if (d.precond == SIPD_PRECOND_SPLIT) {
-                D = s3_axpy(d.inc_w[k], Kp, D);
-            } else if (d.precond == SIPD_PRECOND_BLOCK || d.precond == SIPD_PRECOND_DIAG) {
-                mat3 F = tet_F(Bm, y0, y1, y2, y3);
-                sym3 B = tet_vertex_block_psd(&mat, Bm, d.vol[e], F, l);
-                if (d.precond == SIPD_PRECOND_DIAG)
-                    B.s[3] = B.s[4] = B.s[5] = 0;
-                D = s3_add(D, B);
-            }
-        }
-        s3_solve(D, v3_scale(ga, -1), &dd);
-        n2 = v3_norm2(dd);
-        rmax = dmax_nan(rmax, (double)n2);
-        n2 = v3_norm2(ga);
-        gmax = dmax_nan(gmax, (double)n2);
-        if (ls) {
-            float gd = v3_dot(ga, dd);
-            int h;
-            for (h = 0; h < GS_MAX_HALVINGS; h++) {
-                float E1 = local_energy(d, a, v3_axpy(alpha, dd, ya));
-                if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
-                    break;
-                alpha *= 0.5f;
-                backtracks++;
-            }
-            if (h == GS_MAX_HALVINGS) {
-                rejected++;
-                continue;
-            }
-        }
-        st3(d.y, a, v3_axpy(alpha, dd, ya));
+        int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a])
+            pass_gs_vertex(&d.v, P, S, a, ls, omega, &t);
     }
     /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
     for (off = 16; off > 0; off >>= 1) {
-        rmax = dmax_nan(rmax, __shfl_down_sync(0xffffffffu, rmax, off));
-        gmax = dmax_nan(gmax, __shfl_down_sync(0xffffffffu, gmax, off));
-        backtracks += __shfl_down_sync(0xffffffffu, backtracks, off);
-        rejected += __shfl_down_sync(0xffffffffu, rejected, off);
+        t.rmax2 = pass_max(t.rmax2, __shfl_down_sync(0xffffffffu, t.rmax2, off));
+        t.gmax2 = pass_max(t.gmax2, __shfl_down_sync(0xffffffffu, t.gmax2, off));
+        t.backtracks += __shfl_down_sync(0xffffffffu, t.backtracks, off);
+        t.rejected += __shfl_down_sync(0xffffffffu, t.rejected, off);
     }
     if ((threadIdx.x & 31) == 0) {
-        atomic_max_nonneg(&acc->rmax2, rmax);
-        atomic_max_nonneg(&acc->gmax2, gmax);
-        if (backtracks)
-            atomicAdd(&acc->backtracks, backtracks);
-        if (rejected)
-            atomicAdd(&acc->rejected, rejected);
+        atomic_max_nonneg(&acc->rmax2, t.rmax2);
+        atomic_max_nonneg(&acc->gmax2, t.gmax2);
+        if (t.backtracks)
+            atomicAdd(&acc->backtracks, t.backtracks);
+        if (t.rejected)
+            atomicAdd(&acc->rejected, t.rejected);
     }
 }
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
-typedef element_kernel_p element_kernel;
-typedef gs_kernel_p gs_kernel;
-#define SIPD_VARIANTS(K)                                                                      \
-    static const K##_table_t K##_table = {                                                    \
+#define SIPD_VARIANTS(K, T)                                                                   \
+    static const T K##_table = {                                                              \
         {K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,   \
          K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,      \
          K<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS>},                                               \
         K<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, K<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, \
         K<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>}
-typedef struct { element_kernel split[5], block, diag, mass; } k_element_table_t;
-typedef struct { gs_kernel split[5], block, diag, mass; } k_gs_color_table_t;
-SIPD_VARIANTS(k_element);
-SIPD_VARIANTS(k_gs_color);
+typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
+typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
+SIPD_VARIANTS(k_element, k_element_table_t);
+SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 
 #define PICK(table, pc, sp)                                                                   \
     ((pc) == SIPD_PRECOND_SPLIT  ? (table).split[sp]                                          \
@@ -615,25 +371,27 @@ SIPD_VARIANTS(k_gs_color);
      : (pc) == SIPD_PRECOND_DIAG  ? (table).diag                                              \
                                   : (table).mass)
 
+/* k_vertex per (preconditioner, contact): [contact][SPLIT, BLOCK, DIAG, MASS] */
+static const vertex_kernel_p k_vertex_table[2][4] = {
+    {k_vertex<SIPD_PRECOND_SPLIT, 0>, k_vertex<SIPD_PRECOND_BLOCK, 0>, k_vertex<SIPD_PRECOND_DIAG, 0>,
+     k_vertex<SIPD_PRECOND_MASS, 0>},
+    {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
+     k_vertex<SIPD_PRECOND_MASS, 1>}};
+
 /* v = (y − x)/h (0 when quasi-static), x = y. */
 extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
 {
-    GRID_STRIDE(i, 3 * d.nv)
-    {
-        float y = d.y[i];
-        d.v[i] = d.quasistatic ? 0.0f : (y - d.x[i]) / h;
-        d.x[i] = y;
-    }
+    GRID_STRIDE(i, 3 * d.v.nv) pass_end_component(&d.v, (size_t)i, h);
 }
 
 /* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
  * ones where begin_step put them. */
 extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(dview d)
 {
-    GRID_STRIDE(i, 3 * d.nv)
+    GRID_STRIDE(i, 3 * d.v.nv)
     {
-        if (!d.fixed[i / 3])
-            d.y[i] = d.x[i];
+        if (!d.v.fixed[i / 3])
+            d.v.y[i] = d.v.x[i];
     }
 }
 
@@ -644,7 +402,7 @@ static void cuda_destroy(sipd_backend *b)
     if (!b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
-    for (i = 0; i < 6; i++) cudaFree(b->dpr[i]);
+    for (i = 0; i < 7; i++) cudaFree(b->dpr[i]);
     sipd_cuda_broad_destroy(b->gb);
     collide_destroy(b->det);
     pair_data_free(&b->pd);
@@ -706,7 +464,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     sipd_backend *b;
     dview *d;
     int dev = 0, nsm = 0, count = 0, i, rc = SIPD_EFAIL;
-    size_t n3 = (size_t)m->nv * 3, nblk;
+    size_t n3 = (size_t)m->nv * 3, nblk, ninc = 0;
     const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     sipd_material *fm = NULL;
     float *mot = NULL;
@@ -742,10 +500,10 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     }
     b->m = m;
     d = &b->d;
-    d->nv = m->nv;
-    d->nt = m->nt;
-    d->split = p->split;
-    d->precond = p->precond;
+    d->v.nv = m->nv;
+    d->v.ngroups = m->ngroups;
+    b->split = p->split;
+    b->precond = p->precond;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
 
 #define CK(call)                                                                              \
@@ -772,6 +530,10 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
+    b->kvert = k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
+                                                     : p->precond == SIPD_PRECOND_BLOCK ? 1
+                                                     : p->precond == SIPD_PRECOND_DIAG  ? 2
+                                                                                        : 3];
     e = cudaFuncGetAttributes(&fa, b->kelem);
     if (e != cudaSuccess) {
         int maj = 0, min = 0;
@@ -784,31 +546,53 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     }
 
     /* state */
-    CK(dalloc(b, (void **)&d->x, n3 * sizeof(float), "x"));
-    CK(dalloc(b, (void **)&d->v, n3 * sizeof(float), "v"));
-    CK(dalloc(b, (void **)&d->yt, n3 * sizeof(float), "y~"));
-    CK(dalloc(b, (void **)&d->y, n3 * sizeof(float), "y"));
-    CK(dalloc(b, (void **)&d->yp, n3 * sizeof(float), "y_prev"));
-    CK(dalloc(b, (void **)&d->dy, n3 * sizeof(float), "dy"));
-    CK(dalloc(b, (void **)&d->g, n3 * sizeof(float), "g"));
-    CK(dalloc(b, (void **)&d->ys, n3 * sizeof(float), "y_snap"));
-    CK(dalloc(b, (void **)&d->egrad, (size_t)m->nt * 12 * sizeof(float), "element gradients"));
-    nblk = p->precond == SIPD_PRECOND_SPLIT ? 6 : (p->precond == SIPD_PRECOND_MASS ? 0 : 24);
-    CK(dalloc(b, (void **)&d->eblk, (size_t)m->nt * nblk * sizeof(float), "element blocks"));
-    /* model */
-    CK(dalloc(b, (void **)&d->tets, (size_t)m->nt * sizeof(int4), "tets"));
-    CK(dalloc(b, (void **)&d->Bm, (size_t)m->nt * 9 * sizeof(float), "Bm"));
-    CK(dalloc(b, (void **)&d->vol, (size_t)m->nt * sizeof(float), "volumes"));
-    CK(dalloc(b, (void **)&d->tet_mat, (size_t)m->nt * sizeof(int), "tet materials"));
-    CK(dalloc(b, (void **)&d->mats, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof(sipd_material), "materials"));
-    CK(dalloc(b, (void **)&d->mass, (size_t)m->nv * sizeof(float), "masses"));
-    CK(dalloc(b, (void **)&d->X0, n3 * sizeof(float), "X0"));
-    CK(dalloc(b, (void **)&d->fixed, (size_t)m->nv, "fixed"));
-    CK(dalloc(b, (void **)&d->move_of, (size_t)m->nv * sizeof(int), "move_of"));
-    CK(dalloc(b, (void **)&d->motions, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof(float), "motions"));
-    CK(dalloc(b, (void **)&d->inc_off, ((size_t)m->nv + 1) * sizeof(int), "incidence offsets"));
-    CK(dalloc(b, (void **)&d->inc, (size_t)m->nt * 4 * sizeof(int), "incidences"));
-    CK(dalloc(b, (void **)&d->inc_w, (size_t)m->nt * 4 * sizeof(float), "incidence weights"));
+    CK(dalloc(b, (void **)&d->v.x, n3 * sizeof(float), "x"));
+    CK(dalloc(b, (void **)&d->v.v, n3 * sizeof(float), "v"));
+    CK(dalloc(b, (void **)&d->v.yt, n3 * sizeof(float), "y~"));
+    CK(dalloc(b, (void **)&d->v.y, n3 * sizeof(float), "y"));
+    CK(dalloc(b, (void **)&d->v.yp, n3 * sizeof(float), "y_prev"));
+    CK(dalloc(b, (void **)&d->v.dy, n3 * sizeof(float), "dy"));
+    CK(dalloc(b, (void **)&d->v.g, n3 * sizeof(float), "g"));
+    CK(dalloc(b, (void **)&d->v.ys, n3 * sizeof(float), "y_snap"));
+    CK(dalloc(b, (void **)&d->v.y0, n3 * sizeof(float), "y0"));
+    CK(dalloc(b, (void **)&d->v.g0, n3 * sizeof(float), "g0"));
+    /* model: the element groups (physics/elements.h) and the incidences */
+    for (i = 0; i < m->ngroups; i++) {
+        const sipd_elem_group *G = &m->groups[i];
+        sipd_group_view *W = &d->v.grp[i];
+        size_t ne = (size_t)G->ne;
+        W->kind = G->kind;
+        W->nc = G->nc;
+        W->ne = G->ne;
+        nblk = p->precond == SIPD_PRECOND_SPLIT ? (size_t)kind_block_size(G->kind, 0)
+               : p->precond == SIPD_PRECOND_MASS ? 0
+                                                 : (size_t)kind_block_size(G->kind, 1);
+        CK(dalloc(b, (void **)&W->v, ne * G->nc * sizeof(int), "element vertices"));
+        CK(dalloc(b, (void **)&W->rest, ne * kind_rest_size(G->kind) * sizeof(float), "element rest data"));
+        CK(dalloc(b, (void **)&W->vol, ne * sizeof(float), "element volumes"));
+        CK(dalloc(b, (void **)&W->mat, ne * sizeof(int), "element materials"));
+        CK(dalloc(b, (void **)&W->grad, ne * kind_grad_size(G->kind) * sizeof(float), "element gradients"));
+        CK(dalloc(b, (void **)&W->blk, ne * nblk * sizeof(float), "element blocks"));
+        W->hess = NULL;   /* Newton runs on the CPU backend only */
+        if (ne > 0) {
+            CKC(cudaMemcpy((void *)W->v, G->v, ne * G->nc * sizeof(int), cudaMemcpyHostToDevice));
+            CK(upload_f(b, (float *)W->rest, G->rest, ne * kind_rest_size(G->kind), "create: element rest data"));
+            CK(upload_f(b, (float *)W->vol, G->vol, ne, "create: element volumes"));
+            CKC(cudaMemcpy((void *)W->mat, G->mat, ne * sizeof(int), cudaMemcpyHostToDevice));
+        }
+        ninc += ne * G->nc;
+    }
+    CK(dalloc(b, (void **)&d->v.mats, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof(sipd_material), "materials"));
+    CK(dalloc(b, (void **)&d->v.mass, (size_t)m->nv * sizeof(float), "masses"));
+    CK(dalloc(b, (void **)&d->v.X0, n3 * sizeof(float), "X0"));
+    CK(dalloc(b, (void **)&d->v.fixed, (size_t)m->nv, "fixed"));
+    CK(dalloc(b, (void **)&d->v.move_of, (size_t)m->nv * sizeof(int), "move_of"));
+    CK(dalloc(b, (void **)&d->v.motions, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof(float), "motions"));
+    CK(dalloc(b, (void **)&d->v.inc_off, ((size_t)m->nv + 1) * sizeof(int), "incidence offsets"));
+    CK(dalloc(b, (void **)&d->v.inc_elem, ninc * sizeof(int), "incidence elements"));
+    CK(dalloc(b, (void **)&d->v.inc_group, ninc, "incidence groups"));
+    CK(dalloc(b, (void **)&d->v.inc_corner, ninc, "incidence corners"));
+    CK(dalloc(b, (void **)&d->v.inc_w, ninc * sizeof(float), "incidence weights"));
     CK(dalloc(b, (void **)&d->color_verts, (size_t)m->nv * sizeof(int), "colour lists"));
     CK(dalloc(b, (void **)&b->part, (size_t)NRED * b->grid_cap * sizeof(double), "reduction partials"));
     CK(dalloc(b, (void **)&b->red, NRED * sizeof(double), "reductions"));
@@ -819,20 +603,20 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     /* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
        detector det gives the surface numbering), evaluated here */
     if (p->contact || p->pairs) {
-        d->dhat = (float)p->dhat;
-        d->kc = (float)(p->kc > 0 ? p->kc : m->contact_k_auto);
-        d->mu = (float)p->mu;
+        d->v.dhat = (float)p->dhat;
+        d->v.kc = (float)(p->kc > 0 ? p->kc : m->contact_k_auto);
+        d->v.mu = (float)p->mu;
         b->eps_v = p->eps_v;
         b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
         b->mu = p->mu;
         b->dhat = p->dhat;
     }
     if (p->contact) {
-        d->ground = 1;
-        for (i = 0; i < 3; i++) d->pn[i] = (float)p->plane_n[i];
-        d->ph = (float)p->plane_h;
+        d->v.ground = 1;
+        for (i = 0; i < 3; i++) d->v.pn[i] = (float)p->plane_n[i];
+        d->v.ph = (float)p->plane_h;
         if (p->mu > 0)
-            CK(dalloc(b, (void **)&d->lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
+            CK(dalloc(b, (void **)&d->v.lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
     }
     if (p->pairs) {
         b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
@@ -846,27 +630,25 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
             sipd_error("cuda backend: out of host memory");
             goto fail;
         }
-        CK(dalloc(b, (void **)&d->pv_off, ((size_t)m->nv + 1) * sizeof(int), "pair incidence offsets"));
+        CK(dalloc(b, (void **)&d->v.pv_off, ((size_t)m->nv + 1) * sizeof(int), "pair incidence offsets"));
         CK(dalloc(b, (void **)&d->ydet, n3 * sizeof(float), "positions at detection"));
-        CKC(cudaMemset((void *)d->pv_off, 0, ((size_t)m->nv + 1) * sizeof(int)));
+        CKC(cudaMemset((void *)d->v.pv_off, 0, ((size_t)m->nv + 1) * sizeof(int)));
     }
 
-    if (m->nt > 0) {
-        CKC(cudaMemcpy((void *)d->tets, m->tets, (size_t)m->nt * sizeof(int4), cudaMemcpyHostToDevice));
-        CK(upload_f(b, (float *)d->Bm, m->Bm, (size_t)m->nt * 9, "create: Bm"));
-        CK(upload_f(b, (float *)d->vol, m->vol, (size_t)m->nt, "create: volumes"));
-        CKC(cudaMemcpy((void *)d->tet_mat, m->tet_mat, (size_t)m->nt * sizeof(int), cudaMemcpyHostToDevice));
-        CKC(cudaMemcpy((void *)d->inc, m->inc, (size_t)m->nt * 4 * sizeof(int), cudaMemcpyHostToDevice));
-        CK(upload_f(b, (float *)d->inc_w, m->inc_w, (size_t)m->nt * 4, "create: incidence weights"));
+    if (ninc > 0) {
+        CKC(cudaMemcpy((void *)d->v.inc_elem, m->inc_elem, ninc * sizeof(int), cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->v.inc_group, m->inc_group, ninc, cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->v.inc_corner, m->inc_corner, ninc, cudaMemcpyHostToDevice));
+        CK(upload_f(b, (float *)d->v.inc_w, m->inc_w, ninc, "create: incidence weights"));
     }
     if (m->nv > 0) {
-        CK(upload_f(b, (float *)d->mass, m->mass, (size_t)m->nv, "create: masses"));
-        CK(upload_f(b, (float *)d->X0, m->X0, n3, "create: X0"));
-        CKC(cudaMemcpy((void *)d->fixed, m->fixed, (size_t)m->nv, cudaMemcpyHostToDevice));
-        CKC(cudaMemcpy((void *)d->move_of, m->move_of, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
+        CK(upload_f(b, (float *)d->v.mass, m->mass, (size_t)m->nv, "create: masses"));
+        CK(upload_f(b, (float *)d->v.X0, m->X0, n3, "create: X0"));
+        CKC(cudaMemcpy((void *)d->v.fixed, m->fixed, (size_t)m->nv, cudaMemcpyHostToDevice));
+        CKC(cudaMemcpy((void *)d->v.move_of, m->move_of, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
         CKC(cudaMemcpy((void *)d->color_verts, m->color_verts, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
     }
-    CKC(cudaMemcpy((void *)d->inc_off, m->inc_off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    CKC(cudaMemcpy((void *)d->v.inc_off, m->inc_off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice));
     fm = (sipd_material *)calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *fm);
     mot = (float *)calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof *mot);
     if (!fm || !mot) {
@@ -887,18 +669,18 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
             mot[9 * i + 6 + k] = (float)m->motions[i].omega[k];
         }
     }
-    CKC(cudaMemcpy((void *)d->mats, fm, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof *fm, cudaMemcpyHostToDevice));
-    CKC(cudaMemcpy((void *)d->motions, mot, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof *mot,
+    CKC(cudaMemcpy((void *)d->v.mats, fm, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof *fm, cudaMemcpyHostToDevice));
+    CKC(cudaMemcpy((void *)d->v.motions, mot, (size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9 * sizeof *mot,
                    cudaMemcpyHostToDevice));
     if (n3 > 0) {
-        CKC(cudaMemset(d->x, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->v, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->y, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->yp, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->yt, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->dy, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->g, 0, n3 * sizeof(float)));
-        CKC(cudaMemset(d->ys, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.x, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.v, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.y, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.yp, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.yt, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.dy, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.g, 0, n3 * sizeof(float)));
+        CKC(cudaMemset(d->v.ys, 0, n3 * sizeof(float)));
     }
     rc = SIPD_OK;
 fail:
@@ -917,7 +699,7 @@ fail:
 /* Run the one-block fold and read the nq results back (a synchronisation point). */
 static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask, const char *op)
 {
-    k_finish<<<1, NT>>>(b->part, nblk, nq, maxmask, b->red);
+    SIPD_LAUNCH(k_finish, 1, NT, 0, b->part, nblk, nq, maxmask, b->red);
     LAUNCHED(op);
     CU(cudaMemcpy(b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
     return SIPD_OK;
@@ -925,7 +707,7 @@ static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask,
 
 static int upload_positions(sipd_backend *b, float *dst, const double *src, const char *op)
 {
-    size_t i, n3 = (size_t)b->d.nv * 3;
+    size_t i, n3 = (size_t)b->d.v.nv * 3;
     for (i = 0; i < n3; i++) b->hbuf[i] = (float)src[i];
     CU(cudaMemcpy(dst, b->hbuf, n3 * sizeof(float), cudaMemcpyHostToDevice), op);
     return SIPD_OK;
@@ -933,15 +715,15 @@ static int upload_positions(sipd_backend *b, float *dst, const double *src, cons
 
 static int cuda_upload(sipd_backend *b, const double *x, const double *v)
 {
-    size_t n3 = (size_t)b->d.nv * 3 * sizeof(float);
+    size_t n3 = (size_t)b->d.v.nv * 3 * sizeof(float);
     if (b->failed)
         return SIPD_EFAIL;
     if (n3 == 0)
         return SIPD_OK;
-    if (upload_positions(b, b->d.x, x, "upload") != SIPD_OK || upload_positions(b, b->d.v, v, "upload") != SIPD_OK)
+    if (upload_positions(b, b->d.v.x, x, "upload") != SIPD_OK || upload_positions(b, b->d.v.v, v, "upload") != SIPD_OK)
         return SIPD_EFAIL;
-    CU(cudaMemcpy(b->d.y, b->d.x, n3, cudaMemcpyDeviceToDevice), "upload");
-    CU(cudaMemcpy(b->d.yp, b->d.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    CU(cudaMemcpy(b->d.v.y, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    CU(cudaMemcpy(b->d.v.yp, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
     return SIPD_OK;
 }
 
@@ -950,13 +732,13 @@ static int download_array(sipd_backend *b, double *dst, const float *src, const 
 /* Device pair arrays for at least n pairs (contents not kept). */
 static int pair_buffers(sipd_backend *b, int n)
 {
-    static const size_t sz[6] = {sizeof(int4), sizeof(float4), 3 * sizeof(float), sizeof(float), sizeof(float),
-                                 4 * sizeof(int)};
+    static const size_t sz[7] = {4 * sizeof(int), 4 * sizeof(float), 3 * sizeof(float), sizeof(float), sizeof(float),
+                                 4 * sizeof(int), 4};
     int cap, i;
     if (n <= b->pr_cap)
         return SIPD_OK;
     cap = n + n / 2 + 16;
-    for (i = 0; i < 6; i++) {
+    for (i = 0; i < 7; i++) {
         cudaFree(b->dpr[i]);
         b->dpr[i] = NULL;
     }
@@ -969,7 +751,7 @@ static int pair_buffers(sipd_backend *b, int n)
         sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
         return SIPD_EFAIL;
     }
-    for (i = 0; i < 6; i++) {
+    for (i = 0; i < 7; i++) {
         cudaError_t e = cudaMalloc(&b->dpr[i], (size_t)cap * sz[i]);
         if (e != cudaSuccess) {
             sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs failed: %s",
@@ -979,12 +761,13 @@ static int pair_buffers(sipd_backend *b, int n)
         }
     }
     b->pr_cap = cap;
-    b->d.pr_v = (const int4 *)b->dpr[0];
-    b->d.pr_beta = (const float4 *)b->dpr[1];
-    b->d.pr_n = (const float *)b->dpr[2];
-    b->d.pr_k = (const float *)b->dpr[3];
-    b->d.pr_lam = (const float *)b->dpr[4];
-    b->d.pv_inc = (const int *)b->dpr[5];
+    b->d.v.pr_v = (const int *)b->dpr[0];
+    b->d.v.pr_beta = (const float *)b->dpr[1];
+    b->d.v.pr_n = (const float *)b->dpr[2];
+    b->d.v.pr_k = (const float *)b->dpr[3];
+    b->d.v.pr_lam = (const float *)b->dpr[4];
+    b->d.v.pv_pair = (const int *)b->dpr[5];
+    b->d.v.pv_slot = (const unsigned char *)b->dpr[6];
     return SIPD_OK;
 }
 
@@ -995,9 +778,9 @@ static int narrow_upload(sipd_backend *b, int *changed)
 {
     const sipd_model *m = b->m;
     const sipd_contact_pair *pr;
-    int npr, before = b->d.npr, p, k, ninc;
+    int npr, before = b->d.v.npr, p, k, ninc;
     *changed = 0;
-    if (b->gb && sipd_cuda_broad_narrow(b->gb, b->d.x, b->d.y, &pr, &npr) != SIPD_OK) {
+    if (b->gb && sipd_cuda_broad_narrow(b->gb, b->d.v.x, b->d.v.y, &pr, &npr) != SIPD_OK) {
         b->failed = 1;
         return SIPD_EFAIL;
     }
@@ -1005,32 +788,34 @@ static int narrow_upload(sipd_backend *b, int *changed)
         pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
         pair_buffers(b, npr) != SIPD_OK)
         return SIPD_EFAIL;
-    b->d.npr = 0;
+    b->d.v.npr = 0;
     if (npr > 0) {
         float *fb = b->h_f, *fn = b->h_f + 4 * (size_t)npr, *fk = fn + 3 * (size_t)npr, *fl = fk + npr;
-        for (p = 0; p < npr; p++) {
+        for (p = 0; p < npr; p++) {   /* pairs.h: the pairs' data as flat arrays, in float */
             for (k = 0; k < 4; k++) {
-                b->h_v[4 * p + k] = pr[p].v[k];
-                fb[4 * p + k] = (float)pr[p].beta[k];
+                b->h_v[4 * p + k] = b->pd.v[4 * p + k];
+                fb[4 * p + k] = (float)b->pd.beta[4 * p + k];
             }
-            for (k = 0; k < 3; k++) fn[3 * p + k] = (float)pr[p].n[k];
+            for (k = 0; k < 3; k++) fn[3 * p + k] = (float)b->pd.n[3 * p + k];
             fk[p] = (float)b->pd.k[p];
             fl[p] = (float)b->pd.lam[p];
         }
         ninc = b->pd.off[m->nv];
-        CU(cudaMemcpy(b->dpr[0], b->h_v, (size_t)npr * sizeof(int4), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[1], fb, (size_t)npr * sizeof(float4), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[0], b->h_v, (size_t)npr * 4 * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[1], fb, (size_t)npr * 4 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(cudaMemcpy(b->dpr[2], fn, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(cudaMemcpy(b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(cudaMemcpy(b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
-        if (ninc > 0)
-            CU(cudaMemcpy(b->dpr[5], b->pd.inc, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+        if (ninc > 0) {
+            CU(cudaMemcpy(b->dpr[5], b->pd.pair, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+            CU(cudaMemcpy(b->dpr[6], b->pd.slot, (size_t)ninc, cudaMemcpyHostToDevice), "detect (pairs)");
+        }
     }
-    CU(cudaMemcpy((void *)b->d.pv_off, b->pd.off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice),
+    CU(cudaMemcpy((void *)b->d.v.pv_off, b->pd.off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice),
        "detect (pair incidences)");
-    b->d.npr = npr;
+    b->d.v.npr = npr;
     if (m->nv > 0)
-        CU(cudaMemcpy(b->d.ydet, b->d.y, (size_t)m->nv * 3 * sizeof(float), cudaMemcpyDeviceToDevice), "detect");
+        CU(cudaMemcpy(b->d.ydet, b->d.v.y, (size_t)m->nv * 3 * sizeof(float), cudaMemcpyDeviceToDevice), "detect");
     b->since = 0;
     *changed = before > 0 || npr > 0;
     return SIPD_OK;
@@ -1046,12 +831,12 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
         return SIPD_OK;
     if (!run) {
         double lim = SIPD_DETECT_MOVE(b->dhat);
-        int gv = grid_for(b, b->d.nv);
+        int gv = grid_for(b, b->d.v.nv);
         if (++b->since >= b->detect_every) {
             *flag = 1;
             return SIPD_OK;
         }
-        k_moved<<<gv, NT>>>(b->d, b->part);
+        SIPD_LAUNCH(k_moved, gv, NT, 0, b->d, b->part);
         LAUNCHED("detect (motion since the last narrow phase)");
         if (finish_reduction(b, gv, 1, 1u, "detect (reduction)") != SIPD_OK)
             return SIPD_EFAIL;
@@ -1060,14 +845,14 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
     }
     if (b->gb) {   /* on the device: no positions cross the bus */
         int out = 0;
-        if (sipd_cuda_broad_outside(b->gb, b->d.y, &out) != SIPD_OK ||
-            (out && sipd_cuda_broad_run_device(b->gb, b->d.x, b->d.y, b->dhat) != SIPD_OK)) {
+        if (sipd_cuda_broad_outside(b->gb, b->d.v.y, &out) != SIPD_OK ||
+            (out && sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat) != SIPD_OK)) {
             b->failed = 1;
             return SIPD_EFAIL;
         }
         return narrow_upload(b, flag);
     }
-    if (download_array(b, b->hy, b->d.y, "detect (positions)") != SIPD_OK)
+    if (download_array(b, b->hy, b->d.v.y, "detect (positions)") != SIPD_OK)
         return SIPD_EFAIL;
     if (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
@@ -1082,26 +867,27 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
     if (b->failed)
         return SIPD_EFAIL;
     b->h = h;
-    b->d.quasistatic = qs;
-    b->d.inv_h2 = qs ? 0.0f : (float)(1 / (h * h));
-    for (a = 0; a < 3; a++) b->d.gq[a] = qs ? (float)gravity[a] : 0.0f;
-    if (b->d.nv == 0)
+    b->d.v.quasistatic = qs;
+    b->d.v.inv_h2 = qs ? 0.0f : (float)(1 / (h * h));
+    for (a = 0; a < 3; a++) b->d.v.gq[a] = qs ? (float)gravity[a] : 0.0f;
+    if (b->d.v.nv == 0)
         return SIPD_OK;
-    b->d.eps = (float)(b->eps_v * h);
-    k_begin_step<<<grid_for(b, b->d.nv), NT>>>(b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
+    b->d.v.eps = (float)(b->eps_v * h);
+    b->first = 1;
+    SIPD_LAUNCH(k_begin_step, grid_for(b, b->d.v.nv), NT, 0, b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
                                                (float)gravity[2]);
     LAUNCHED("begin_step");
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
         /* x0 on the host: the pairs' lagged normal forces (pair_data_build) */
-        if (download_array(b, b->hx, b->d.x, "begin_step (positions for detection)") != SIPD_OK)
+        if (download_array(b, b->hx, b->d.v.x, "begin_step (positions for detection)") != SIPD_OK)
             return SIPD_EFAIL;
         if (b->gb) {
-            if (sipd_cuda_broad_run_device(b->gb, b->d.x, b->d.y, b->dhat) != SIPD_OK) {
+            if (sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat) != SIPD_OK) {
                 b->failed = 1;
                 return SIPD_EFAIL;
             }
-        } else if (download_array(b, b->hy, b->d.y, "begin_step (positions for detection)") != SIPD_OK ||
+        } else if (download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)") != SIPD_OK ||
                    collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK) {
             return SIPD_EFAIL;
         }
@@ -1123,10 +909,12 @@ static int step_load_eval(sipd_backend *b)
     sipd_dir_stats st;
     if (cuda_snapshot(b) != SIPD_OK)
         return SIPD_EFAIL;
-    k_free_at_x<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d);
+    SIPD_LAUNCH(k_free_at_x, grid_for(b, 3L * b->d.v.nv), NT, 0, b->d);
     LAUNCHED("step load (do-nothing state)");
+    b->first = 0;   /* not the step's first direction: that comes at the initial guess */
     if (cuda_direction(b, &st) != SIPD_OK || cuda_restore(b) != SIPD_OK)
         return SIPD_EFAIL;
+    b->first = 1;
     b->load = st.gmax;
     return SIPD_OK;
 }
@@ -1139,18 +927,19 @@ static int cuda_step_load(sipd_backend *b, double *fmax)
 
 static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
 {
-    int gv = grid_for(b, b->d.nv);
+    int gv = grid_for(b, b->d.v.nv), g;
     memset(st, 0, sizeof *st);
     st->rmax = st->gmax = st->gdy = NAN;   /* what the driver sees if this op fails */
     if (b->failed)
         return SIPD_EFAIL;
-    if (b->d.nt > 0) {
-        b->kelem<<<grid_for(b, b->d.nt), NT>>>(b->d);                  /* element pass */
-        LAUNCHED("direction (element pass)");
-    }
-    k_vertex<<<gv, NT>>>(b->d, b->part);                                /* vertex pass  */
+    for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
+        if (b->d.v.grp[g].ne > 0) {
+            SIPD_LAUNCH(b->kelem, grid_for(b, b->d.v.grp[g].ne), NT, 0, b->d, g);
+            LAUNCHED("direction (element pass)");
+        }
+    SIPD_LAUNCH(b->kvert, gv, NT, 0, b->d, b->first, b->part);       /* vertex pass  */
     LAUNCHED("direction (vertex pass)");
-    if (finish_reduction(b, gv, 8, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
+    if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
     st->rmax = sqrt(b->red_h[0]);
     st->gmax = sqrt(b->red_h[1]);
@@ -1160,10 +949,17 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->nonspd = (int)b->red_h[5];
     st->contacts = (int)b->red_h[6];
     st->max_pen = b->red_h[7];
+    if (!b->first) {
+        st->d_num = b->red_h[8];
+        st->d_den = b->red_h[9];
+    }
+    for (g = 0; g < 3; g++) st->gsum[g] = b->red_h[10 + g];
+    st->have_gsum = 1;
+    b->first = 0;
     st->cg_iters = 0;
-    if (b->d.npr > 0) {
-        int gp = grid_for(b, b->d.npr);
-        k_pair_stats<<<gp, NT>>>(b->d, b->part);
+    if (b->d.v.npr > 0) {
+        int gp = grid_for(b, b->d.v.npr);
+        SIPD_LAUNCH(k_pair_stats, gp, NT, 0, b->d, b->part);
         LAUNCHED("direction (pair statistics)");
         if (finish_reduction(b, gp, 2, 2u, "direction (pair statistics)") != SIPD_OK)
             return SIPD_EFAIL;
@@ -1176,14 +972,15 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
 
 static int cuda_energy(sipd_backend *b, double alpha, double *E)
 {
-    int n = b->d.nt > b->d.nv ? b->d.nt : b->d.nv, gr;
-    if (b->d.npr > n)
-        n = b->d.npr;
+    int n = b->d.v.nv > b->d.v.npr ? b->d.v.nv : b->d.v.npr, gr, g;
+    for (g = 0; g < b->d.v.ngroups; g++)
+        if (b->d.v.grp[g].ne > n)
+            n = b->d.v.grp[g].ne;
     gr = grid_for(b, n);
     *E = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    k_energy<<<gr, NT>>>(b->d, (float)alpha, b->part);
+    SIPD_LAUNCH(k_energy, gr, NT, 0, b->d, (float)alpha, n, b->part);
     LAUNCHED("energy");
     if (finish_reduction(b, gr, 1, 0u, "energy (reduction)") != SIPD_OK)
         return SIPD_EFAIL;
@@ -1193,12 +990,12 @@ static int cuda_energy(sipd_backend *b, double alpha, double *E)
 
 static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
-    int gr = grid_for(b, b->d.nv);
+    int gr = grid_for(b, b->d.v.nv);
     if (gs_out)
         *gs_out = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    k_apply<<<gr, NT>>>(b->d, (float)alpha, (float)omega, b->part);
+    SIPD_LAUNCH(k_apply, gr, NT, 0, b->d, (float)alpha, (float)omega, b->part);
     LAUNCHED("apply");
     if (gs_out) {
         if (finish_reduction(b, gr, 1, 0u, "apply (reduction)") != SIPD_OK)
@@ -1210,7 +1007,7 @@ static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_ou
 
 static int copy_state(sipd_backend *b, float *dst, const float *src, const char *op)
 {
-    size_t n3 = (size_t)b->d.nv * 3 * sizeof(float);
+    size_t n3 = (size_t)b->d.v.nv * 3 * sizeof(float);
     if (b->failed)
         return SIPD_EFAIL;
     if (n3)
@@ -1218,13 +1015,13 @@ static int copy_state(sipd_backend *b, float *dst, const float *src, const char 
     return SIPD_OK;
 }
 
-static int cuda_undo(sipd_backend *b) { return copy_state(b, b->d.y, b->d.yp, "undo"); }
-static int cuda_snapshot(sipd_backend *b) { return copy_state(b, b->d.ys, b->d.y, "snapshot"); }
+static int cuda_undo(sipd_backend *b) { return copy_state(b, b->d.v.y, b->d.v.yp, "undo"); }
+static int cuda_snapshot(sipd_backend *b) { return copy_state(b, b->d.v.ys, b->d.v.y, "snapshot"); }
 static int cuda_restore(sipd_backend *b)
 {
-    if (copy_state(b, b->d.y, b->d.ys, "restore") != SIPD_OK)
+    if (copy_state(b, b->d.v.y, b->d.v.ys, "restore") != SIPD_OK)
         return SIPD_EFAIL;
-    return copy_state(b, b->d.yp, b->d.ys, "restore");
+    return copy_state(b, b->d.v.yp, b->d.v.ys, "restore");
 }
 
 static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
@@ -1235,7 +1032,7 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
     st->rmax = st->gmax = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    if (b->d.ground || b->det) {
+    if (b->d.v.ground || b->det) {
         sipd_error("cuda backend: gauss-seidel sweeps (sipd gauss-seidel, vbd) with contact run on the CPU backend "
                    "only so far (use --device cpu, or a Jacobi sweep)");
         return SIPD_EINPUT;
@@ -1245,7 +1042,7 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        b->kgs<<<grid_for(b, n), NT>>>(b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
+        SIPD_LAUNCH(b->kgs, grid_for(b, n), NT, 0, b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
         LAUNCHED("gs_sweep (colour kernel)");
     }
     CU(cudaMemcpy(b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
@@ -1260,23 +1057,23 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
     st->backtracks = b->gacc_h->backtracks;
     st->rejected = b->gacc_h->rejected;
     /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */
-    return copy_state(b, b->d.yp, b->d.y, "gs_sweep");
+    return copy_state(b, b->d.v.yp, b->d.v.y, "gs_sweep");
 }
 
 static int cuda_end_step(sipd_backend *b)
 {
     if (b->failed)
         return SIPD_EFAIL;
-    if (b->d.nv == 0)
+    if (b->d.v.nv == 0)
         return SIPD_OK;
-    k_end_step<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d, (float)b->h);
+    SIPD_LAUNCH(k_end_step, grid_for(b, 3L * b->d.v.nv), NT, 0, b->d, (float)b->h);
     LAUNCHED("end_step");
     return SIPD_OK;
 }
 
 static int download_array(sipd_backend *b, double *dst, const float *src, const char *op)
 {
-    size_t i, n3 = (size_t)b->d.nv * 3;
+    size_t i, n3 = (size_t)b->d.v.nv * 3;
     CU(cudaMemcpy(b->hbuf, src, n3 * sizeof(float), cudaMemcpyDeviceToHost), op);
     for (i = 0; i < n3; i++) dst[i] = b->hbuf[i];
     return SIPD_OK;
@@ -1286,11 +1083,11 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 {
     if (b->failed)
         return SIPD_EFAIL;
-    if (b->d.nv == 0)
+    if (b->d.v.nv == 0)
         return SIPD_OK;
-    if (x && download_array(b, x, b->d.x, "download (positions)") != SIPD_OK)
+    if (x && download_array(b, x, b->d.v.x, "download (positions)") != SIPD_OK)
         return SIPD_EFAIL;
-    if (v && download_array(b, v, b->d.v, "download (velocities)") != SIPD_OK)
+    if (v && download_array(b, v, b->d.v.v, "download (velocities)") != SIPD_OK)
         return SIPD_EFAIL;
     return SIPD_OK;
 }

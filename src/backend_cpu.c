@@ -1,9 +1,11 @@
-/* backend_cpu.c — the CPU backend: OpenMP loops around the shared physics headers.
+/* backend_cpu.c — the CPU backend: OpenMP loops over the shared per-item passes (src/passes.h).
  *
- * Jacobi direction = element pass (per tet: gradient on its 4 vertices and K⁺, stored per
- * tet) + vertex pass (per vertex: gather over its incidences, solve the 3x3 block).  No
- * atomics; each pass is a parallel loop with reductions.  Gauss–Seidel recomputes the
- * element quantities it needs per vertex, colour by colour, so neighbours are fresh.
+ * Jacobi direction = element pass (per element: gradient on its corners and the
+ * preconditioner's data, stored per element) + vertex pass (per vertex: gather over its
+ * incidences, solve the 3x3 block).  No atomics; each pass is a parallel loop with reductions.
+ * Gauss–Seidel recomputes the element quantities it needs per vertex, colour by colour, so
+ * neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA kernels run; this
+ * file holds allocation, the loops, the reductions, detection, and Newton's assembly.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,16 +17,11 @@
 #include "backend.h"
 #include "collide.h"
 #include "pairs.h"
-#include "physics/inertia.h"
-#include "physics/kinematic.h"
-#include "physics/contact.h"
-#include "physics/hessian.h"
-#include "physics/tet.h"
+#include "passes.h"
 #include "util.h"
 
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
 #define PAR_MIN 4096
-#define GS_MAX_HALVINGS 12
 
 struct sipd_backend {
     const sipd_model *m;
@@ -57,69 +54,10 @@ struct sipd_backend {
     int detect_every, since;   /* iterations since the last narrow phase                 */
     double load;               /* max|g| at the step's "do nothing" state (step_load)     */
     double *ydet;              /* y at the last narrow phase                             */
+    sipd_view vw;              /* what the passes see (passes.h), kept in step with the above */
 };
 
 static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
-
-/* Ground contact + friction of free vertex a at position p (DESIGN.md §3.6): adds the
- * gradient and block, returns 1 when within d̂, and the penetration below the plane. */
-static inline int contact_vertex(const sipd_backend *b, int a, vec3 p, vec3 *g, sym3 *D, double *pen)
-{
-    vec3 n = v3_load(b->pn);
-    *pen = contact_point_penetration(p, n, b->ph);
-    return contact_point_eval(p, yv(b->x, a), n, b->ph, b->dhat, b->kc, b->lam_n ? b->lam_n[a] : 0, b->mu, b->eps,
-                              g, D);
-}
-
-static inline double contact_vertex_energy(const sipd_backend *b, int a, vec3 p)
-{
-    return contact_point_energy(p, yv(b->x, a), v3_load(b->pn), b->ph, b->dhat, b->kc, b->lam_n ? b->lam_n[a] : 0,
-                                b->mu, b->eps);
-}
-
-/* z = Σ β_k y_k and z0 = Σ β_k x0_k of pair p at y + α dy (dy may be NULL); vertex `over`
- * (−1: none) taken at position q instead. */
-static inline void pair_z(const sipd_backend *b, int p, const double *y, const double *dy, double alpha, int over,
-                          vec3 q, vec3 *z, vec3 *z0)
-{
-    const sipd_contact_pair *P = &b->pr[p];
-    vec3 ys[4], xs[4];
-    int k;
-    for (k = 0; k < 4; k++) {
-        int v = P->v[k];
-        ys[k] = v == over ? q : dy ? v3_axpy(alpha, yv(dy, v), yv(y, v)) : yv(y, v);
-        xs[k] = yv(b->x, v);
-    }
-    *z = contact_pair_combine(ys, P->beta, 4);
-    *z0 = contact_pair_combine(xs, P->beta, 4);
-}
-
-/* The pairs' gradient and block on free vertex a at y (a itself at q when over == a).  The
- * block is the exact diagonal block β_a² D_z when `exact` (Gauss–Seidel moves one vertex at a
- * time; Newton's diagonal), else the Jacobi majoriser |β_a| Σ|β| D_z (contact.h). */
-static inline void pair_vertex(const sipd_backend *b, int a, const double *y, int over, vec3 q, int exact, vec3 *g,
-                               sym3 *D)
-{
-    int k;
-    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
-        int p = b->pd.inc[k] >> 2, l = b->pd.inc[k] & 3;
-        double be = b->pr[p].beta[l];
-        vec3 z, z0, gz = v3(0, 0, 0);
-        sym3 Dz = s3_zero();
-        pair_z(b, p, y, NULL, 0, over, q, &z, &z0);
-        contact_point_eval(z, z0, v3_load(b->pr[p].n), 0, b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps, &gz, &Dz);
-        *g = v3_axpy(be, gz, *g);
-        *D = s3_axpy(exact ? be * be : contact_pair_jacobi_weight(b->pr[p].beta, 4, l), Dz, *D);
-    }
-}
-
-static inline double pair_energy(const sipd_backend *b, int p, const double *y, const double *dy, double alpha,
-                                 int over, vec3 q)
-{
-    vec3 z, z0;
-    pair_z(b, p, y, dy, alpha, over, q, &z, &z0);
-    return contact_point_energy(z, z0, v3_load(b->pr[p].n), 0, b->dhat, b->pd.k[p], b->pd.lam[p], b->mu, b->eps);
-}
 
 /* Active pairs (gap < d̂) and the deepest penetration at y. */
 static void pair_stats(const sipd_backend *b, int *active, double *maxpen)
@@ -128,17 +66,73 @@ static void pair_stats(const sipd_backend *b, int *active, double *maxpen)
     double mp = 0;
 #pragma omp parallel for schedule(static) reduction(+ : n) reduction(max : mp) if (b->npr > PAR_MIN)
     for (p = 0; p < b->npr; p++) {
-        vec3 z, z0, np = v3_load(b->pr[p].n);
         double pen;
-        pair_z(b, p, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        n += contact_plane_gap(z, np, 0) < b->dhat;
-        pen = contact_point_penetration(z, np, 0);
+        n += pass_pair_stats(&b->vw, p, &pen);
         if (pen > mp)
             mp = pen;
     }
     *active += n;
     if (mp > *maxpen)
         *maxpen = mp;
+}
+
+/* The view's pointers to the model and the state (create), and to the pairs (after detection). */
+static void view_init(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    sipd_view *v = &b->vw;
+    int g;
+    memset(v, 0, sizeof *v);
+    v->nv = m->nv;
+    v->x = b->x; v->v = b->v; v->yt = b->yt; v->y = b->y; v->yp = b->yp; v->dy = b->dy; v->g = b->g;
+    v->ys = b->ys; v->y0 = b->y0; v->g0 = b->g0;
+    v->mass = m->mass;
+    v->X0 = m->X0;
+    v->motions = (const double *)m->motions;   /* sipd_motion: 9 doubles (centre, velocity, ω) */
+    v->fixed = m->fixed;
+    v->move_of = m->move_of;
+    v->ngroups = m->ngroups;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        sipd_group_view *W = &v->grp[g];
+        W->kind = G->kind;
+        W->nc = G->nc;
+        W->ne = G->ne;
+        W->v = G->v;
+        W->rest = G->rest;
+        W->vol = G->vol;
+        W->mat = G->mat;
+        W->grad = b->egrad;   /* one group (tets) today: the buffers are the group's */
+        W->blk = b->eblk;
+        W->hess = b->eH;
+    }
+    v->mats = m->mats;
+    v->inc_off = m->inc_off;
+    v->inc_elem = m->inc_elem;
+    v->inc_group = m->inc_group;
+    v->inc_corner = m->inc_corner;
+    v->inc_w = m->inc_w;
+    v->ground = b->contact;
+    for (g = 0; g < 3; g++) v->pn[g] = b->pn[g];
+    v->ph = b->ph;
+    v->dhat = b->dhat;
+    v->kc = b->kc;
+    v->mu = b->mu;
+    v->lam_n = b->lam_n;
+}
+
+static void view_pairs(sipd_backend *b)
+{
+    sipd_view *v = &b->vw;
+    v->npr = b->npr;
+    v->pr_v = b->pd.v;
+    v->pr_beta = b->pd.beta;
+    v->pr_n = b->pd.n;
+    v->pr_k = b->pd.k;
+    v->pr_lam = b->pd.lam;
+    v->pv_off = b->pd.off;
+    v->pv_pair = b->pd.pair;
+    v->pv_slot = b->pd.slot;
 }
 
 static void cpu_destroy(sipd_backend *b)
@@ -172,7 +166,7 @@ static int newton_pattern(sipd_backend *b)
         mark[a] = a;
         for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
             for (l = 0; l < 4; l++) {
-                int c = m->tets[4 * (m->inc[k] >> 2) + l];
+                int c = m->tets[4 * m->inc_elem[k] + l];
                 if (mark[c] != a) { mark[c] = a; n++; }
             }
         b->row_off[a + 1] = b->row_off[a] + n;
@@ -194,7 +188,7 @@ static int newton_pattern(sipd_backend *b)
         tmp[n++] = a;
         for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
             for (l = 0; l < 4; l++) {
-                int c = m->tets[4 * (m->inc[k] >> 2) + l];
+                int c = m->tets[4 * m->inc_elem[k] + l];
                 if (mark[c] != a) { mark[c] = a; tmp[n++] = c; }
             }
         for (i = 1; i < n; i++)
@@ -269,6 +263,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
+    view_init(b);
     *out = b;
     return SIPD_OK;
 }
@@ -313,6 +308,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
         pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
+    view_pairs(b);
     if (b->precond == SIPD_PRECOND_NEWTON && b->npr > b->prD_cap) {   /* Newton's per-pair blocks */
         free(b->pr_D);
         b->prD_cap = b->npr + b->npr / 2 + 16;
@@ -369,27 +365,13 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
     b->quasistatic = qs;
     b->inv_h2 = qs ? 0 : 1 / (h * h);
     for (a = 0; a < 3; a++) b->gq[a] = qs ? gravity[a] : 0;
+    b->vw.quasistatic = qs;
+    b->vw.inv_h2 = b->inv_h2;
+    for (a = 0; a < 3; a++) b->vw.gq[a] = b->gq[a];
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        int k;
-        if (m->fixed[a]) {
-            model_prescribed(m, a, t_end, b->y + 3 * a);
-            for (k = 0; k < 3; k++) b->yt[3 * a + k] = b->y[3 * a + k];
-        } else {
-            for (k = 0; k < 3; k++) {
-                double xt = qs ? b->x[3 * a + k] : b->x[3 * a + k] + h * b->v[3 * a + k] + h * h * gravity[k];
-                b->yt[3 * a + k] = xt;
-                b->y[3 * a + k] = xt;   /* initial guess: the inertial target */
-            }
-        }
-        for (k = 0; k < 3; k++) {
-            b->yp[3 * a + k] = b->y[3 * a + k];
-            b->dy[3 * a + k] = 0;
-        }
-        if (b->lam_n)   /* friction's normal force, lagged: from the step-start position */
-            b->lam_n[a] = friction_normal_force(yv(b->x, a), v3_load(b->pn), b->ph, b->dhat, b->kc);
-    }
+    for (a = 0; a < m->nv; a++) pass_begin_vertex(&b->vw, a, t_end, h, gravity);
     b->eps = b->eps_v * h;
+    b->vw.eps = b->eps;
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
         if (collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK || cpu_detect(b, 1, &changed) != SIPD_OK)
@@ -418,16 +400,16 @@ static void hmul(const sipd_backend *b, const double *x, double *out)
         }
         if (b->npr && !m->fixed[a])   /* pair couplings: Σ β_a β_l D_z x_l over the pair's other free vertices */
             for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
-                int p = b->pd.inc[k] >> 2, l = b->pd.inc[k] & 3, c;
+                int p = b->pd.pair[k], l = b->pd.slot[k], c;
                 sym3 Dz;
                 s3_load(b->pr_D + 6 * p, &Dz);
                 for (c = 0; c < 4; c++) {
-                    int v = b->pr[p].v[c];
+                    int v = b->pd.v[4 * p + c];
                     vec3 w;
                     if (c == l || m->fixed[v])
                         continue;
                     w = s3_mulv(Dz, yv(x, v));
-                    for (i = 0; i < 3; i++) o[i] += b->pr[p].beta[l] * b->pr[p].beta[c] * w.v[i];
+                    for (i = 0; i < 3; i++) o[i] += b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c] * w.v[i];
                 }
             }
         out[3 * a] = o[0];
@@ -485,7 +467,7 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                 double pen;
                 mat3 Cm;
                 int r;
-                contact_vertex(b, a, yv(b->y, a), &gd, &Dc, &pen);
+                pass_ground(&b->vw, a, yv(b->y, a), &gd, &Dc, &pen);
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
             }
@@ -494,12 +476,12 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                 sym3 Dc = s3_zero();
                 mat3 Cm;
                 int r;
-                pair_vertex(b, a, b->y, -1, v3(0, 0, 0), 1, &gd, &Dc);
+                pass_pair_vertex(&b->vw, a, -1, v3(0, 0, 0), 1, &gd, &Dc);
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
             }
             for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
-                int e = m->inc[i] >> 2, l = m->inc[i] & 3, c, r, s;
+                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s;
                 const double *He = b->eH + 144 * e;
                 for (c = 0; c < 4; c++) {
                     double *B;
@@ -524,8 +506,8 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
     for (a = 0; a < b->npr; a++) {
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
-        pair_z(b, a, b->y, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        contact_point_eval(z, z0, v3_load(b->pr[a].n), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
+        pass_pair_z(&b->vw, a, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+        contact_point_eval(z, z0, view_ld(b->pd.n, a), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
     /* CG on H dy = −g from dy = 0 */
@@ -567,115 +549,44 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
-    const double *y = b->y;
+    const sipd_view *vw = &b->vw;
     double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
     double gsx = 0, gsy = 0, gsz = 0;
-    int nonspd = 0, contacts = 0, first = b->first, e, a;
-    vec3 gq = v3_load(b->gq);
+    int nonspd = 0, contacts = 0, first = b->first, precond = b->precond, split = b->split, e, a, g;
 
     /* element pass */
-#pragma omp parallel for schedule(static) if (m->nt > PAR_MIN)
-    for (e = 0; e < m->nt; e++) {
-        const int *t = m->tets + 4 * e;
-        vec3 gr[4];
-        sym3 Kp;
-        int l;
-        const sipd_material *mat = &m->mats[m->tet_mat[e]];
-        tet_element(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]),
-                    gr, &Kp);
-        for (l = 0; l < 4; l++) v3_store(b->egrad + 12 * e + 3 * l, gr[l]);
-        if (b->precond == SIPD_PRECOND_SPLIT) {
-            s3_store(b->eblk + 6 * e, Kp);
-        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
-            mat3 F = tet_F(m->Bm + 9 * e, yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]));
-            for (l = 0; l < 4; l++) {
-                sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
-                if (b->precond == SIPD_PRECOND_DIAG)
-                    B.s[3] = B.s[4] = B.s[5] = 0;
-                s3_store(b->eblk + 24 * e + 6 * l, B);
-            }
-        } else if (b->precond == SIPD_PRECOND_NEWTON) {
-            mat3 F = tet_F(m->Bm + 9 * e, yv(y, t[0]), yv(y, t[1]), yv(y, t[2]), yv(y, t[3]));
-            tet_element_hessian(mat, m->Bm + 9 * e, m->vol[e], F, 1, b->eH + 144 * e);
-        }
+    for (g = 0; g < vw->ngroups; g++) {
+        const int ne = vw->grp[g].ne;
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+        for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
     }
     /* vertex pass */
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        vec3 ga, d, s;
-        sym3 D;
-        int k;
-        double n2;
-        if (m->fixed[a]) {
-            v3_store(b->dy + 3 * a, v3(0, 0, 0));
-            v3_store(b->g + 3 * a, v3(0, 0, 0));
+        sipd_vertex_out o = pass_vertex(vw, precond, a, first);
+        if (!o.free)
             continue;
-        }
-        ga = inertia_gradient(m->mass[a], b->inv_h2, gq, yv(y, a), yv(b->yt, a));
-        D = s3_diag(m->mass[a] * b->inv_h2);
-        if (b->contact) {
-            double pen;
-            contacts += contact_vertex(b, a, yv(y, a), &ga, &D, &pen);
-            if (pen > maxpen)
-                maxpen = pen;
-        }
-        if (b->npr)
-            pair_vertex(b, a, y, -1, v3(0, 0, 0), 0, &ga, &D);
-        /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
-        if (b->precond == SIPD_PRECOND_SPLIT) {
-            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-                int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
-                sym3 Kp;
-                ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
-                s3_load(b->eblk + 6 * e2, &Kp);
-                D = s3_axpy(m->inc_w[k], Kp, D);
-            }
-        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
-            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-                int inc = m->inc[k], e2 = inc >> 2, l = inc & 3;
-                sym3 B;
-                ga = v3_add(ga, v3_load(b->egrad + 12 * e2 + 3 * l));
-                s3_load(b->eblk + 24 * e2 + 6 * l, &B);
-                D = s3_add(D, B);
-            }
-        } else {
-            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-                int inc = m->inc[k];
-                ga = v3_add(ga, v3_load(b->egrad + 12 * (inc >> 2) + 3 * (inc & 3)));
-            }
-        }
-        n2 = v3_norm2(ga);
-        if (n2 > gmax)
-            gmax = n2;
-        gsx += ga.v[0];
-        gsy += ga.v[1];
-        gsz += ga.v[2];
-        if (b->precond == SIPD_PRECOND_NEWTON) {   /* dy comes from the CG solve below */
-            v3_store(b->g + 3 * a, ga);
+        contacts += o.contact;
+        if (o.pen > maxpen)
+            maxpen = o.pen;
+        if (o.gn2 > gmax)
+            gmax = o.gn2;
+        gsx += o.g.v[0];
+        gsy += o.g.v[1];
+        gsz += o.g.v[2];
+        if (precond == SIPD_PRECOND_NEWTON)   /* dy comes from the CG solve below */
             continue;
+        gs += o.gs;
+        sDs += o.sDs;
+        if (!first) {
+            dnum += o.dnum;
+            dden += o.dden;
         }
-        s = v3_sub(yv(y, a), yv(b->yp, a));
-        gs += v3_dot(ga, s);
-        sDs += v3_dot(s, s3_mulv(D, s));
-        if (first) {
-            v3_store(b->y0 + 3 * a, yv(y, a));
-            v3_store(b->g0 + 3 * a, ga);
-        } else {
-            vec3 dd = v3_sub(yv(y, a), yv(b->y0, a));
-            dnum += v3_dot(v3_sub(ga, yv(b->g0, a)), dd);
-            dden += v3_dot(dd, s3_mulv(D, dd));
-        }
-        if (!s3_solve(D, v3_scale(ga, -1), &d))
-            nonspd++;
-        else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
-            nonspd++;
-        v3_store(b->dy + 3 * a, d);
-        v3_store(b->g + 3 * a, ga);
-        gdy += v3_dot(ga, d);
-        n2 = v3_norm2(d);
-        if (n2 > rmax)
-            rmax = n2;
+        nonspd += o.nonspd;
+        gdy += o.gdy;
+        if (o.dn2 > rmax)
+            rmax = o.dn2;
     }
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);
@@ -703,27 +614,18 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 static int cpu_energy(sipd_backend *b, double alpha, double *E)
 {
     const sipd_model *m = b->m;
-    const double *y = b->y, *dy = b->dy;
+    const sipd_view *vw = &b->vw;
     double Ee = 0, Ei = 0;
-    vec3 gq = v3_load(b->gq);
-    int e, a;
-#pragma omp parallel for schedule(static) reduction(+ : Ee) if (m->nt > PAR_MIN)
-    for (e = 0; e < m->nt; e++) {
-        const int *t = m->tets + 4 * e;
-        vec3 p[4];
-        int l;
-        for (l = 0; l < 4; l++) p[l] = v3_axpy(alpha, yv(dy, t[l]), yv(y, t[l]));
-        Ee += tet_energy(&m->mats[m->tet_mat[e]], m->Bm + 9 * e, m->vol[e], p[0], p[1], p[2], p[3]);
+    int e, a, g;
+    for (g = 0; g < vw->ngroups; g++) {
+        const int ne = vw->grp[g].ne;
+#pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
+        for (e = 0; e < ne; e++) Ee += pass_element_energy(vw, g, e, b->dy, alpha, -1, v3(0, 0, 0));
     }
 #pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        vec3 p = v3_axpy(alpha, yv(dy, a), yv(y, a));
-        Ei += inertia_energy(m->mass[a], b->inv_h2, gq, p, yv(b->yt, a));
-        if (b->contact && !m->fixed[a])
-            Ei += contact_vertex_energy(b, a, p);
-    }
+    for (a = 0; a < m->nv; a++) pass_vertex_energy(vw, a, alpha, &Ei);
 #pragma omp parallel for schedule(static) reduction(+ : Ei) if (b->npr > PAR_MIN)
-    for (a = 0; a < b->npr; a++) Ei += pair_energy(b, a, y, dy, alpha, -1, v3(0, 0, 0));
+    for (a = 0; a < b->npr; a++) Ei += pass_pair_energy(vw, a, b->dy, alpha, -1, v3(0, 0, 0));
     *E = Ee + Ei;
     return SIPD_OK;
 }
@@ -734,18 +636,7 @@ static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out
     double gs = 0;
     int a;
 #pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        int k;
-        if (m->fixed[a])
-            continue;
-        for (k = 0; k < 3; k++) {
-            int i = 3 * a + k;
-            double yn = b->yp[i] + omega * (b->y[i] + alpha * b->dy[i] - b->yp[i]);
-            gs += b->g[i] * (yn - b->y[i]);
-            b->yp[i] = b->y[i];
-            b->y[i] = yn;
-        }
-    }
+    for (a = 0; a < m->nv; a++) pass_apply_vertex(&b->vw, a, alpha, omega, &gs);
     if (gs_out)
         *gs_out = gs;
     return SIPD_OK;
@@ -771,102 +662,6 @@ static int cpu_restore(sipd_backend *b)
     return SIPD_OK;
 }
 
-/* Local energy of the terms that involve vertex a, with a placed at p. */
-static double local_energy(const sipd_backend *b, int a, vec3 p)
-{
-    const sipd_model *m = b->m;
-    double E = inertia_energy(m->mass[a], b->inv_h2, v3_load(b->gq), p, yv(b->yt, a));
-    int k;
-    if (b->contact)
-        E += contact_vertex_energy(b, a, p);
-    for (k = b->npr ? b->pd.off[a] : 0; k < (b->npr ? b->pd.off[a + 1] : 0); k++)
-        E += pair_energy(b, b->pd.inc[k] >> 2, b->y, NULL, 0, a, p);
-    for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-        int inc = m->inc[k], e = inc >> 2, l = inc & 3, j;
-        const int *t = m->tets + 4 * e;
-        vec3 q[4];
-        for (j = 0; j < 4; j++) q[j] = yv(b->y, t[j]);
-        q[l] = p;
-        E += tet_energy(&m->mats[m->tet_mat[e]], m->Bm + 9 * e, m->vol[e], q[0], q[1], q[2], q[3]);
-    }
-    return E;
-}
-
-/* Per-sweep tallies of the Gauss–Seidel vertex updates. */
-typedef struct {
-    double rmax2, gmax2, maxpen;
-    int backtracks, rejected, contacts;
-} gs_tally;
-
-/* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
- * backtracking line search from α = ω when ls; y_a updated in place. */
-static void gs_vertex(sipd_backend *b, int a, int ls, double omega, gs_tally *t)
-{
-    const sipd_model *m = b->m;
-    vec3 gq = v3_load(b->gq), ya = yv(b->y, a), ga, d;
-    sym3 D;
-    double alpha = omega, n2, E0, noise = 0;
-    int k;
-    ga = inertia_gradient(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
-    E0 = inertia_energy(m->mass[a], b->inv_h2, gq, ya, yv(b->yt, a));
-    D = s3_diag(m->mass[a] * b->inv_h2);
-    if (b->contact) {
-        double pen;
-        t->contacts += contact_vertex(b, a, ya, &ga, &D, &pen);
-        if (pen > t->maxpen)
-            t->maxpen = pen;
-        E0 += contact_vertex_energy(b, a, ya);
-    }
-    if (b->npr) {
-        pair_vertex(b, a, b->y, -1, ya, 1, &ga, &D);
-        for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++)
-            E0 += pair_energy(b, b->pd.inc[k] >> 2, b->y, NULL, 0, -1, ya);
-    }
-    for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-        int inc = m->inc[k], e = inc >> 2, l = inc & 3;
-        const int *tt = m->tets + 4 * e;
-        sym3 Kp;
-        double Ee;
-        const sipd_material *mat = &m->mats[m->tet_mat[e]];
-        ga = v3_add(ga, tet_vertex_eval(mat, b->split, m->Bm + 9 * e, m->vol[e], yv(b->y, tt[0]), yv(b->y, tt[1]),
-                                        yv(b->y, tt[2]), yv(b->y, tt[3]), l, &Kp, &Ee));
-        E0 += Ee;
-        noise += (double)(mat->mu + mat->lambda) * m->vol[e];
-        if (b->precond == SIPD_PRECOND_SPLIT) {
-            D = s3_axpy(m->inc_w[k], Kp, D);
-        } else if (b->precond == SIPD_PRECOND_BLOCK || b->precond == SIPD_PRECOND_DIAG) {
-            mat3 F = tet_F(m->Bm + 9 * e, yv(b->y, tt[0]), yv(b->y, tt[1]), yv(b->y, tt[2]), yv(b->y, tt[3]));
-            sym3 B = tet_vertex_block_psd(mat, m->Bm + 9 * e, m->vol[e], F, l);
-            if (b->precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            D = s3_add(D, B);
-        }
-    }
-    s3_solve(D, v3_scale(ga, -1), &d);
-    n2 = v3_norm2(d);
-    if (n2 > t->rmax2)
-        t->rmax2 = n2;
-    n2 = v3_norm2(ga);
-    if (n2 > t->gmax2)
-        t->gmax2 = n2;
-    if (ls) {
-        double gd = v3_dot(ga, d);
-        int h;
-        for (h = 0; h < GS_MAX_HALVINGS; h++) {
-            double E1 = local_energy(b, a, v3_axpy(alpha, d, ya));
-            if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
-                break;
-            alpha *= 0.5;
-            t->backtracks++;
-        }
-        if (h == GS_MAX_HALVINGS) {
-            t->rejected++;
-            return;
-        }
-    }
-    v3_store(b->y + 3 * a, v3_axpy(alpha, d, ya));
-}
-
 /* Colour by colour.  The colouring separates vertices that share a tet, not vertices that
  * share a contact pair, so within a colour the vertices with pair incidences are updated
  * serially after the others (in colour order: deterministic). */
@@ -875,17 +670,17 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     const sipd_model *m = b->m;
     double rmax = 0, gmax = 0, maxpen = 0;
     int backtracks = 0, rejected = 0, contacts = 0, c;
-    gs_tally ser = {0, 0, 0, 0, 0, 0};
+    sipd_gs_tally ser = {0, 0, 0, 0, 0, 0};
     for (c = 0; c < m->ncolors; c++) {
         int i;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
     if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
             int a = m->color_verts[i];
-            gs_tally t = {0, 0, 0, 0, 0, 0};
+            sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
             if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
                 continue;
-            gs_vertex(b, a, ls, omega, &t);
+            pass_gs_vertex(&b->vw, b->precond, b->split, a, ls, omega, &t);
             rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
             gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
             maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
@@ -897,7 +692,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
                 int a = m->color_verts[i];
                 if (!m->fixed[a] && b->pd.off[a + 1] > b->pd.off[a])
-                    gs_vertex(b, a, ls, omega, &ser);
+                    pass_gs_vertex(&b->vw, b->precond, b->split, a, ls, omega, &ser);
             }
     }
     rmax = ser.rmax2 > rmax ? ser.rmax2 : rmax;
@@ -921,13 +716,9 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
 
 static int cpu_end_step(sipd_backend *b)
 {
-    const sipd_model *m = b->m;
-    int i;
-#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
-    for (i = 0; i < 3 * m->nv; i++) {
-        b->v[i] = b->quasistatic ? 0 : (b->y[i] - b->x[i]) / b->h;
-        b->x[i] = b->y[i];
-    }
+    size_t i, n = 3 * (size_t)b->m->nv;
+#pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) pass_end_component(&b->vw, i, b->h);
     return SIPD_OK;
 }
 

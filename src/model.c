@@ -30,7 +30,9 @@ void model_free(sipd_model *m)
     free(m->move_of);
     free(m->motions);
     free(m->inc_off);
-    free(m->inc);
+    free(m->inc_elem);
+    free(m->inc_group);
+    free(m->inc_corner);
     free(m->inc_w);
     free(m->color_off);
     free(m->color_verts);
@@ -60,28 +62,67 @@ static int in_box(const sipd_scene_box *b, const double *p)
     return 1;
 }
 
+/* The element groups (one per kind present; only tets today) over the model's arrays. */
+static void build_groups(sipd_model *m)
+{
+    int k;
+    for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
+    m->ngroups = 0;
+    if (m->nt > 0) {
+        sipd_elem_group *G = &m->groups[m->ngroups];
+        G->kind = SIPD_KIND_TET;
+        G->nc = kind_corners(SIPD_KIND_TET);
+        G->ne = m->nt;
+        G->v = m->tets;
+        G->rest = m->Bm;
+        G->vol = m->vol;
+        G->mat = m->tet_mat;
+        m->group_of[SIPD_KIND_TET] = m->ngroups++;
+    }
+}
+
+/* SIPD's weight of corner l of element e of group G: V |∇N_l|². */
+static double corner_weight(const sipd_elem_group *G, int e, int l)
+{
+    switch (G->kind) {
+    case SIPD_KIND_TET: return G->vol[e] * v3_norm2(tet_gradN(G->rest + 9 * (size_t)e, l));
+    default: return NAN;
+    }
+}
+
 static int build_incidence(sipd_model *m)
 {
-    int a, e, l;
+    int a, e, l, g;
     int *fill;
+    size_t n = 0;
+    for (g = 0; g < m->ngroups; g++) n += (size_t)m->groups[g].ne * m->groups[g].nc;
     m->inc_off = sipd_calloc((size_t)m->nv + 1, sizeof(int));
-    m->inc = sipd_malloc((size_t)m->nt * 4 * sizeof(int));
-    m->inc_w = sipd_malloc((size_t)m->nt * 4 * sizeof(double));
-    fill = sipd_calloc((size_t)m->nv, sizeof(int));
-    if (!m->inc_off || !m->inc || !m->inc_w || !fill) {
+    m->inc_elem = sipd_malloc((n ? n : 1) * sizeof(int));
+    m->inc_group = sipd_malloc(n ? n : 1);
+    m->inc_corner = sipd_malloc(n ? n : 1);
+    m->inc_w = sipd_malloc((n ? n : 1) * sizeof(double));
+    fill = sipd_calloc((size_t)m->nv + 1, sizeof(int));
+    if (!m->inc_off || !m->inc_elem || !m->inc_group || !m->inc_corner || !m->inc_w || !fill) {
         free(fill);
         return SIPD_EFAIL;
     }
-    for (e = 0; e < m->nt; e++)
-        for (l = 0; l < 4; l++) m->inc_off[m->tets[4 * e + l] + 1]++;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        for (e = 0; e < G->ne; e++)
+            for (l = 0; l < G->nc; l++) m->inc_off[G->v[(size_t)G->nc * e + l] + 1]++;
+    }
     for (a = 0; a < m->nv; a++) m->inc_off[a + 1] += m->inc_off[a];
-    for (e = 0; e < m->nt; e++)
-        for (l = 0; l < 4; l++) {
-            int v = m->tets[4 * e + l], k = m->inc_off[v] + fill[v]++;
-            vec3 gn = tet_gradN(m->Bm + 9 * e, l);
-            m->inc[k] = 4 * e + l;
-            m->inc_w[k] = m->vol[e] * v3_norm2(gn);
-        }
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        for (e = 0; e < G->ne; e++)
+            for (l = 0; l < G->nc; l++) {
+                int v = G->v[(size_t)G->nc * e + l], k = m->inc_off[v] + fill[v]++;
+                m->inc_elem[k] = e;
+                m->inc_group[k] = (unsigned char)g;
+                m->inc_corner[k] = (unsigned char)l;
+                m->inc_w[k] = corner_weight(G, e, l);
+            }
+    }
     free(fill);
     return SIPD_OK;
 }
@@ -102,9 +143,10 @@ static int build_colouring(sipd_model *m)
     for (a = 0; a < m->nv; a++) color[a] = -1;
     for (a = 0; a < m->nv; a++) {
         for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) {
-            int e = m->inc[k] >> 2;
-            for (l = 0; l < 4; l++) {
-                int b = m->tets[4 * e + l];
+            const sipd_elem_group *G = &m->groups[m->inc_group[k]];
+            const int *ev = G->v + (size_t)G->nc * m->inc_elem[k];
+            for (l = 0; l < G->nc; l++) {
+                int b = ev[l];
                 if (b != a && color[b] >= 0)
                     mark[color[b]] = a;
             }
@@ -341,6 +383,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
     if (!(m->bbox_diag > 0))
         m->bbox_diag = 1;
+    build_groups(m);
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);

@@ -8,6 +8,7 @@
 #ifndef SIPD_MODEL_H
 #define SIPD_MODEL_H
 
+#include "physics/elements.h"
 #include "physics/material.h"
 #include "mesh.h"
 #include "scene.h"
@@ -15,6 +16,15 @@
 typedef struct {
     double center[3], velocity[3], omega[3];
 } sipd_motion;
+
+/* One group of elements of one kind (physics/elements.h): ne elements of nc corners. */
+typedef struct {
+    int kind, nc, ne;
+    int *v;          /* ne*nc vertex indices                                        */
+    double *rest;    /* ne*kind_rest_size(kind) rest data (tets: Bm)                 */
+    double *vol;     /* ne rest measure (tets: volume)                               */
+    int *mat;        /* ne material index                                            */
+} sipd_elem_group;
 
 typedef struct {
     int nv, nt, nf, nbodies;
@@ -36,9 +46,15 @@ typedef struct {
     int *move_of;
     int nmotions;
     sipd_motion *motions;
-    /* incidence: vertex a's incidences are inc[inc_off[a] .. inc_off[a+1]), each tet*4+local;
-       inc_w[k] = V |∇N_local|² of that incidence */
-    int *inc_off, *inc;
+    /* elements by kind: groups[0 .. ngroups), the group of kind k at group_of[k] (−1: none).
+       The tet group's arrays are tets, Bm, vol, tet_mat above (the group points at them). */
+    int ngroups;
+    sipd_elem_group groups[SIPD_KIND_COUNT];
+    int group_of[SIPD_KIND_COUNT];
+    /* incidence: vertex a's incidences are k in [inc_off[a], inc_off[a+1]): corner inc_corner[k]
+       of element inc_elem[k] of group inc_group[k]; inc_w[k] = V |∇N_corner|² of it */
+    int *inc_off, *inc_elem;
+    unsigned char *inc_group, *inc_corner;
     double *inc_w;
     /* colouring: colour c's vertices are color_verts[color_off[c] .. color_off[c+1]) */
     int ncolors;

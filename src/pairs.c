@@ -18,10 +18,14 @@ int pair_data_init(sipd_pair_data *d, int nv)
 
 void pair_data_free(sipd_pair_data *d)
 {
+    free(d->v);
+    free(d->beta);
+    free(d->n);
     free(d->k);
     free(d->lam);
     free(d->off);
-    free(d->inc);
+    free(d->pair);
+    free(d->slot);
     free(d->cur);
     memset(d, 0, sizeof *d);
 }
@@ -33,13 +37,21 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     d->npr = 0;
     if (npr > d->cap) {
         int cap = npr + npr / 2 + 16;
+        free(d->v);
+        free(d->beta);
+        free(d->n);
         free(d->k);
         free(d->lam);
-        free(d->inc);
+        free(d->pair);
+        free(d->slot);
+        d->v = sipd_malloc((size_t)cap * 4 * sizeof(int));
+        d->beta = sipd_malloc((size_t)cap * 4 * sizeof(double));
+        d->n = sipd_malloc((size_t)cap * 3 * sizeof(double));
         d->k = sipd_malloc((size_t)cap * sizeof(double));
         d->lam = sipd_malloc((size_t)cap * sizeof(double));
-        d->inc = sipd_malloc((size_t)cap * 4 * sizeof(int));
-        if (!d->k || !d->lam || !d->inc) {
+        d->pair = sipd_malloc((size_t)cap * 4 * sizeof(int));
+        d->slot = sipd_malloc((size_t)cap * 4);
+        if (!d->v || !d->beta || !d->n || !d->k || !d->lam || !d->pair || !d->slot) {
             d->cap = 0;
             return SIPD_EFAIL;
         }
@@ -49,7 +61,10 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     for (p = 0; p < npr; p++) {
         vec3 xs[4];
         d->k[p] = kc;
+        for (k = 0; k < 3; k++) d->n[3 * p + k] = pr[p].n[k];
         for (k = 0; k < 4; k++) {
+            d->v[4 * p + k] = pr[p].v[k];
+            d->beta[4 * p + k] = pr[p].beta[k];
             xs[k] = v3_load(x0 + 3 * pr[p].v[k]);
             if (!m->fixed[pr[p].v[k]])
                 d->off[pr[p].v[k] + 1]++;
@@ -63,8 +78,10 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     for (p = 0; p < npr; p++)   /* in pair order: the gather order is deterministic */
         for (k = 0; k < 4; k++) {
             int v = pr[p].v[k];
-            if (!m->fixed[v])
-                d->inc[cur[v]++] = 4 * p + k;
+            if (!m->fixed[v]) {
+                d->pair[cur[v]] = p;
+                d->slot[cur[v]++] = (unsigned char)k;
+            }
         }
     d->npr = npr;
     return SIPD_OK;

@@ -1,8 +1,9 @@
-/* pairs.h — what both backends derive from a narrow phase (src/collide.h): per pair the
- * stiffness k_c and the lagged normal force λ_n of its friction (contact.h, from the step-start
- * positions x0), and the incidences of the pairs on free vertices as CSR (vertex a's entries
- * are inc[off[a] .. off[a+1]), each pair*4 + slot, in pair order), for the vertex-centric
- * gather of the Jacobi pass.
+/* pairs.h — what both backends derive from a narrow phase (src/collide.h): per pair its
+ * vertices, weights β and normal as flat arrays (the view of src/passes.h), the stiffness k_c
+ * and the lagged normal force λ_n of its friction (contact.h, from the step-start positions
+ * x0), and the incidences of the pairs on free vertices as CSR (vertex a's entries are
+ * k in [off[a], off[a+1]): slot slot[k] of pair pair[k], in pair order), for the
+ * vertex-centric gather of the Jacobi pass.
  */
 #ifndef SIPD_PAIRS_H
 #define SIPD_PAIRS_H
@@ -19,10 +20,14 @@
 
 typedef struct {
     int nv, npr, cap;
+    int *v;        /* 4 npr: the pair's vertices (sipd_contact_pair.v)   */
+    double *beta;  /* 4 npr: their weights                               */
+    double *n;     /* 3 npr: the unit normal                             */
     double *k;     /* npr: k_c (per pair, so a later per-pair stiffness needs no kernel change) */
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
     int *off;      /* nv+1                                               */
-    int *inc;      /* up to 4 npr                                        */
+    int *pair;     /* up to 4 npr: the pair of each incidence            */
+    unsigned char *slot;   /* up to 4 npr: the vertex's slot in it (0..3) */
     int *cur;      /* nv: fill cursors (scratch, allocated once)         */
 } sipd_pair_data;
 

@@ -1,0 +1,470 @@
+/* passes.h — the per-item passes of an iteration, written once for both backends
+ * (DESIGN.md §2.1).
+ *
+ * Each pass is one SIPD_HD function of (a view of raw arrays, an item index): the element
+ * evaluation, the vertex gather + 3x3 solve of a Jacobi direction, the Gauss–Seidel local step
+ * with its line search, the local and line-search energies, and the ground / pair contact
+ * terms.  src/backend_cpu.c runs them in OpenMP loops over double arrays; kernels/backend_cuda.cu
+ * runs them as grid-stride kernels over float32 device arrays (sipd_real follows
+ * SIPD_REAL_FLOAT).  Only allocation, transfers, launches and reductions are backend code: a
+ * pass returns its contributions to the reductions in a small struct and the backend sums them.
+ *
+ * Elements are data: the view holds one group per element kind (physics/elements.h) and the
+ * incidences of vertex a are (group, element, corner) triples in inc_group / inc_elem /
+ * inc_corner [inc_off[a] .. inc_off[a+1]).  The preconditioner and split are explicit
+ * arguments so a kernel instantiated per (P, S) folds them as constants.
+ *
+ * Contact pairs are the virtual fourth kind: pair p combines the vertices pr_v[4p..4p+4) with
+ * weights pr_beta[4p..] (physics/contact.h); their incidences on free vertices are
+ * pv_off / pv_pair / pv_slot (src/pairs.h builds them).
+ */
+#ifndef SIPD_PASSES_H
+#define SIPD_PASSES_H
+
+#include "backend.h"
+#include "physics/contact.h"
+#include "physics/elements.h"
+#include "physics/hessian.h"
+#include "physics/inertia.h"
+#include "physics/kinematic.h"
+#include "physics/tet.h"
+
+#define SIPD_GS_MAX_HALVINGS 12   /* the local line search of a Gauss–Seidel vertex step */
+
+typedef struct {
+    int kind, nc, ne;
+    const int *v;            /* ne*nc vertex indices                                          */
+    const sipd_real *rest;   /* ne*kind_rest_size                                              */
+    const sipd_real *vol;    /* ne                                                            */
+    const int *mat;          /* ne material indices                                           */
+    sipd_real *grad;         /* element pass: ne*kind_grad_size                               */
+    sipd_real *blk;          /* element pass: SPLIT ne*6 (K⁺), BLOCK/DIAG ne*6nc (vertex blocks) */
+    sipd_real *hess;         /* element pass, NEWTON: ne*kind_hessian_size (NULL otherwise)   */
+} sipd_group_view;
+
+typedef struct {
+    int nv, ngroups, quasistatic;
+    sipd_real inv_h2, gq[3];
+    /* state, nv*3 (backend.h): x, v, ỹ, y, y_prev, dy, g, snapshot; y0/g0 the step's first
+       iterate and its gradient (the Rayleigh estimate of the Chebyshev ρ) */
+    sipd_real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *y0, *g0;
+    /* vertices */
+    const sipd_real *mass, *X0, *motions;   /* motions: 9 per motion (centre, velocity, ω) */
+    const unsigned char *fixed;
+    const int *move_of;
+    /* elements */
+    sipd_group_view grp[SIPD_KIND_COUNT];
+    const sipd_material *mats;
+    const int *inc_off, *inc_elem;
+    const unsigned char *inc_group, *inc_corner;
+    const sipd_real *inc_w;                 /* V |∇N_corner|² per incidence (SIPD's D)       */
+    /* ground contact: plane pn·x = ph, penalty kc within dhat; lagged friction (lam_n per
+       vertex, NULL without friction), slip threshold eps = ε_v h */
+    int ground;
+    sipd_real pn[3], ph, dhat, kc, mu, eps;
+    sipd_real *lam_n;
+    /* pairs (npr of them): vertices, weights, normal, stiffness, lagged normal force; their
+       incidences on free vertices */
+    int npr;
+    const int *pr_v;
+    const sipd_real *pr_beta, *pr_n, *pr_k, *pr_lam;
+    const int *pv_off, *pv_pair;
+    const unsigned char *pv_slot;
+} sipd_view;
+
+SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t)i); }
+SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
+/* a NaN-propagating max (a diverged vertex must reach the driver's isfinite check) */
+SIPD_HD double pass_max(double a, double b) { return (a > b || a != a) ? a : b; }
+
+/* ---- begin_step, end_step ---------------------------------------------------------------- */
+
+/* Vertex a at the start of a step ending at t_end: ỹ (Dirichlet: the prescribed position),
+ * y = y_prev = ỹ, dy = 0, and the ground friction's lagged normal force from x. */
+SIPD_HD void pass_begin_vertex(const sipd_view *v, int a, sipd_real t_end, sipd_real h, const sipd_real grav[3])
+{
+    vec3 ya;
+    if (v->fixed[a]) {
+        ya = view_ld(v->X0, a);
+        if (v->fixed[a] == 2) {
+            const sipd_real *mv = v->motions + 9 * v->move_of[a];
+            ya = kinematic_position(ya, v3_load(mv), v3_load(mv + 3), v3_load(mv + 6), t_end);
+        }
+    } else {
+        int k;
+        for (k = 0; k < 3; k++) {
+            size_t i = 3 * (size_t)a + k;
+            ya.v[k] = v->quasistatic ? v->x[i] : v->x[i] + h * v->v[i] + h * h * grav[k];
+        }
+    }
+    view_st(v->yt, a, ya);
+    view_st(v->y, a, ya);   /* initial guess: the inertial target */
+    view_st(v->yp, a, ya);
+    view_st(v->dy, a, v3(0, 0, 0));
+    if (v->lam_n)
+        v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), v->ph, v->dhat, v->kc);
+}
+
+/* Component i of the state: v = (y − x)/h (0 when quasi-static), x = y. */
+SIPD_HD void pass_end_component(const sipd_view *v, size_t i, sipd_real h)
+{
+    v->v[i] = v->quasistatic ? SIPD_R(0) : (v->y[i] - v->x[i]) / h;
+    v->x[i] = v->y[i];
+}
+
+/* ---- contact terms ------------------------------------------------------------------------- */
+
+/* Ground contact + friction of free vertex a at p: adds to *g, *D; 1 when within d̂. */
+SIPD_HD int pass_ground(const sipd_view *v, int a, vec3 p, vec3 *g, sym3 *D, sipd_real *pen)
+{
+    vec3 n = v3_load(v->pn);
+    *pen = contact_point_penetration(p, n, v->ph);
+    return contact_point_eval(p, view_ld(v->x, a), n, v->ph, v->dhat, v->kc, v->lam_n ? v->lam_n[a] : SIPD_R(0),
+                              v->mu, v->eps, g, D);
+}
+
+SIPD_HD sipd_real pass_ground_energy(const sipd_view *v, int a, vec3 p)
+{
+    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), v->ph, v->dhat, v->kc,
+                                v->lam_n ? v->lam_n[a] : SIPD_R(0), v->mu, v->eps);
+}
+
+/* z = Σ β_k y_k and z0 = Σ β_k x_k of pair p at y + α dy (y alone when dy is NULL); vertex
+ * `over` (−1: none) taken at q instead. */
+SIPD_HD void pass_pair_z(const sipd_view *v, int p, const sipd_real *dy, sipd_real alpha, int over, vec3 q, vec3 *z,
+                         vec3 *z0)
+{
+    vec3 ys[4], xs[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        int w = v->pr_v[4 * (size_t)p + k];
+        ys[k] = w == over ? q : dy ? v3_axpy(alpha, view_ld(dy, w), view_ld(v->y, w)) : view_ld(v->y, w);
+        xs[k] = view_ld(v->x, w);
+    }
+    *z = contact_pair_combine(ys, v->pr_beta + 4 * (size_t)p, 4);
+    *z0 = contact_pair_combine(xs, v->pr_beta + 4 * (size_t)p, 4);
+}
+
+/* The pairs' gradient and block on free vertex a (a itself at q when over == a).  The block is
+ * the exact diagonal block β_a² D_z when `exact` (Gauss–Seidel moves one vertex at a time), else
+ * the Jacobi majoriser |β_a| Σ|β| D_z (contact.h). */
+SIPD_HD void pass_pair_vertex(const sipd_view *v, int a, int over, vec3 q, int exact, vec3 *g, sym3 *D)
+{
+    int k;
+    for (k = v->pv_off[a]; k < v->pv_off[a + 1]; k++) {
+        int p = v->pv_pair[k], l = v->pv_slot[k];
+        const sipd_real *beta = v->pr_beta + 4 * (size_t)p;
+        vec3 z, z0, gz = v3(0, 0, 0);
+        sym3 Dz = s3_zero();
+        pass_pair_z(v, p, NULL, 0, over, q, &z, &z0);
+        contact_point_eval(z, z0, view_ld(v->pr_n, p), 0, v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps, &gz, &Dz);
+        *g = v3_axpy(beta[l], gz, *g);
+        *D = s3_axpy(exact ? beta[l] * beta[l] : contact_pair_jacobi_weight(beta, 4, l), Dz, *D);
+    }
+}
+
+SIPD_HD sipd_real pass_pair_energy(const sipd_view *v, int p, const sipd_real *dy, sipd_real alpha, int over, vec3 q)
+{
+    vec3 z, z0;
+    pass_pair_z(v, p, dy, alpha, over, q, &z, &z0);
+    return contact_point_energy(z, z0, view_ld(v->pr_n, p), 0, v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps);
+}
+
+/* Pair p at y: 1 when active (gap < d̂), and its penetration. */
+SIPD_HD int pass_pair_stats(const sipd_view *v, int p, sipd_real *pen)
+{
+    vec3 z, z0, n = view_ld(v->pr_n, p);
+    pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+    *pen = contact_point_penetration(z, n, 0);
+    return contact_plane_gap(z, n, 0) < v->dhat;
+}
+
+/* ---- elements -------------------------------------------------------------------------------- */
+
+/* The corner positions of element e of group G at y + α dy (y alone when dy is NULL), corner
+ * `over` (−1: none) at q. */
+SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *dy, sipd_real alpha,
+                          int over, vec3 q, vec3 *p)
+{
+    const int *t = G->v + (size_t)G->nc * e;
+    int l;
+    for (l = 0; l < G->nc; l++)
+        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
+}
+
+/* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
+ * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
+ * the PSD-projected element Hessian (NEWTON). */
+SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, int e)
+{
+    const sipd_group_view *G = &v->grp[gi];
+    const sipd_material *mat = &v->mats[G->mat[e]];
+    vec3 y[SIPD_MAX_CORNERS], gr[SIPD_MAX_CORNERS];
+    sym3 Kp;
+    int l;
+    pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
+    switch (G->kind) {
+    case SIPD_KIND_TET: {
+        const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+        tet_element(mat, split, Bm, vol, y[0], y[1], y[2], y[3], gr, &Kp);
+        for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT) {
+            s3_store(G->blk + 6 * (size_t)e, Kp);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
+            for (l = 0; l < 4; l++) {
+                sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
+                if (precond == SIPD_PRECOND_DIAG)
+                    B.s[3] = B.s[4] = B.s[5] = 0;
+                s3_store(G->blk + 24 * (size_t)e + 6 * l, B);
+            }
+        } else if (precond == SIPD_PRECOND_NEWTON) {
+            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
+            tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
+ * `over` at q. */
+SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const sipd_real *dy, sipd_real alpha, int over,
+                                      vec3 q)
+{
+    const sipd_group_view *G = &v->grp[gi];
+    const sipd_material *mat = &v->mats[G->mat[e]];
+    vec3 p[SIPD_MAX_CORNERS];
+    pass_corners(v, G, e, dy, alpha, over, q, p);
+    switch (G->kind) {
+    case SIPD_KIND_TET: return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
+    default: return SIPD_R(0) / SIPD_R(0);   /* an unknown kind is a bug: NaN stops the run */
+    }
+}
+
+/* Gradient of element e of group gi on its corner l at y, the block that corner contributes to
+ * D (SPLIT: w K⁺, BLOCK: the PSD vertex block, DIAG: its diagonal, MASS: 0; w = inc_w of the
+ * incidence), the element's energy, and its round-off scale (μ + λ) V. */
+SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int gi, int e, int l, sipd_real w,
+                                 sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_group_view *G = &v->grp[gi];
+    const sipd_material *mat = &v->mats[G->mat[e]];
+    vec3 y[SIPD_MAX_CORNERS], ga = v3(0, 0, 0);
+    pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
+    switch (G->kind) {
+    case SIPD_KIND_TET: {
+        const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+        sym3 Kp;
+        ga = tet_vertex_eval(mat, split, Bm, vol, y[0], y[1], y[2], y[3], l, &Kp, energy);
+        *scale = (mat->mu + mat->lambda) * vol;
+        if (precond == SIPD_PRECOND_SPLIT) {
+            *D = s3_axpy(w, Kp, *D);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
+            sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            *D = s3_add(*D, B);
+        }
+        break;
+    }
+    default: *energy = SIPD_R(0) / SIPD_R(0); *scale = 0; break;
+    }
+    return ga;
+}
+
+/* ---- the Jacobi direction: vertex gather + 3x3 solve ------------------------------------- */
+
+/* What vertex a contributes to the direction's reductions (backend.h sipd_dir_stats). */
+typedef struct {
+    sipd_real gn2, dn2, gdy, gs, sDs, dnum, dden, pen;
+    vec3 g;
+    int free, nonspd, contact;
+} sipd_vertex_out;
+
+/* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
+ * dy = −D⁻¹g (NEWTON: only g; its dy comes from the global solve).  `first`: the step's first
+ * direction (y0, g0 are stored; afterwards the Rayleigh sums against them). */
+SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int a, int first)
+{
+    sipd_vertex_out o;
+    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
+    const sipd_real m = v->mass[a];
+    vec3 ga, d, s;
+    sym3 D;
+    int k;
+    o.gn2 = o.dn2 = o.gdy = o.gs = o.sDs = o.dnum = o.dden = o.pen = 0;
+    o.g = v3(0, 0, 0);
+    o.free = o.nonspd = o.contact = 0;
+    if (v->fixed[a]) {
+        view_st(v->dy, a, v3(0, 0, 0));
+        view_st(v->g, a, v3(0, 0, 0));
+        return o;
+    }
+    o.free = 1;
+    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    D = s3_diag(m * v->inv_h2);
+    if (v->ground)
+        o.contact += pass_ground(v, a, ya, &ga, &D, &o.pen);
+    if (v->npr)
+        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, &ga, &D);
+    /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
+    if (precond == SIPD_PRECOND_SPLIT) {
+        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+            const sipd_group_view *G = &v->grp[v->inc_group[k]];
+            int e = v->inc_elem[k], l = v->inc_corner[k];
+            sym3 Kp;
+            ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
+            s3_load(G->blk + 6 * (size_t)e, &Kp);
+            D = s3_axpy(v->inc_w[k], Kp, D);
+        }
+    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+            const sipd_group_view *G = &v->grp[v->inc_group[k]];
+            int e = v->inc_elem[k], l = v->inc_corner[k];
+            sym3 B;
+            ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
+            s3_load(G->blk + (size_t)6 * G->nc * e + 6 * l, &B);
+            D = s3_add(D, B);
+        }
+    } else {
+        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+            const sipd_group_view *G = &v->grp[v->inc_group[k]];
+            ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * v->inc_elem[k] + 3 * v->inc_corner[k]));
+        }
+    }
+    o.gn2 = v3_norm2(ga);
+    o.g = ga;
+    view_st(v->g, a, ga);
+    if (precond == SIPD_PRECOND_NEWTON)
+        return o;
+    s = v3_sub(ya, view_ld(v->yp, a));
+    o.gs = v3_dot(ga, s);
+    o.sDs = v3_dot(s, s3_mulv(D, s));
+    if (first) {
+        view_st(v->y0, a, ya);
+        view_st(v->g0, a, ga);
+    } else {
+        vec3 dd = v3_sub(ya, view_ld(v->y0, a));
+        o.dnum = v3_dot(v3_sub(ga, view_ld(v->g0, a)), dd);
+        o.dden = v3_dot(dd, s3_mulv(D, dd));
+    }
+    if (!s3_solve(D, v3_scale(ga, -1), &d))
+        o.nonspd = 1;
+    else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
+        o.nonspd = 1;
+    view_st(v->dy, a, d);
+    o.gdy = v3_dot(ga, d);
+    o.dn2 = v3_norm2(d);
+    return o;
+}
+
+/* ---- energies --------------------------------------------------------------------------------- */
+
+/* Adds the inertia (and ground) terms of vertex a at y + α dy to *acc, one term at a time (the
+ * order of the additions is part of the result). */
+SIPD_HD void pass_vertex_energy(const sipd_view *v, int a, sipd_real alpha, double *acc)
+{
+    vec3 p = v3_axpy(alpha, view_ld(v->dy, a), view_ld(v->y, a));
+    *acc += (double)inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
+    if (v->ground && !v->fixed[a])
+        *acc += (double)pass_ground_energy(v, a, p);
+}
+
+/* Energy of the terms that involve vertex a, with a placed at p (the rest at y). */
+SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int a, vec3 p)
+{
+    sipd_real E = inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
+    int k;
+    if (v->ground)
+        E += pass_ground_energy(v, a, p);
+    for (k = v->npr ? v->pv_off[a] : 0; k < (v->npr ? v->pv_off[a + 1] : 0); k++)
+        E += pass_pair_energy(v, v->pv_pair[k], NULL, 0, a, p);
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++)
+        E += pass_element_energy(v, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
+    return E;
+}
+
+/* ---- Gauss–Seidel local step --------------------------------------------------------------- */
+
+/* Per-sweep tallies of the vertex updates (maxima of squares, counts). */
+typedef struct {
+    double rmax2, gmax2, maxpen;
+    int backtracks, rejected, contacts;
+} sipd_gs_tally;
+
+/* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
+ * backtracking line search from α = ω when ls; y_a updated in place.  Pairs use the exact block
+ * β_a² D_z (one vertex moves at a time). */
+SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int a, int ls, sipd_real omega, sipd_gs_tally *t)
+{
+    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
+    const sipd_real m = v->mass[a];
+    vec3 ga, d;
+    sym3 D;
+    sipd_real alpha = omega, n2, E0, noise = 0;
+    int k;
+    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    D = s3_diag(m * v->inv_h2);
+    if (v->ground) {
+        sipd_real pen;
+        t->contacts += pass_ground(v, a, ya, &ga, &D, &pen);
+        t->maxpen = pass_max(t->maxpen, (double)pen);
+        E0 += pass_ground_energy(v, a, ya);
+    }
+    if (v->npr) {
+        pass_pair_vertex(v, a, -1, ya, 1, &ga, &D);
+        for (k = v->pv_off[a]; k < v->pv_off[a + 1]; k++) E0 += pass_pair_energy(v, v->pv_pair[k], NULL, 0, -1, ya);
+    }
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+        sipd_real Ee, sc;
+        ga = v3_add(ga, pass_element_corner(v, precond, split, v->inc_group[k], v->inc_elem[k], v->inc_corner[k],
+                                            v->inc_w[k], &D, &Ee, &sc));
+        E0 += Ee;
+        noise += sc;
+    }
+    s3_solve(D, v3_scale(ga, -1), &d);
+    n2 = v3_norm2(d);
+    t->rmax2 = pass_max(t->rmax2, (double)n2);
+    n2 = v3_norm2(ga);
+    t->gmax2 = pass_max(t->gmax2, (double)n2);
+    if (ls) {
+        sipd_real gd = v3_dot(ga, d);
+        int h;
+        for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++) {
+            sipd_real E1 = pass_local_energy(v, a, v3_axpy(alpha, d, ya));
+            if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
+                break;
+            alpha *= SIPD_R(0.5);
+            t->backtracks++;
+        }
+        if (h == SIPD_GS_MAX_HALVINGS) {
+            t->rejected++;
+            return;
+        }
+    }
+    view_st(v->y, a, v3_axpy(alpha, d, ya));
+}
+
+/* ---- apply ------------------------------------------------------------------------------------- */
+
+/* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new for free vertex a; adds its
+ * g·(y_new − y) to *gs component by component. */
+SIPD_HD void pass_apply_vertex(const sipd_view *v, int a, sipd_real alpha, sipd_real omega, double *gs)
+{
+    int k;
+    if (v->fixed[a])
+        return;
+    for (k = 0; k < 3; k++) {
+        size_t i = 3 * (size_t)a + k;
+        sipd_real y = v->y[i], yn = v->yp[i] + omega * (y + alpha * v->dy[i] - v->yp[i]);
+        *gs += (double)v->g[i] * (double)(yn - y);
+        v->yp[i] = y;
+        v->y[i] = yn;
+    }
+}
+
+#endif
