@@ -237,17 +237,17 @@ __global__ void __launch_bounds__(NT) k_element(dview d, int g)
  * 7 ground penetration (max), 8 Σ(g − g0)·d, 9 ΣdᵀDd (the Rayleigh estimate), 10–12 Σg. */
 #define VERTEX_NRED 13
 #define VERTEX_MAXMASK 0x83u
+/* the contact-free SIPD vertex kernel at ≤ 64 registers (4 blocks of NT threads per SM: 65536 / (4 NT);
+   ptxas, sm_90: 64 registers, no spills; uncapped 80).  The BLOCK/DIAG variants would spill under the
+   cap, so they are left uncapped (72–88). */
+#define VERTEX_MIN_BLOCKS 4
 template <int P, int C>
-__global__ void __launch_bounds__(NT) k_vertex(dview d, int first, double *part)
+__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(dview d, int first, double *part)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (!C) {
-        d.v.ground = 0;
-        d.v.npr = 0;
-    }
     GRID_STRIDE(a, d.v.nv)
     {
-        sipd_vertex_out o = pass_vertex(&d.v, P, a, first);
+        sipd_vertex_out o = pass_vertex(&d.v, P, C, a, first);
         if (!o.free)
             continue;
         r[0] = pass_max(r[0], (double)o.dn2);
@@ -327,13 +327,11 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
     int off;
-    d.v.ground = 0;
-    d.v.npr = 0;
     GRID_STRIDE(i, count)
     {
         int a = d.color_verts[begin + i];
         if (!d.v.fixed[a])
-            pass_gs_vertex(&d.v, P, S, a, ls, omega, &t);
+            pass_gs_vertex(&d.v, P, S, 0, a, ls, omega, &t);
     }
     /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
     for (off = 16; off > 0; off >>= 1) {

@@ -564,7 +564,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        sipd_vertex_out o = pass_vertex(vw, precond, a, first);
+        sipd_vertex_out o = pass_vertex(vw, precond, 1, a, first);
         if (!o.free)
             continue;
         contacts += o.contact;
@@ -680,7 +680,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
             if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
                 continue;
-            pass_gs_vertex(&b->vw, b->precond, b->split, a, ls, omega, &t);
+            pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
             rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
             gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
             maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
@@ -692,7 +692,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
                 int a = m->color_verts[i];
                 if (!m->fixed[a] && b->pd.off[a + 1] > b->pd.off[a])
-                    pass_gs_vertex(&b->vw, b->precond, b->split, a, ls, omega, &ser);
+                    pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &ser);
             }
     }
     rmax = ser.rmax2 > rmax ? ser.rmax2 : rmax;

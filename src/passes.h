@@ -286,8 +286,10 @@ typedef struct {
 
 /* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
  * dy = −D⁻¹g (NEWTON: only g; its dy comes from the global solve).  `first`: the step's first
- * direction (y0, g0 are stored; afterwards the Rayleigh sums against them). */
-SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int a, int first)
+ * direction (y0, g0 are stored; afterwards the Rayleigh sums against them).  contact = 0
+ * leaves the ground and pair terms out whatever the view says (a kernel instantiated without
+ * contact then carries none of their code or registers). */
+SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact, int a, int first)
 {
     sipd_vertex_out o;
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
@@ -306,9 +308,9 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int a, int 
     o.free = 1;
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     D = s3_diag(m * v->inv_h2);
-    if (v->ground)
+    if (contact && v->ground)
         o.contact += pass_ground(v, a, ya, &ga, &D, &o.pen);
-    if (v->npr)
+    if (contact && v->npr)
         pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, &ga, &D);
     /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
     if (precond == SIPD_PRECOND_SPLIT) {
@@ -373,14 +375,15 @@ SIPD_HD void pass_vertex_energy(const sipd_view *v, int a, sipd_real alpha, doub
         *acc += (double)pass_ground_energy(v, a, p);
 }
 
-/* Energy of the terms that involve vertex a, with a placed at p (the rest at y). */
-SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int a, vec3 p)
+/* Energy of the terms that involve vertex a, with a placed at p (the rest at y); contact as
+ * in pass_vertex. */
+SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int contact, int a, vec3 p)
 {
     sipd_real E = inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
     int k;
-    if (v->ground)
+    if (contact && v->ground)
         E += pass_ground_energy(v, a, p);
-    for (k = v->npr ? v->pv_off[a] : 0; k < (v->npr ? v->pv_off[a + 1] : 0); k++)
+    for (k = contact && v->npr ? v->pv_off[a] : 0; k < (contact && v->npr ? v->pv_off[a + 1] : 0); k++)
         E += pass_pair_energy(v, v->pv_pair[k], NULL, 0, a, p);
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++)
         E += pass_element_energy(v, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
@@ -398,7 +401,8 @@ typedef struct {
 /* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
  * backtracking line search from α = ω when ls; y_a updated in place.  Pairs use the exact block
  * β_a² D_z (one vertex moves at a time). */
-SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int a, int ls, sipd_real omega, sipd_gs_tally *t)
+SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int contact, int a, int ls, sipd_real omega,
+                            sipd_gs_tally *t)
 {
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
@@ -409,13 +413,13 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int a, i
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     D = s3_diag(m * v->inv_h2);
-    if (v->ground) {
+    if (contact && v->ground) {
         sipd_real pen;
         t->contacts += pass_ground(v, a, ya, &ga, &D, &pen);
         t->maxpen = pass_max(t->maxpen, (double)pen);
         E0 += pass_ground_energy(v, a, ya);
     }
-    if (v->npr) {
+    if (contact && v->npr) {
         pass_pair_vertex(v, a, -1, ya, 1, &ga, &D);
         for (k = v->pv_off[a]; k < v->pv_off[a + 1]; k++) E0 += pass_pair_energy(v, v->pv_pair[k], NULL, 0, -1, ya);
     }
@@ -435,7 +439,7 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int a, i
         sipd_real gd = v3_dot(ga, d);
         int h;
         for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++) {
-            sipd_real E1 = pass_local_energy(v, a, v3_axpy(alpha, d, ya));
+            sipd_real E1 = pass_local_energy(v, contact, a, v3_axpy(alpha, d, ya));
             if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
                 break;
             alpha *= SIPD_R(0.5);
