@@ -16,6 +16,7 @@
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "physics/broad.h"
+#include "physics/elements.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -182,6 +183,10 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
                    (sipd_real)broad_reports_here(q0, p0, cx, 0, 0);
         }
     }
+
+    /* elements.h (the kinds' sizes) */
+    acc += (sipd_real)(kind_corners(split) + kind_rest_size(split) + kind_grad_size(split) +
+                       kind_block_size(split, split) + kind_hessian_size(split));
 
     out[9] = acc + x.v[0];
 }
