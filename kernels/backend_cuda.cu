@@ -46,6 +46,7 @@
  * The physics formulas all come from src/physics/ headers; this file only loads, stores, loops and
  * reduces.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1093,7 +1094,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
-    cuda_step_load,
+    cuda_step_load, FLT_EPSILON,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

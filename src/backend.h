@@ -104,6 +104,9 @@ typedef struct {
        state x̂ (free vertices at the step start, Dirichlet ones at their end-of-step position),
        evaluated by begin_step.  NULL when the backend does not provide it. */
     int (*step_load)(sipd_backend *b, double *fmax);
+    /* The unit round-off of the backend's state (2.2e-16 for float64, 1.2e-7 for float32): the
+       driver scales its round-off allowances and the stall rule's floor by it. */
+    double unit_roundoff;
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

@@ -7,6 +7,7 @@
  * neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA kernels run; this
  * file holds allocation, the loops, the reductions, detection, and Newton's assembly.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,5 +736,5 @@ static int cpu_download(sipd_backend *b, double *x, double *v)
 const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
-    cpu_destroy,  cpu_step_load,
+    cpu_destroy,  cpu_step_load, DBL_EPSILON,
 };

@@ -61,6 +61,8 @@
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
 #define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
 #define STALL_MIN_NEWTON 10 /* (Newton: a step that gains nothing at the floor gains nothing later) */
+#define STALL_EPS 16.0     /* updates below STALL_EPS ε max|x| are at the state's round-off ...  */
+#define STALL_MIN_FLOOR 20 /* ... and STALL_MIN_FLOOR iterations without a drop end the solve   */
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
@@ -106,6 +108,8 @@ int sim_chebyshev(const sipd_scene *sc)
     return sc->chebyshev && sim_sweep(sc) == SIPD_SWEEP_JACOBI && sc->method != SIPD_METHOD_NEWTON;
 }
 
+static void note_extent(sipd_sim *s, const double *x);
+
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp)
 {
@@ -130,9 +134,11 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             if (!m->fixed[i] && m->mass[i] * gn > s->f_weight)
                 s->f_weight = m->mass[i] * gn;
         }
+        s->eps = ops->unit_roundoff > 0 ? ops->unit_roundoff : DBL_EPSILON;
         for (i = 0; i < m->nt; i++)
             s->e_noise += (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
-        s->e_noise *= ENERGY_NOISE * DBL_EPSILON;
+        s->e_noise *= ENERGY_NOISE * s->eps;
+        note_extent(s, m->X0);
     }
     s->hcap = sc->iterations + 1;
     s->hres = sipd_malloc((size_t)s->hcap * sizeof(double));
@@ -190,6 +196,17 @@ static int energy_rose(const sipd_sim *s, double En, double Eref)
     return En > Eref + s->e_noise + ENERGY_RTOL * (fabs(Eref) > fabs(En) ? fabs(Eref) : fabs(En));
 }
 
+/* The scale of the state's round-off: max |coordinate| of x plus the model size. */
+static void note_extent(sipd_sim *s, const double *x)
+{
+    double mx = 0;
+    int i;
+    for (i = 0; i < 3 * s->m->nv; i++)
+        if (fabs(x[i]) > mx)
+            mx = fabs(x[i]);
+    s->x_extent = mx + s->m->bbox_diag;
+}
+
 /* Stall rule (README "Convergence"): a solve is at its round-off floor when its updates are
  * below STALL_DISP of the model size (max|D⁻¹g| / bbox diagonal: far below any displacement
  * that matters, far above double round-off) and the best relative residual has not dropped by
@@ -203,13 +220,17 @@ typedef struct {
     int it_ref, min;   /* min: STALL_MIN, or STALL_MIN_NEWTON for Newton's quadratic steps */
 } stall_track;
 
-static int stall_check(stall_track *t, double r, double rdisp, int it)
+static int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it)
 {
     if (r < STALL_DROP * t->ref) {
         t->ref = r;
         t->it_ref = it;
         return 0;
     }
+    /* updates at the round-off of the state itself (STALL_EPS ε max|x|: float32 on the GPU)
+       cannot make progress: STALL_MIN_FLOOR iterations without a drop suffice */
+    if (rdisp < STALL_EPS * s->eps * s->x_extent / s->m->bbox_diag && it - t->it_ref > STALL_MIN_FLOOR)
+        return 1;
     return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
 }
 
@@ -421,7 +442,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
-        if (stall_check(&stall, r, rd, it) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
+        if (stall_check(s, &stall, r, rd, it) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
                 stall.it_ref = it;
@@ -573,7 +594,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
                 break;
             }
         }
-        if (stall_check(&stall, r, res->residual_disp, it)) {
+        if (stall_check(s, &stall, r, res->residual_disp, it)) {
             if (s->pairs && !fresh) {
                 force_detect = 1;
                 stall.it_ref = it;
@@ -822,6 +843,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         rc = s->ops->download(s->b, x, v);                        /* diverged?            */
         if (rc == SIPD_OK)
             rc = check_state(s, x, v, frame, sc->substeps);
+        if (rc == SIPD_OK)
+            note_extent(s, x);
         if (rc != SIPD_OK)
             break;
         if (o->out && frame % sc->output_every == 0) {            /* write the frame      */

@@ -70,6 +70,9 @@ typedef struct {
     int nfree;          /* free (non-Dirichlet) vertices                            */
     double f_ref;       /* force scale of the current step (N)                      */
     double e_noise;     /* round-off allowance of energy comparisons (J)            */
+    double eps;         /* the backend's unit round-off (backend.h unit_roundoff)   */
+    double x_extent;    /* max |coordinate| of the state + the model size (m): the
+                           scale of the state's own round-off                       */
     char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE)          */
 } sipd_sim;
 
