@@ -220,6 +220,7 @@ typedef struct {
     int it_ref, min;   /* min: STALL_MIN, or STALL_MIN_NEWTON for Newton's quadratic steps */
 } stall_track;
 
+/* Returns 1 at the floor, 2 at the state's own round-off (below), 0 otherwise. */
 static int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it)
 {
     if (r < STALL_DROP * t->ref) {
@@ -230,7 +231,7 @@ static int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp
     /* updates at the round-off of the state itself (STALL_EPS ε max|x|: float32 on the GPU)
        cannot make progress: STALL_MIN_FLOOR iterations without a drop suffice */
     if (rdisp < STALL_EPS * s->eps * s->x_extent / s->m->bbox_diag && it - t->it_ref > STALL_MIN_FLOOR)
-        return 1;
+        return 2;
     return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
 }
 
@@ -369,6 +370,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
     stall_track stall = {INFINITY, 0, sc->method == SIPD_METHOD_NEWTON ? STALL_MIN_NEWTON : STALL_MIN};
+    int stalled;
 
     if (ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
         return rc;
@@ -442,7 +444,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
-        if (stall_check(s, &stall, r, rd, it) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
+        if ((stalled = stall_check(s, &stall, r, rd, it)) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
                 stall.it_ref = it;
@@ -450,6 +452,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
                 continue;
             }
             res->stalled = 1;                                     /* no progress: stop    */
+            res->at_roundoff = stalled == 2;
             log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
@@ -545,6 +548,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     double E = NAN;
     int it, force_detect = 0, rc, measured;
     stall_track stall = {INFINITY, 0, STALL_MIN};
+    int stalled;
     memset(last, 0, sizeof *last);
     if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
         return rc;
@@ -594,13 +598,14 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
                 break;
             }
         }
-        if (stall_check(s, &stall, r, res->residual_disp, it)) {
+        if ((stalled = stall_check(s, &stall, r, res->residual_disp, it))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;
                 stall.it_ref = it;
                 continue;
             }
             res->stalled = 1;
+            res->at_roundoff = stalled == 2;
             break;
         }
     }
@@ -758,6 +763,11 @@ static void tally_solve(const sipd_sim *s, const sipd_solve_result *r, int frame
         tally.momentum_max = r->momentum_error;
     if (r->status == SIPD_SOLVE_CONVERGED)
         return;
+    if (r->status == SIPD_SOLVE_STALLED && r->at_roundoff) {
+        tally.at_roundoff++;
+        if (r->residual > tally.roundoff_residual)
+            tally.roundoff_residual = r->residual;
+    }
     if (!(r->residual <= tally.worst_residual)) {
         tally.worst_residual = r->residual;
         tally.worst_frame = frame;

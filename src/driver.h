@@ -39,6 +39,7 @@ typedef struct {
     int status;         /* sipd_solve_status                                        */
     int converged;      /* status == CONVERGED                                      */
     int stalled;        /* status == STALLED                                        */
+    int at_roundoff;    /* stalled with updates at the state's own round-off (float32) */
     double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
     int contacts;       /* active contacts at the last iteration                    */
     double max_pen;     /* max penetration below the ground during the solve (m)     */
@@ -122,6 +123,8 @@ typedef struct {
     double worst_residual;      /* largest final relative residual of a non-converged solve */
     int worst_frame, worst_substep;
     double momentum_max;        /* largest per-step momentum error (N·s)                   */
+    long at_roundoff;           /* stalled solves whose updates were at the state's round-off */
+    double roundoff_residual;   /* the largest final residual among them                    */
 } sipd_run_tally;
 void driver_tally(sipd_run_tally *t);
 /* Name of a sipd_solve_status ("converged", "at-cap", "stalled", "diverged"). */

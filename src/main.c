@@ -499,9 +499,15 @@ int main(int argc, char **argv)
             if (bad > 0)
                 sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
                           "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "
-                          "looks too soft; raise solver.iterations or substeps (README, Convergence)",
+                          "looks too soft; %s (README, Convergence)",
                           bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
-                          ta.worst_frame, ta.worst_substep, sc.tolerance);
+                          ta.worst_frame, ta.worst_substep, sc.tolerance,
+                          bad > ta.at_roundoff ? "raise solver.iterations or substeps" : "see the next line");
+            if (ta.at_roundoff > 0)
+                sipd_info("%ld of the stalled solves stopped at the round-off of the %s state (residuals up to "
+                          "%.3g): a tolerance below that needs more precision, not iterations%s",
+                          ta.at_roundoff, ops->unit_roundoff < 1e-10 ? "float64" : "float32", ta.roundoff_residual,
+                          ops->unit_roundoff < 1e-10 ? "" : " (--device cpu computes in float64)");
             if (ta.momentum_flags > 0)
                 sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
                           "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,
