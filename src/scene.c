@@ -95,11 +95,6 @@ const char *scene_device_name(sipd_device d)
     return "?";
 }
 
-const char *scene_model_name(sipd_material_model m)
-{
-    return m == SIPD_MODEL_STABLE_NEOHOOKEAN ? "stable-neohookean" : "?";
-}
-
 /* Enum tables: value -1 marks a name that is planned but "not supported yet". */
 typedef struct {
     const char *name;
@@ -110,6 +105,18 @@ static const enum_entry method_table[] = {
     {"sipd", SIPD_METHOD_SIPD}, {"vbd", SIPD_METHOD_VBD}, {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI},
     {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI}, {"gd", SIPD_METHOD_GD}, {"newton", SIPD_METHOD_NEWTON},
     {"mixed-fem", -1}, {NULL, 0}};
+/* The material models (physics/material.h) by their scene names. */
+static const enum_entry model_table[] = {{"stable-neohookean", SIPD_MAT_STABLE_NEOHOOKEAN}, {NULL, 0}};
+
+const char *scene_model_name(sipd_material_model m)
+{
+    const enum_entry *e;
+    for (e = model_table; e->name; e++)
+        if (e->value == (int)m)
+            return e->name;
+    return "?";
+}
+
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
@@ -120,8 +127,6 @@ static const enum_entry proj_table[] = {
     {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", SIPD_PROJ_CLAMP}, {"abs", SIPD_PROJ_ABS}, {NULL, 0}};
 static const enum_entry device_table[] = {
     {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
-static const enum_entry model_table[] = {
-    {"stable-neohookean", SIPD_MODEL_STABLE_NEOHOOKEAN}, {NULL, 0}};
 
 /* Known keys of every group; NULL-terminated. */
 static const char *const root_keys[] = {"time", "solver", "device", "gravity", "materials",
@@ -918,7 +923,7 @@ static int load_materials(sipd_scene *sc, const config_setting_t *root)
         sipd_scene_material *m = &sc->materials[i];
         char path[KEYLEN], key[KEYLEN];
         const char *name = NULL;
-        int model = SIPD_MODEL_STABLE_NEOHOOKEAN, rc;
+        int model = SIPD_MAT_STABLE_NEOHOOKEAN, rc;
         key_index(path, "materials", i);
         if (!config_setting_is_group(g))
             return err(sc, g, path, "expected a group { ... }, got %s",

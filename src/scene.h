@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include "physics/material.h"   /* sipd_material_model */
+
 #define SIPD_MAX_BOXES 16
 
 /* Solvers (DESIGN.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
@@ -26,7 +28,6 @@ typedef enum {
     SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2, SIPD_PROJ_CLAMP = 3, SIPD_PROJ_ABS = 4
 } sipd_projection;
 typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
-typedef enum { SIPD_MODEL_STABLE_NEOHOOKEAN = 0 } sipd_material_model;
 
 typedef struct {
     char name[64];
