@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "method.h"
 #include "util.h"
 
 #define ARMIJO_C 1e-4
@@ -59,8 +60,8 @@
 #define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε Σ (μ+λ)V (energy_rose)           */
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
-#define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
-#define STALL_MIN_NEWTON 10 /* (Newton: a step that gains nothing at the floor gains nothing later) */
+                           /* ... within max(the method's stall_min, iterations so far)
+                              iterations (method.h: 1000; Newton 10)                    */
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
@@ -83,28 +84,12 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->pairs = sc->contact && (sc->nbodies > 1 || sc->self_contact);
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
-    switch (sc->method) {
-    case SIPD_METHOD_VBD:
-    case SIPD_METHOD_BLOCK_JACOBI: bp->precond = SIPD_PRECOND_BLOCK; break;
-    case SIPD_METHOD_DIAG_JACOBI: bp->precond = SIPD_PRECOND_DIAG; break;
-    case SIPD_METHOD_GD: bp->precond = SIPD_PRECOND_MASS; break;
-    case SIPD_METHOD_NEWTON: bp->precond = SIPD_PRECOND_NEWTON; break;
-    case SIPD_METHOD_SIPD:
-    default: bp->precond = SIPD_PRECOND_SPLIT; break;
-    }
+    bp->precond = method_info(sc->method)->precond;   /* method.h */
 }
 
-sipd_sweep sim_sweep(const sipd_scene *sc)
-{
-    if (sc->method == SIPD_METHOD_VBD)
-        return SIPD_SWEEP_GS;
-    return sc->method == SIPD_METHOD_SIPD ? sc->sweep : SIPD_SWEEP_JACOBI;
-}
+sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }
 
-int sim_chebyshev(const sipd_scene *sc)
-{
-    return sc->chebyshev && sim_sweep(sc) == SIPD_SWEEP_JACOBI && sc->method != SIPD_METHOD_NEWTON;
-}
+int sim_chebyshev(const sipd_scene *sc) { return method_chebyshev(sc); }
 
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp)
@@ -193,14 +178,14 @@ static int energy_rose(const sipd_sim *s, double En, double Eref)
 /* Stall rule (README "Convergence"): a solve is at its round-off floor when its updates are
  * below STALL_DISP of the model size (max|D⁻¹g| / bbox diagonal: far below any displacement
  * that matters, far above double round-off) and the best relative residual has not dropped by
- * STALL_DROP within max(STALL_MIN, it_ref) iterations of its last such drop (at it_ref).  It
+ * STALL_DROP within max(stall_min, it_ref) iterations of its last such drop (at it_ref).  It
  * then stops after at most about twice the iterations that reached the floor.  Progress alone
  * does not decide: a local method far from the solution can go 1000 iterations without a 10%
  * drop of its force residual (an adaptive Chebyshev ρ that is too low; a quasi-static beam whose
  * tip does not feel the clamp yet) and still converge when given the iterations. */
 typedef struct {
     double ref;
-    int it_ref, min;   /* min: STALL_MIN, or STALL_MIN_NEWTON for Newton's quadratic steps */
+    int it_ref, min;   /* min: the method's stall_min (method.h) */
 } stall_track;
 
 static int stall_check(stall_track *t, double r, double rdisp, int it)
@@ -347,7 +332,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
-    stall_track stall = {INFINITY, 0, sc->method == SIPD_METHOD_NEWTON ? STALL_MIN_NEWTON : STALL_MIN};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
 
     if (ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
         return rc;
@@ -523,7 +508,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     const sipd_scene *sc = s->sc;
     double E = NAN;
     int it, force_detect = 0, rc, measured;
-    stall_track stall = {INFINITY, 0, STALL_MIN};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     memset(last, 0, sizeof *last);
     if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
         return rc;

@@ -20,7 +20,7 @@
 typedef enum {
     SIPD_METHOD_SIPD = 0, SIPD_METHOD_VBD = 1, SIPD_METHOD_BLOCK_JACOBI = 2,
     SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5
-} sipd_method;                                               /* mixed-fem: later issue */
+} sipd_method;      /* what each is made of: the method table, method.h (mixed-fem: later issue) */
 typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
 typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
 /* SIPD positive/negative split of K = P F^-1 (DESIGN.md §3.4). */
