@@ -1299,6 +1299,8 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
     cuda_step_load,
+    NULL,          /* hessian: newton runs on the CPU backend only (method.h) */
+    NULL,          /* set_direction */
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -65,6 +65,8 @@
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
+#define CG_MAX_FACTOR 4    /* Newton's CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
+#define CG_RTOL 1e-10      /* relative residual of Newton's linear solve                    */
 
 void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp)
 {
@@ -130,6 +132,27 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         sim_free(s);
         return SIPD_EFAIL;
     }
+    if (method_info(sc->method)->direction == SIPD_DIRECTION_NEWTON_CG) {
+        /* Newton: the driver's sparse solve over the backend's assembly (newton_direction) */
+        size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+        if (!ops->hessian || !ops->set_direction) {
+            sipd_error("method %s: the %s backend has no Newton operations (hessian, set_direction)",
+                       scene_method_name(sc->method), ops->name);
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+        s->newton = 1;
+        s->ng = sipd_malloc(n3);
+        s->ndy = sipd_malloc(n3);
+        s->nrhs = sipd_malloc(n3);
+        s->nPinv = sipd_malloc(3 * n3);
+        s->nwork = sipd_malloc(4 * n3);
+        if (!s->ng || !s->ndy || !s->nrhs || !s->nPinv || !s->nwork ||
+            bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+    }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {
         sim_free(s);
@@ -148,6 +171,12 @@ void sim_free(sipd_sim *s)
     free(s->hforce);
     free(s->hwall);
     free(s->hdisp);
+    bsr_free(&s->H);
+    free(s->ng);
+    free(s->ndy);
+    free(s->nrhs);
+    free(s->nPinv);
+    free(s->nwork);
     memset(s, 0, sizeof *s);
 }
 
@@ -303,6 +332,43 @@ static void set_fref(sipd_sim *s, double g0)
         s->f_ref = s->f_noise;
 }
 
+/* Newton's direction (method.h: SIPD_DIRECTION_NEWTON_CG): after the backend's direction pass
+ * at y (g, element Hessians), the backend assembles H at y, and H dy = −g is solved here by
+ * block-Jacobi preconditioned CG from dy = 0 (sparse.h); rmax and g·dy are measured on it. */
+static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
+{
+    const int nv = s->m->nv, n = 3 * nv;
+    sipd_bsr_extra extra = {NULL, NULL};
+    double rmax = 0, gdy = 0;
+    int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
+    if ((rc = s->ops->hessian(s->b, &s->H, s->ng, &extra)) != SIPD_OK)    /* H at y, g */
+        return rc;
+    bsr_block_jacobi(&s->H, s->nPinv);
+    for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
+    st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, CG_RTOL, s->nwork);
+    if ((rc = s->ops->set_direction(s->b, s->ndy)) != SIPD_OK)            /* dy          */
+        return rc;
+    for (a = 0; a < nv; a++) {
+        const double *d = s->ndy + 3 * a, *g = s->ng + 3 * a;
+        double n2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        gdy += g[0] * d[0] + g[1] * d[1] + g[2] * d[2];
+        if (n2 > rmax)
+            rmax = n2;
+    }
+    st->rmax = sqrt(rmax);
+    st->gdy = gdy;
+    return SIPD_OK;
+}
+
+/* One direction pass: g, D and dy = −D⁻¹g (the backend's), or Newton's. */
+static int direction(sipd_sim *s, sipd_dir_stats *st)
+{
+    int rc = s->ops->direction(s->b, st);
+    if (rc != SIPD_OK || !s->newton)
+        return rc;
+    return newton_direction(s, st);
+}
+
 /* The measures of a direction pass: relative force residual (max|g| / f_ref) and the
  * displacement residual (max|D⁻¹g| / bbox diagonal, kept in the log). */
 static double rel_force(const sipd_sim *s, double gmax) { return gmax / s->f_ref; }
@@ -313,7 +379,7 @@ static int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *la
 {
     int rc;
     memset(last, 0, sizeof *last);
-    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+    if ((rc = direction(s, last)) != SIPD_OK)
         return rc;
     res->residual = rel_force(s, last->gmax);
     res->residual_disp = last->rmax / s->m->bbox_diag;
@@ -355,7 +421,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             force_detect = 0;
         }
         memset(&st, 0, sizeof st);   /* fields a backend does not provide read as 0 */
-        if ((rc = ops->direction(b, &st)) != SIPD_OK)             /* g, D, dy = −D⁻¹g     */
+        if ((rc = direction(s, &st)) != SIPD_OK)                  /* g, D, dy = −D⁻¹g     */
             return rc;
         *last = st;
         measured = 1;
@@ -510,7 +576,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     int it, force_detect = 0, rc, measured;
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     memset(last, 0, sizeof *last);
-    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+    if ((rc = direction(s, last)) != SIPD_OK)
         return rc;
     set_fref(s, last->gmax);
     res->residual = s->r_first = rel_force(s, last->gmax);

@@ -71,6 +71,11 @@ typedef struct {
     double f_ref;       /* force scale of the current step (N)                      */
     double e_noise;     /* round-off allowance of energy comparisons (J)            */
     char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE)          */
+    /* Newton (method.h: direction SIPD_DIRECTION_NEWTON_CG): H over the model's tets, the
+       gradient and direction copies, −g, the block-Jacobi preconditioner, CG vectors */
+    int newton;
+    sipd_bsr H;
+    double *ng, *ndy, *nrhs, *nPinv, *nwork;
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner by the method table,
