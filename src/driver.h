@@ -70,7 +70,8 @@ typedef struct {
     int nfree;          /* free (non-Dirichlet) vertices                            */
     double f_ref;       /* force scale of the current step (N)                      */
     double e_noise;     /* round-off allowance of energy comparisons (J)            */
-    char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE)          */
+    char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE), or which
+                           backend call failed (every call's status is checked)      */
     /* Newton (method.h: direction SIPD_DIRECTION_NEWTON_CG): H over the model's tets, the
        gradient and direction copies, −g, the block-Jacobi preconditioner, CG vectors */
     int newton;
