@@ -1094,7 +1094,10 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
-    cuda_step_load, FLT_EPSILON,
+    cuda_step_load,
+    NULL,          /* hessian: newton runs on the CPU backend only (method.h) */
+    NULL,          /* set_direction */
+    FLT_EPSILON,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #define SIPD_BACKEND_H
 
 #include "model.h"
+#include "sparse.h"
 
 typedef struct sipd_backend sipd_backend;
 
@@ -24,7 +25,8 @@ typedef enum {
     SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
     SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
     SIPD_PRECOND_NEWTON = 4  /* the full sparse Hessian (element Hessians PSD-projected),   */
-                             /* solved by block-Jacobi preconditioned CG (Jacobi sweep only) */
+                             /* assembled by `hessian` and solved by the driver's block-    */
+                             /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
 } sipd_precond;
 
 typedef struct {
@@ -104,6 +106,16 @@ typedef struct {
        state x̂ (free vertices at the step start, Dirichlet ones at their end-of-step position),
        evaluated by begin_step.  NULL when the backend does not provide it. */
     int (*step_load)(sipd_backend *b, double *fmax);
+    /* Newton (precond NEWTON; driver.c solves H dy = −g by PCG, sparse.h).  After a direction
+       pass at y — which then computes g and the element Hessians and leaves dy = 0 — assemble
+       the PSD-projected Hessian at y into H (pattern: bsr_pattern over the model's tets):
+       m/h² I + ground contact/friction blocks + the pairs' diagonal blocks + Σ element blocks,
+       Dirichlet rows and columns eliminated (identity rows); copy g out (nv*3); *extra = the
+       contact pairs' couplings, applied matrix-free (valid until the next detect).
+       NULL when the backend has no Newton. */
+    int (*hessian)(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
+    /* dy ← dy_host (nv*3): the direction the driver computed.  NULL with hessian. */
+    int (*set_direction)(sipd_backend *b, const double *dy_host);
     /* The unit round-off of the backend's state (2.2e-16 for float64, 1.2e-7 for float32): the
        driver scales its round-off allowances and the stall rule's floor by it. */
     double unit_roundoff;

@@ -34,11 +34,9 @@ struct sipd_backend {
     int first;       /* the next direction is the step's first                          */
     double *egrad;   /* nt*12                                                        */
     double *eblk;    /* SPLIT: K⁺ per tet (nt*6); BLOCK/DIAG: 4 vertex blocks (nt*24)  */
-    /* Newton: block-CSR Hessian over the vertex graph (3x3 blocks) */
-    int *row_off, *col, *tet_blk;   /* nv+1, nnzb, nt*16 (block index of (t[l], t[m]))  */
-    double *eH;                     /* nt*144 element Hessians                          */
-    double *H, *Pinv;               /* nnzb*9, nv*9 (inverse diagonal blocks)           */
-    double *r, *z, *p, *q;          /* CG vectors, nv*3                                 */
+    /* Newton: the element Hessians of the last direction pass (the driver owns the
+       block-CSR matrix and the CG: driver.c, sparse.h) */
+    double *eH;                     /* nt*144                                           */
     /* ground contact: plane n·x = ph, penalty kc within dhat; lagged friction (lam_n per
        vertex, frozen at the start of each step), slip threshold eps = eps_v h */
     int contact;
@@ -142,80 +140,17 @@ static void cpu_destroy(sipd_backend *b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
     free(b->ys); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
-    free(b->row_off); free(b->col); free(b->tet_blk); free(b->eH); free(b->H); free(b->Pinv);
-    free(b->r); free(b->z); free(b->p); free(b->q); free(b->lam_n);
+    free(b->eH); free(b->lam_n);
     collide_destroy(b->det);
     pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
     free(b);
 }
 
-/* Sparsity of the Newton Hessian: row a holds a's neighbours (vertices sharing a tet),
- * sorted, diagonal included; tet_blk maps each (tet, l, m) to its block. */
-static int newton_pattern(sipd_backend *b)
+/* Newton's per-element Hessians (the pattern and the matrix are the driver's). */
+static int newton_alloc(sipd_backend *b)
 {
-    const sipd_model *m = b->m;
-    int a, k, l, e, nnz = 0, cap = 0;
-    int *mark = sipd_malloc((size_t)m->nv * sizeof(int)), *tmp = NULL;
-    b->row_off = sipd_calloc((size_t)m->nv + 1, sizeof(int));
-    if (!mark || !b->row_off) {
-        free(mark);
-        return SIPD_EFAIL;
-    }
-    for (a = 0; a < m->nv; a++) mark[a] = -1;
-    for (a = 0; a < m->nv; a++) {   /* count */
-        int n = 1;
-        mark[a] = a;
-        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
-            for (l = 0; l < 4; l++) {
-                int c = m->tets[4 * m->inc_elem[k] + l];
-                if (mark[c] != a) { mark[c] = a; n++; }
-            }
-        b->row_off[a + 1] = b->row_off[a] + n;
-        if (n > cap) cap = n;
-    }
-    nnz = b->row_off[m->nv];
-    b->col = sipd_malloc((size_t)nnz * sizeof(int));
-    b->tet_blk = sipd_malloc((size_t)m->nt * 16 * sizeof(int));
-    tmp = sipd_malloc((size_t)cap * sizeof(int));
-    if (!b->col || !b->tet_blk || !tmp) {
-        free(mark);
-        free(tmp);
-        return SIPD_EFAIL;
-    }
-    for (a = 0; a < m->nv; a++) mark[a] = -1;
-    for (a = 0; a < m->nv; a++) {   /* fill, insertion-sorted (rows are short) */
-        int n = 0, i, j;
-        mark[a] = a;
-        tmp[n++] = a;
-        for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++)
-            for (l = 0; l < 4; l++) {
-                int c = m->tets[4 * m->inc_elem[k] + l];
-                if (mark[c] != a) { mark[c] = a; tmp[n++] = c; }
-            }
-        for (i = 1; i < n; i++)
-            for (j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) { int t = tmp[j]; tmp[j] = tmp[j - 1]; tmp[j - 1] = t; }
-        memcpy(b->col + b->row_off[a], tmp, (size_t)n * sizeof(int));
-    }
-    for (e = 0; e < m->nt; e++)
-        for (l = 0; l < 4; l++)
-            for (k = 0; k < 4; k++) {
-                int r = m->tets[4 * e + l], c = m->tets[4 * e + k], lo = b->row_off[r], hi = b->row_off[r + 1] - 1;
-                while (lo < hi) {   /* binary search for column c in row r */
-                    int mid = (lo + hi) / 2;
-                    if (b->col[mid] < c) lo = mid + 1; else hi = mid;
-                }
-                b->tet_blk[16 * e + 4 * l + k] = lo;
-            }
-    free(mark);
-    free(tmp);
-    b->eH = sipd_malloc((size_t)m->nt * 144 * sizeof(double));
-    b->H = sipd_malloc((size_t)nnz * 9 * sizeof(double));
-    b->Pinv = sipd_malloc((size_t)m->nv * 9 * sizeof(double));
-    b->r = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
-    b->z = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
-    b->p = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
-    b->q = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
-    return b->eH && b->H && b->Pinv && b->r && b->z && b->p && b->q ? SIPD_OK : SIPD_EFAIL;
+    b->eH = sipd_malloc((size_t)b->m->nt * 144 * sizeof(double));
+    return b->eH ? SIPD_OK : SIPD_EFAIL;
 }
 
 static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
@@ -260,7 +195,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->egrad = sipd_malloc((size_t)m->nt * 12 * sizeof(double));
     b->eblk = sipd_malloc((size_t)m->nt * nblk * sizeof(double));
     if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
-        (p->precond == SIPD_PRECOND_NEWTON && newton_pattern(b) != SIPD_OK)) {
+        (p->precond == SIPD_PRECOND_NEWTON && newton_alloc(b) != SIPD_OK)) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -382,83 +317,60 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
 }
 
 
-/* ---- Newton: assemble H (rows gathered per vertex, no races) and solve H dy = −g by CG ---- */
-#define CG_MAX_FACTOR 4     /* CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
-#define CG_RTOL 1e-10       /* relative residual of the linear solve                      */
+/* ---- Newton: assemble H at y (rows gathered per vertex, no races); the driver solves
+ * H dy = −g by PCG (driver.c, sparse.h) and sets dy (backend.h, hessian / set_direction) ---- */
 
-static void hmul(const sipd_backend *b, const double *x, double *out)
+/* The pair couplings Σ β_a β_l D_z x_l of row a over the pair's other free vertices, applied
+ * matrix-free after the row's stored blocks (sparse.h, sipd_bsr_extra). */
+static void pair_coupling_row(const void *ctx, int a, const double *x, double o[3])
 {
+    const sipd_backend *b = (const sipd_backend *)ctx;
     const sipd_model *m = b->m;
-    int a;
-#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        double o[3] = {0, 0, 0};
-        int k, i, j;
-        for (k = b->row_off[a]; k < b->row_off[a + 1]; k++) {
-            const double *B = b->H + 9 * k, *xc = x + 3 * b->col[k];
-            for (i = 0; i < 3; i++)
-                for (j = 0; j < 3; j++) o[i] += B[3 * i + j] * xc[j];
+    int k, i;
+    if (m->fixed[a])
+        return;
+    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
+        int p = b->pd.pair[k], l = b->pd.slot[k], c;
+        sym3 Dz;
+        s3_load(b->pr_D + 6 * p, &Dz);
+        for (c = 0; c < 4; c++) {
+            int v = b->pd.v[4 * p + c];
+            vec3 w;
+            if (c == l || m->fixed[v])
+                continue;
+            w = s3_mulv(Dz, yv(x, v));
+            for (i = 0; i < 3; i++) o[i] += b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c] * w.v[i];
         }
-        if (b->npr && !m->fixed[a])   /* pair couplings: Σ β_a β_l D_z x_l over the pair's other free vertices */
-            for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
-                int p = b->pd.pair[k], l = b->pd.slot[k], c;
-                sym3 Dz;
-                s3_load(b->pr_D + 6 * p, &Dz);
-                for (c = 0; c < 4; c++) {
-                    int v = b->pd.v[4 * p + c];
-                    vec3 w;
-                    if (c == l || m->fixed[v])
-                        continue;
-                    w = s3_mulv(Dz, yv(x, v));
-                    for (i = 0; i < 3; i++) o[i] += b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c] * w.v[i];
-                }
-            }
-        out[3 * a] = o[0];
-        out[3 * a + 1] = o[1];
-        out[3 * a + 2] = o[2];
     }
 }
 
-static double dot3n(const double *x, const double *y, int n)
-{
-    double s = 0;
-    int i;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n > 3 * PAR_MIN)
-    for (i = 0; i < n; i++) s += x[i] * y[i];
-    return s;
-}
-
-static void precond_apply(const sipd_backend *b, const double *r, double *z)
-{
-    int a;
-#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
-    for (a = 0; a < b->m->nv; a++) {
-        const double *P = b->Pinv + 9 * a, *ra = r + 3 * a;
-        int i;
-        for (i = 0; i < 3; i++) z[3 * a + i] = P[3 * i] * ra[0] + P[3 * i + 1] * ra[1] + P[3 * i + 2] * ra[2];
-    }
-}
-
+/* The direction pass of Newton leaves dy = 0: the driver's CG sets it (cpu_set_direction). */
 static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 {
+    memset(b->dy, 0, sizeof(double) * 3 * (size_t)b->m->nv);
+    st->rmax = 0;
+    st->gdy = 0;
+    st->cg_iters = 0;
+    return SIPD_OK;
+}
+
+/* H (pattern: bsr_pattern over the model's tets) = the PSD-projected Hessian at y: row a =
+ * m/h² I + contact blocks + Σ element blocks, Dirichlet rows/columns eliminated; g copied
+ * out; the pairs' couplings as *extra. */
+static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+{
     const sipd_model *m = b->m;
-    const int n = 3 * m->nv;
-    double rz, rz0, rmax = 0, gdy = 0;
-    int a, it, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
-    /* assemble: row a = m/h² I + Σ element blocks, Dirichlet rows/columns eliminated */
+    int a;
+    if (!b->eH || H->n != m->nv || H->ne != m->nt || H->k != 4)
+        return SIPD_EFAIL;
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        int k, i;
-        mat3 inv;
-        memset(b->H + 9 * (size_t)b->row_off[a], 0, sizeof(double) * 9 * (size_t)(b->row_off[a + 1] - b->row_off[a]));
-        for (k = b->row_off[a]; k < b->row_off[a + 1]; k++)
-            if (b->col[k] == a)
-                break;
+        int i;
+        double *D = H->val + 9 * (size_t)H->diag[a];
+        memset(H->val + 9 * (size_t)H->row_off[a], 0, sizeof(double) * 9 * (size_t)(H->row_off[a + 1] - H->row_off[a]));
         if (m->fixed[a]) {
-            double *D = b->H + 9 * k;
             D[0] = D[4] = D[8] = 1;
         } else {
-            double *D = b->H + 9 * k;
             D[0] += m->mass[a] * b->inv_h2;
             D[4] += m->mass[a] * b->inv_h2;
             D[8] += m->mass[a] * b->inv_h2;
@@ -472,7 +384,7 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
             }
-            if (b->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are in hmul */
+            if (b->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are *extra */
                 vec3 gd = v3(0, 0, 0);
                 sym3 Dc = s3_zero();
                 mat3 Cm;
@@ -488,18 +400,11 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
                     double *B;
                     if (m->fixed[m->tets[4 * e + c]])
                         continue;
-                    B = b->H + 9 * b->tet_blk[16 * e + 4 * l + c];
+                    B = H->val + 9 * H->elem_blk[16 * e + 4 * l + c];
                     for (r = 0; r < 3; r++)
                         for (s = 0; s < 3; s++) B[3 * r + s] += He[12 * (3 * l + r) + 3 * c + s];
                 }
             }
-        }
-        {   /* block-Jacobi preconditioner */
-            mat3 Dk;
-            for (i = 0; i < 9; i++) Dk.m[i] = b->H[9 * k + i];
-            if (!m3_inverse(Dk, &inv))
-                inv = m3_identity();
-            for (i = 0; i < 9; i++) b->Pinv[9 * a + i] = inv.m[i];
         }
     }
     /* the pairs' blocks D_z at y, for the couplings β_a β_l D_z between a pair's vertices */
@@ -511,39 +416,15 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
         contact_point_eval(z, z0, view_ld(b->pd.n, a), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
-    /* CG on H dy = −g from dy = 0 */
-    memset(b->dy, 0, sizeof(double) * (size_t)n);
-    for (a = 0; a < n; a++) b->r[a] = -b->g[a];
-    precond_apply(b, b->r, b->z);
-    memcpy(b->p, b->z, sizeof(double) * (size_t)n);
-    rz = rz0 = dot3n(b->r, b->z, n);
-    for (it = 0; it < maxit && rz > CG_RTOL * CG_RTOL * rz0 && rz > 0; it++) {
-        double pq, al, rzn, be;
-        hmul(b, b->p, b->q);
-        pq = dot3n(b->p, b->q, n);
-        if (!(pq > 0))
-            break;   /* H is SPD by construction; stop on round-off trouble */
-        al = rz / pq;
-        for (a = 0; a < n; a++) {
-            b->dy[a] += al * b->p[a];
-            b->r[a] -= al * b->q[a];
-        }
-        precond_apply(b, b->r, b->z);
-        rzn = dot3n(b->r, b->z, n);
-        be = rzn / rz;
-        rz = rzn;
-        for (a = 0; a < n; a++) b->p[a] = b->z[a] + be * b->p[a];
-    }
-    for (a = 0; a < m->nv; a++) {
-        vec3 d = yv(b->dy, a);
-        double n2 = v3_norm2(d);
-        gdy += v3_dot(yv(b->g, a), d);
-        if (n2 > rmax)
-            rmax = n2;
-    }
-    st->rmax = sqrt(rmax);
-    st->gdy = gdy;
-    st->cg_iters = it;
+    memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
+    extra->row = b->npr ? pair_coupling_row : NULL;
+    extra->ctx = b;
+    return SIPD_OK;
+}
+
+static int cpu_set_direction(sipd_backend *b, const double *dy)
+{
+    memcpy(b->dy, dy, sizeof(double) * 3 * (size_t)b->m->nv);
     return SIPD_OK;
 }
 
@@ -736,5 +617,5 @@ static int cpu_download(sipd_backend *b, double *x, double *v)
 const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
-    cpu_destroy,  cpu_step_load, DBL_EPSILON,
+    cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON,
 };

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "method.h"
 #include "util.h"
 
 #define ARMIJO_C 1e-4
@@ -59,13 +60,26 @@
 #define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε Σ (μ+λ)V (energy_rose)           */
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
-#define STALL_MIN 1000     /* ... within max(STALL_MIN, iterations so far) iterations   */
-#define STALL_MIN_NEWTON 10 /* (Newton: a step that gains nothing at the floor gains nothing later) */
+                           /* ... within max(the method's stall_min, iterations so far)
+                              iterations (method.h: 1000; Newton 10)                    */
 #define STALL_EPS 16.0     /* updates below STALL_EPS ε max|x| are at the state's round-off ...  */
 #define STALL_MIN_FLOOR 20 /* ... and STALL_MIN_FLOOR iterations without a drop end the solve   */
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
+#define CG_MAX_FACTOR 4    /* Newton's CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
+#define CG_RTOL 1e-10      /* relative residual of Newton's linear solve                    */
+
+/* Every backend call's status is checked: BK/BK0 call an op and, when it fails, name it in
+ * s->why (driver_run prints it with the frame and step; the run ends with exit 1). */
+static int bk_status(sipd_sim *s, int rc, const char *op)
+{
+    if (rc != SIPD_OK && !s->why[0])
+        snprintf(s->why, sizeof s->why, "the %s backend's %s failed (status %d)", s->ops->name, op, rc);
+    return rc;
+}
+#define BK(s, op, ...) bk_status((s), (s)->ops->op((s)->b, __VA_ARGS__), #op)
+#define BK0(s, op) bk_status((s), (s)->ops->op((s)->b), #op)
 
 void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp)
 {
@@ -85,28 +99,12 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->pairs = sc->contact && (sc->nbodies > 1 || sc->self_contact);
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
-    switch (sc->method) {
-    case SIPD_METHOD_VBD:
-    case SIPD_METHOD_BLOCK_JACOBI: bp->precond = SIPD_PRECOND_BLOCK; break;
-    case SIPD_METHOD_DIAG_JACOBI: bp->precond = SIPD_PRECOND_DIAG; break;
-    case SIPD_METHOD_GD: bp->precond = SIPD_PRECOND_MASS; break;
-    case SIPD_METHOD_NEWTON: bp->precond = SIPD_PRECOND_NEWTON; break;
-    case SIPD_METHOD_SIPD:
-    default: bp->precond = SIPD_PRECOND_SPLIT; break;
-    }
+    bp->precond = method_info(sc->method)->precond;   /* method.h */
 }
 
-sipd_sweep sim_sweep(const sipd_scene *sc)
-{
-    if (sc->method == SIPD_METHOD_VBD)
-        return SIPD_SWEEP_GS;
-    return sc->method == SIPD_METHOD_SIPD ? sc->sweep : SIPD_SWEEP_JACOBI;
-}
+sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }
 
-int sim_chebyshev(const sipd_scene *sc)
-{
-    return sc->chebyshev && sim_sweep(sc) == SIPD_SWEEP_JACOBI && sc->method != SIPD_METHOD_NEWTON;
-}
+int sim_chebyshev(const sipd_scene *sc) { return method_chebyshev(sc); }
 
 static void note_extent(sipd_sim *s, const double *x);
 
@@ -151,6 +149,27 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         sim_free(s);
         return SIPD_EFAIL;
     }
+    if (method_info(sc->method)->direction == SIPD_DIRECTION_NEWTON_CG) {
+        /* Newton: the driver's sparse solve over the backend's assembly (newton_direction) */
+        size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+        if (!ops->hessian || !ops->set_direction) {
+            sipd_error("method %s: the %s backend has no Newton operations (hessian, set_direction)",
+                       scene_method_name(sc->method), ops->name);
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+        s->newton = 1;
+        s->ng = sipd_malloc(n3);
+        s->ndy = sipd_malloc(n3);
+        s->nrhs = sipd_malloc(n3);
+        s->nPinv = sipd_malloc(3 * n3);
+        s->nwork = sipd_malloc(4 * n3);
+        if (!s->ng || !s->ndy || !s->nrhs || !s->nPinv || !s->nwork ||
+            bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+    }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {
         sim_free(s);
@@ -169,6 +188,12 @@ void sim_free(sipd_sim *s)
     free(s->hforce);
     free(s->hwall);
     free(s->hdisp);
+    bsr_free(&s->H);
+    free(s->ng);
+    free(s->ndy);
+    free(s->nrhs);
+    free(s->nPinv);
+    free(s->nwork);
     memset(s, 0, sizeof *s);
 }
 
@@ -210,14 +235,14 @@ static void note_extent(sipd_sim *s, const double *x)
 /* Stall rule (README "Convergence"): a solve is at its round-off floor when its updates are
  * below STALL_DISP of the model size (max|D⁻¹g| / bbox diagonal: far below any displacement
  * that matters, far above double round-off) and the best relative residual has not dropped by
- * STALL_DROP within max(STALL_MIN, it_ref) iterations of its last such drop (at it_ref).  It
+ * STALL_DROP within max(stall_min, it_ref) iterations of its last such drop (at it_ref).  It
  * then stops after at most about twice the iterations that reached the floor.  Progress alone
  * does not decide: a local method far from the solution can go 1000 iterations without a 10%
  * drop of its force residual (an adaptive Chebyshev ρ that is too low; a quasi-static beam whose
  * tip does not feel the clamp yet) and still converge when given the iterations. */
 typedef struct {
     double ref;
-    int it_ref, min;   /* min: STALL_MIN, or STALL_MIN_NEWTON for Newton's quadratic steps */
+    int it_ref, min;   /* min: the method's stall_min (method.h) */
 } stall_track;
 
 /* Returns 1 at the floor, 2 at the state's own round-off (below), 0 otherwise. */
@@ -250,40 +275,44 @@ static double rho_from(const sipd_sim *s)
  * window_open snapshots y when no window is open; window_close counts a step and, at the end
  * of the window (or when forced), evaluates E once: if it rose, the snapshot is restored and
  * 1 returned.  *E is NaN inside a window (not evaluated). */
-static void window_open(sipd_sim *s, int window, double E, double *E_snap)
+static int window_open(sipd_sim *s, int window, double E, double *E_snap)
 {
     if (window == 0) {
-        s->ops->snapshot(s->b);
         *E_snap = E;
+        return BK0(s, snapshot);
     }
+    return SIPD_OK;
 }
 
 /* Contact pairs: is a narrow phase due at this iteration (DESIGN.md §3.6; the first one is
  * part of begin_step)? */
-static int detect_due(sipd_sim *s, int it)
+static int detect_due(sipd_sim *s, int it, int *due)
 {
-    int due = 0;
+    *due = 0;
     if (s->pairs && it > 0)
-        s->ops->detect(s->b, 0, &due);
-    return due;
+        return BK(s, detect, 0, due);
+    return SIPD_OK;
 }
 
-static int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E)
+static int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, int *rose)
 {
     double En;
+    int rc;
+    *rose = 0;
     if (!force && ++*window < AUTO_WINDOW) {
         *E = NAN;
-        return 0;
+        return SIPD_OK;
     }
     *window = 0;
-    s->ops->energy(s->b, 0, &En);
+    if ((rc = BK(s, energy, 0, &En)) != SIPD_OK)
+        return rc;
     if (energy_rose(s, En, E_snap)) {
-        s->ops->restore(s->b);
         *E = E_snap;
-        return 1;
+        *rose = 1;
+        return BK0(s, restore);
     }
     *E = En;
-    return 0;
+    return SIPD_OK;
 }
 
 /* Take a new estimate of min spec(D⁻¹H); when `adapt`, move ρ once 1 − ρ has shrunk by more
@@ -301,21 +330,24 @@ static int lower_lambda(sipd_sim *s, double lam, int adapt, double *rho)
     return 0;
 }
 
-/* Backtracking line search along dy from energy E; returns α (0 when none decreases E). */
-static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings)
+/* Backtracking line search along dy from energy E; *alpha = α (0 when none decreases E). */
+static int line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings, double *alpha_out)
 {
     double alpha = 1, Et;
-    int k;
+    int k, rc;
+    *alpha_out = 0;
     for (k = 0; k < MAX_HALVINGS; k++) {
-        s->ops->energy(s->b, alpha, &Et);
+        if ((rc = BK(s, energy, alpha, &Et)) != SIPD_OK)
+            return rc;
         if (!energy_rose(s, Et, E + ARMIJO_C * alpha * gdy)) {
             *E_new = Et;
-            return alpha;
+            *alpha_out = alpha;
+            return SIPD_OK;
         }
         alpha *= 0.5;
         (*halvings)++;
     }
-    return 0;
+    return SIPD_OK;
 }
 
 /* The step's force scale f_ref (README "Convergence"): the largest of
@@ -328,16 +360,55 @@ static double line_search(sipd_sim *s, double E, double gdy, double *E_new, int 
  * E L h² g / L near a clamp, so a residual relative to them is lax in proportion to E (at
  * 1e-3 it left a 1e8 Pa beam's tip 96% off).  A backend without step_load falls back to the
  * force at ỹ (g0). */
-static void set_fref(sipd_sim *s, double g0)
+static int set_fref(sipd_sim *s, double g0)
 {
     double load = g0;
-    if (s->ops->step_load && s->ops->step_load(s->b, &load) != SIPD_OK)
-        load = g0;
+    int rc;
+    if (s->ops->step_load && (rc = BK(s, step_load, &load)) != SIPD_OK)
+        return rc;
     s->f_ref = load;
     if (s->f_weight > s->f_ref)
         s->f_ref = s->f_weight;
     if (s->f_noise > s->f_ref)
         s->f_ref = s->f_noise;
+    return SIPD_OK;
+}
+
+/* Newton's direction (method.h: SIPD_DIRECTION_NEWTON_CG): after the backend's direction pass
+ * at y (g, element Hessians), the backend assembles H at y, and H dy = −g is solved here by
+ * block-Jacobi preconditioned CG from dy = 0 (sparse.h); rmax and g·dy are measured on it. */
+static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
+{
+    const int nv = s->m->nv, n = 3 * nv;
+    sipd_bsr_extra extra = {NULL, NULL};
+    double rmax = 0, gdy = 0;
+    int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
+    if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)         /* H at y, g */
+        return rc;
+    bsr_block_jacobi(&s->H, s->nPinv);
+    for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
+    st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, CG_RTOL, s->nwork);
+    if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK)                 /* dy          */
+        return rc;
+    for (a = 0; a < nv; a++) {
+        const double *d = s->ndy + 3 * a, *g = s->ng + 3 * a;
+        double n2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        gdy += g[0] * d[0] + g[1] * d[1] + g[2] * d[2];
+        if (n2 > rmax)
+            rmax = n2;
+    }
+    st->rmax = sqrt(rmax);
+    st->gdy = gdy;
+    return SIPD_OK;
+}
+
+/* One direction pass: g, D and dy = −D⁻¹g (the backend's), or Newton's. */
+static int direction(sipd_sim *s, sipd_dir_stats *st)
+{
+    int rc = BK(s, direction, st);
+    if (rc != SIPD_OK || !s->newton)
+        return rc;
+    return newton_direction(s, st);
 }
 
 /* The measures of a direction pass: relative force residual (max|g| / f_ref) and the
@@ -350,7 +421,7 @@ static int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *la
 {
     int rc;
     memset(last, 0, sizeof *last);
-    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+    if ((rc = direction(s, last)) != SIPD_OK)
         return rc;
     res->residual = rel_force(s, last->gmax);
     res->residual_disp = last->rmax / s->m->bbox_diag;
@@ -360,8 +431,6 @@ static int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *la
 static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
 {
     const sipd_scene *sc = s->sc;
-    const sipd_backend_ops *ops = s->ops;
-    sipd_backend *b = s->b;
     const double diag = s->m->bbox_diag;
     int ls = sc->line_search;
     const int fixed_rho = sc->chebyshev_rho > 0;
@@ -369,36 +438,42 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
-    stall_track stall = {INFINITY, 0, sc->method == SIPD_METHOD_NEWTON ? STALL_MIN_NEWTON : STALL_MIN};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     int stalled;
 
-    if (ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
+    if (ls != SIPD_LS_NEVER && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
         return rc;
     for (it = 0; it < sc->iterations; it++) {
         sipd_dir_stats st;
         double r, rd, alpha = 1;
-        int fresh = it == 0;   /* pairs detected at this iterate (begin_step: at it 0) */
-        if (force_detect || detect_due(s, it)) {
+        int fresh = it == 0, due = 0, rose;   /* fresh: pairs detected at this iterate (begin_step: at it 0) */
+        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
+            return rc;
+        if (force_detect || due) {
             /* new contact pairs change the energy: close an open window first (with the old
                pairs), then re-evaluate E with the new ones */
             int changed = 0;
-            if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E))
-                res->restarts++;
-            if ((rc = ops->detect(b, 1, &changed)) != SIPD_OK)
+            if (window != 0 && ls == SIPD_LS_AUTO) {
+                if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+                    return rc;
+                res->restarts += rose;
+            }
+            if ((rc = BK(s, detect, 1, &changed)) != SIPD_OK)
                 return rc;
-            if (changed && ls != SIPD_LS_NEVER && (rc = ops->energy(b, 0, &E)) != SIPD_OK)
+            if (changed && ls != SIPD_LS_NEVER && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
                 return rc;
             pairs_seen |= changed;
             fresh = 1;
             force_detect = 0;
         }
         memset(&st, 0, sizeof st);   /* fields a backend does not provide read as 0 */
-        if ((rc = ops->direction(b, &st)) != SIPD_OK)             /* g, D, dy = −D⁻¹g     */
+        if ((rc = direction(s, &st)) != SIPD_OK)                  /* g, D, dy = −D⁻¹g     */
             return rc;
         *last = st;
         measured = 1;
         if (it == 0) {   /* the step's force scale */
-            set_fref(s, st.gmax);
+            if ((rc = set_fref(s, st.gmax)) != SIPD_OK)
+                return rc;
             s->r_first = rel_force(s, st.gmax);
         }
         if (ls == SIPD_LS_AUTO && s->pairs && (pairs_seen || (it == 0 && st.contacts > 0)) && window == 0)
@@ -431,7 +506,10 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             /* inside an "auto" window the energy is unchecked: close it first; if it rose,
                the snapshot is restored and the solve goes on from there (it was not
                converged: a drop.cfg solve reported 4e-5 against a 1e-5 tolerance) */
-            if (window != 0 && ls == SIPD_LS_AUTO && window_close(s, &window, 1, E_snap, &E)) {
+            if (window != 0 && ls == SIPD_LS_AUTO &&
+                ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK || rose)) {
+                if (rc != SIPD_OK)
+                    return rc;
                 res->restarts++;
                 k = 0;
                 force_plain = 1;
@@ -460,19 +538,20 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             /* Chebyshev step, α = 1 */
             omega = k == 0 ? 1 : k == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
             k++;
-            if (ls == SIPD_LS_AUTO)
-                window_open(s, window, E, &E_snap);
-            if ((rc = ops->apply(b, 1, omega, &gs_prev)) != SIPD_OK)
+            if (ls == SIPD_LS_AUTO && (rc = window_open(s, window, E, &E_snap)) != SIPD_OK)
+                return rc;
+            if ((rc = BK(s, apply, 1, omega, &gs_prev)) != SIPD_OK)
                 return rc;
             measured = 0;
             rq_valid = 1;
             alpha = omega;
             if (ls == SIPD_LS_ALWAYS) {
                 double En;
-                if ((rc = ops->energy(b, 0, &En)) != SIPD_OK)
+                if ((rc = BK(s, energy, 0, &En)) != SIPD_OK)
                     return rc;
                 if (energy_rose(s, En, E)) {
-                    ops->undo(b);
+                    if ((rc = BK0(s, undo)) != SIPD_OK)
+                        return rc;
                     k = 0;
                     force_plain = 1;
                     rq_valid = 0;
@@ -480,7 +559,10 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
                     alpha = 0;
                 } else
                     E = En;
-            } else if (ls == SIPD_LS_AUTO && window_close(s, &window, 0, E_snap, &E)) {
+            } else if (ls == SIPD_LS_AUTO &&
+                       ((rc = window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK || rose)) {
+                if (rc != SIPD_OK)
+                    return rc;
                 k = 0;
                 force_plain = 1;
                 rq_valid = 0;
@@ -492,20 +574,22 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             force_plain = 0;
             k = 0;
             if (ls == SIPD_LS_NEVER) {
-                if ((rc = ops->apply(b, 1, 1, &gs_prev)) != SIPD_OK)
+                if ((rc = BK(s, apply, 1, 1, &gs_prev)) != SIPD_OK)
                     return rc;
             } else if (ls == SIPD_LS_AUTO && trust >= AUTO_TRUST) {
-                window_open(s, window, E, &E_snap);
-                if ((rc = ops->apply(b, 1, 1, &gs_prev)) != SIPD_OK)
+                if ((rc = window_open(s, window, E, &E_snap)) != SIPD_OK ||
+                    (rc = BK(s, apply, 1, 1, &gs_prev)) != SIPD_OK ||
+                    (rc = window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK)
                     return rc;
-                if (window_close(s, &window, 0, E_snap, &E)) {
+                if (rose) {
                     trust = 0;
                     res->restarts++;
                     alpha = 0;
                 }
             } else {
                 double En = E;
-                alpha = line_search(s, E, st.gdy, &En, &res->ls_steps);
+                if ((rc = line_search(s, E, st.gdy, &En, &res->ls_steps, &alpha)) != SIPD_OK)
+                    return rc;
                 if (alpha == 0 && s->pairs && !fresh) {           /* as above             */
                     force_detect = 1;
                     log_iter(s, r, rd, E, 0, st.gmax);
@@ -516,7 +600,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
                     log_iter(s, r, rd, E, 0, st.gmax);
                     break;
                 }
-                if ((rc = ops->apply(b, alpha, 1, &gs_prev)) != SIPD_OK)
+                if ((rc = BK(s, apply, alpha, 1, &gs_prev)) != SIPD_OK)
                     return rc;
                 E = En;
                 trust = alpha == 1 ? trust + 1 : 0;
@@ -527,8 +611,10 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
         log_iter(s, r, rd, E, alpha, st.gmax);
     }
     if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
-        if (window_close(s, &window, 1, E_snap, &E))
-            res->restarts++;
+        int rose;
+        if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+            return rc;
+        res->restarts += rose;
         measured = 0;
     }
     res->energy = E;
@@ -547,27 +633,28 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     const sipd_scene *sc = s->sc;
     double E = NAN;
     int it, force_detect = 0, rc, measured;
-    stall_track stall = {INFINITY, 0, STALL_MIN};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     int stalled;
     memset(last, 0, sizeof *last);
-    if ((rc = s->ops->direction(s->b, last)) != SIPD_OK)
+    if ((rc = direction(s, last)) != SIPD_OK || (rc = set_fref(s, last->gmax)) != SIPD_OK)
         return rc;
-    set_fref(s, last->gmax);
     res->residual = s->r_first = rel_force(s, last->gmax);
     res->residual_disp = last->rmax / s->m->bbox_diag;
     measured = 1;
     for (it = 0; it < sc->iterations; it++) {
         sipd_gs_stats st;
         double r;
-        int changed, fresh = it == 0;
-        if (force_detect || detect_due(s, it)) {
-            if ((rc = s->ops->detect(s->b, 1, &changed)) != SIPD_OK)
+        int changed, fresh = it == 0, due = 0;
+        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
+            return rc;
+        if (force_detect || due) {
+            if ((rc = BK(s, detect, 1, &changed)) != SIPD_OK)
                 return rc;
             fresh = 1;
             force_detect = 0;
         }
         memset(&st, 0, sizeof st);
-        if ((rc = s->ops->gs_sweep(s->b, sc->line_search != SIPD_LS_NEVER, sc->omega, &st)) != SIPD_OK)
+        if ((rc = BK(s, gs_sweep, sc->line_search != SIPD_LS_NEVER, sc->omega, &st)) != SIPD_OK)
             return rc;                                            /* colour sweep         */
         measured = 0;
         r = rel_force(s, st.gmax);
@@ -582,7 +669,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
         res->contacts = st.contacts;
         if (st.max_pen > res->max_pen)
             res->max_pen = st.max_pen;
-        if (sc->line_search == SIPD_LS_ALWAYS && (rc = s->ops->energy(s->b, 0, &E)) != SIPD_OK)
+        if (sc->line_search == SIPD_LS_ALWAYS && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
             return rc;
         log_iter(s, r, res->residual_disp, E, sc->omega, st.gmax);
         if (r < sc->tolerance && s->pairs && !fresh) {
@@ -631,7 +718,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     s->t_solve = t0;
     s->why[0] = '\0';
     /* ỹ = x + h v + h² g, Dirichlet vertices at their end-of-step positions */
-    rc = s->ops->begin_step(s->b, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
+    rc = BK(s, begin_step, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
     if (rc != SIPD_OK)
         return rc;
     /* y⁺ = argmin E(y) */
@@ -673,7 +760,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
         res->momentum_flag = gs > s->sc->tolerance * s->f_ref * (s->nfree > 0 ? s->nfree : 1);
     }
     /* v = (y⁺ − x)/h, x = y⁺ */
-    rc = s->ops->end_step(s->b);
+    rc = BK0(s, end_step);
     s->t += h;
     res->wall = sipd_now() - t0;
     return rc;
@@ -720,7 +807,7 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
     sipd_checkpoint c;
     int rc;
     memset(&c, 0, sizeof c);
-    rc = s->ops->download(s->b, x, v);
+    rc = BK(s, download, x, v);
     if (rc == SIPD_OK)
         rc = check_state(s, x, v, substep ? frame + 1 : frame, substep ? substep : s->sc->substeps);
     if (rc != SIPD_OK)
@@ -797,8 +884,10 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     }
     /* frame 0: the initial state */
     if (o->out && o->start_frame == 0 && o->start_substep == 0) {
-        s->ops->download(s->b, x, NULL);
-        rc = h5out_append_frame(o->out, s->t, x);
+        s->why[0] = '\0';
+        rc = BK(s, download, x, NULL);
+        if (rc == SIPD_OK)
+            rc = h5out_append_frame(o->out, s->t, x);
     }
     for (frame = o->start_frame + 1; rc == SIPD_OK && frame <= o->frames; frame++) {
         long iters = 0;
@@ -850,7 +939,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         }
         if (rc != SIPD_OK)
             break;
-        rc = s->ops->download(s->b, x, v);                        /* diverged?            */
+        rc = BK(s, download, x, v);                               /* diverged?            */
         if (rc == SIPD_OK)
             rc = check_state(s, x, v, frame, sc->substeps);
         if (rc == SIPD_OK)
@@ -884,6 +973,8 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         if (rc2 != SIPD_OK)
             rc = rc2;
     }
+    if (rc != SIPD_OK && rc != SIPD_ESIGNAL && rc != SIPD_EDIVERGE && s->why[0])   /* a backend call failed */
+        sipd_error("%s (frame %d); frames 0..%d are kept", s->why, *frames_done + 1, *frames_done);
     stopped_substep = stop_sub;
     free(x);
     free(v);

@@ -74,15 +74,23 @@ typedef struct {
     double eps;         /* the backend's unit round-off (backend.h unit_roundoff)   */
     double x_extent;    /* max |coordinate| of the state + the model size (m): the
                            scale of the state's own round-off                       */
-    char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE)          */
+    char why[256];      /* what diverged (sim_step returned SIPD_EDIVERGE), or which
+                           backend call failed (every call's status is checked)      */
+    /* Newton (method.h: direction SIPD_DIRECTION_NEWTON_CG): H over the model's tets, the
+       gradient and direction copies, −g, the block-Jacobi preconditioner, CG vectors */
+    int newton;
+    sipd_bsr H;
+    double *ng, *ndy, *nrhs, *nPinv, *nwork;
 } sipd_sim;
 
-/* The backend parameters a scene asks for (method → preconditioner, projection → split). */
+/* The backend parameters a scene asks for (method → preconditioner by the method table,
+ * method.h; projection → split). */
 void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *bp);
-/* The sweep a method uses: vbd sweeps Gauss–Seidel, newton/block-jacobi/diag-jacobi/gd
- * sweep Jacobi, sipd follows solver.sweep. */
+/* The sweep a method uses (method.h, method_sweep): vbd sweeps Gauss–Seidel,
+ * newton/block-jacobi/diag-jacobi/gd sweep Jacobi, sipd follows solver.sweep. */
 sipd_sweep sim_sweep(const sipd_scene *sc);
-/* Whether Chebyshev acceleration applies (solver.chebyshev on a Jacobi sweep, not Newton). */
+/* Whether Chebyshev acceleration applies (method.h, method_chebyshev: solver.chebyshev on a
+ * Jacobi sweep, not Newton). */
 int sim_chebyshev(const sipd_scene *sc);
 
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,

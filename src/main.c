@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "driver.h"
 #include "h5out.h"
+#include "method.h"
 #include "model.h"
 #include "physics/common.h"
 #include "scene.h"
@@ -265,19 +266,18 @@ int main(int argc, char **argv)
     }
     /* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
      * auto takes the CUDA backend when a device exists, else the CPU, and says which;
-     * method newton, and contact with a Gauss–Seidel sweep (sipd gauss-seidel, vbd), run on the CPU
-     * backend only (with device cuda: exit 2, a bad combination). */
+     * what the method table keeps on the CPU backend (method.h, method_cpu_only: newton, and contact
+     * with a Gauss–Seidel sweep) runs there (with device cuda: exit 2, a bad combination). */
     const sipd_backend_ops *ops = &sipd_backend_cpu;
     const char *precision = SIPD_REAL_NAME, *cpu_why = "";
     char device_attr[320] = "cpu", cuda_desc[256] = "";
 #ifdef SIPD_HAVE_CUDA
     char auto_why[300] = "";
     if (device != SIPD_DEVICE_CPU) {
-        int ndev = sipd_cuda_device_count(), newton = sc.method == SIPD_METHOD_NEWTON,
-            contact = sc.contact && sim_sweep(&sc) == SIPD_SWEEP_GS;
-        if (device == SIPD_DEVICE_CUDA && (newton || contact)) {
-            sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto",
-                       newton ? "method newton" : "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
+        char cpu_only[128];
+        int ndev = sipd_cuda_device_count(), on_cpu = method_cpu_only(&sc, cpu_only, sizeof cpu_only);
+        if (device == SIPD_DEVICE_CUDA && on_cpu) {
+            sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto", cpu_only);
             scene_free(&sc);
             return SIPD_EINPUT;
         }
@@ -290,9 +290,9 @@ int main(int argc, char **argv)
             }
             snprintf(auto_why, sizeof auto_why, "; auto: %s", cuda_desc);
             cpu_why = auto_why;
-        } else if (newton || contact) {
-            cpu_why = newton ? "; auto: method newton runs on the CPU backend only"
-                             : "; auto: contact with a Gauss-Seidel sweep runs on the CPU backend only so far";
+        } else if (on_cpu) {
+            snprintf(auto_why, sizeof auto_why, "; auto: %s runs on the CPU backend only", cpu_only);
+            cpu_why = auto_why;
         } else {
             char name[256];
             sipd_cuda_describe(cuda_desc, sizeof cuda_desc);

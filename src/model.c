@@ -236,8 +236,16 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         rc = SIPD_EFAIL;
         goto done;
     }
-    for (i = 0; i < m->nmat; i++)
-        m->mats[i] = material_stable_neohookean(sc->materials[i].youngs, sc->materials[i].poisson);
+    for (i = 0; i < m->nmat; i++) {   /* each material as the scene's model (physics/material.h) */
+        const sipd_scene_material *sm = &sc->materials[i];
+        if (!material_model_valid((int)sm->model)) {   /* the physics switches have no fallback */
+            sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): unknown material model %d (implemented: 0..%d)",
+                          i, sm->name, (int)sm->model, SIPD_MAT_NMODELS - 1);
+            rc = SIPD_EINPUT;
+            goto done;
+        }
+        m->mats[i] = material_make((int)sm->model, sm->youngs, sm->poisson);
+    }
 
     vo = to = fo = mo = 0;
     for (b = 0; b < sc->nbodies; b++) {

@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
 #include "initpos.h"
+#include "method.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -43,15 +44,8 @@
 
 const char *scene_method_name(sipd_method m)
 {
-    switch (m) {
-    case SIPD_METHOD_SIPD: return "sipd";
-    case SIPD_METHOD_VBD: return "vbd";
-    case SIPD_METHOD_BLOCK_JACOBI: return "block-jacobi";
-    case SIPD_METHOD_DIAG_JACOBI: return "diag-jacobi";
-    case SIPD_METHOD_GD: return "gd";
-    case SIPD_METHOD_NEWTON: return "newton";
-    }
-    return "?";
+    const sipd_method_info *mi = method_info(m);
+    return mi ? mi->name : "?";
 }
 
 const char *scene_sweep_name(sipd_sweep s)
@@ -95,21 +89,24 @@ const char *scene_device_name(sipd_device d)
     return "?";
 }
 
-const char *scene_model_name(sipd_material_model m)
-{
-    return m == SIPD_MODEL_STABLE_NEOHOOKEAN ? "stable-neohookean" : "?";
-}
-
 /* Enum tables: value -1 marks a name that is planned but "not supported yet". */
 typedef struct {
     const char *name;
     int value;
 } enum_entry;
 
-static const enum_entry method_table[] = {
-    {"sipd", SIPD_METHOD_SIPD}, {"vbd", SIPD_METHOD_VBD}, {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI},
-    {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI}, {"gd", SIPD_METHOD_GD}, {"newton", SIPD_METHOD_NEWTON},
-    {"mixed-fem", -1}, {NULL, 0}};
+/* The material models (physics/material.h) by their scene names. */
+static const enum_entry model_table[] = {{"stable-neohookean", SIPD_MAT_STABLE_NEOHOOKEAN}, {NULL, 0}};
+
+const char *scene_model_name(sipd_material_model m)
+{
+    const enum_entry *e;
+    for (e = model_table; e->name; e++)
+        if (e->value == (int)m)
+            return e->name;
+    return "?";
+}
+
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
@@ -120,8 +117,6 @@ static const enum_entry proj_table[] = {
     {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", SIPD_PROJ_CLAMP}, {"abs", SIPD_PROJ_ABS}, {NULL, 0}};
 static const enum_entry device_table[] = {
     {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
-static const enum_entry model_table[] = {
-    {"stable-neohookean", SIPD_MODEL_STABLE_NEOHOOKEAN}, {NULL, 0}};
 
 /* Known keys of every group; NULL-terminated. */
 static const char *const root_keys[] = {"time", "solver", "device", "gravity", "materials",
@@ -726,25 +721,44 @@ static int get_string(const sipd_scene *sc, const config_setting_t *g, const cha
     return SIPD_OK;
 }
 
-static int get_enum(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
-                    const char *name, const enum_entry *table, int *out)
+/* Entry i of an enum table (NULL past its end): an enum_entry list, or the method table. */
+typedef const char *(*enum_at_fn)(const void *table, int i, int *value);
+
+static const char *enum_table_at(const void *table, int i, int *value)
 {
-    const char *v = NULL;
-    int rc = get_string(sc, g, gpath, name, 0, &v);
+    const enum_entry *e = (const enum_entry *)table + i;
+    *value = e->value;
+    return e->name;
+}
+
+static const char *method_table_at(const void *table, int i, int *value)
+{
+    const sipd_method_info *mi = method_row(i);
+    (void)table;
+    *value = mi ? mi->method : 0;
+    return mi ? mi->name : NULL;
+}
+
+static int get_enum_at(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                       const char *name, enum_at_fn at, const void *table, int *out)
+{
+    const char *v = NULL, *en;
+    int rc = get_string(sc, g, gpath, name, 0, &v), i, ev;
     if (rc || !v)
         return rc;
-    for (const enum_entry *e = table; e->name; e++) {
-        if (strcmp(e->name, v) != 0)
+    for (i = 0; (en = at(table, i, &ev)); i++) {
+        if (strcmp(en, v) != 0)
             continue;
-        if (e->value >= 0) {
-            *out = e->value;
+        if (ev >= 0) {
+            *out = ev;
             return SIPD_OK;
         }
     }
     char key[KEYLEN], ok[512] = "", later[512] = "";
     int unsupported = 0;
     key_join(key, gpath, name);
-    for (const enum_entry *e = table; e->name; e++) {
+    for (i = 0; (en = at(table, i, &ev)); i++) {
+        const enum_entry ent = {en, ev}, *e = &ent;
         char *dst = e->value >= 0 ? ok : later;
         if (dst[0])
             strncat(dst, ", ", 511 - strlen(dst));
@@ -761,6 +775,12 @@ static int get_enum(const sipd_scene *sc, const config_setting_t *g, const char 
     if (later[0])
         return err(sc, s, key, "unknown value \"%s\" (allowed: %s; planned: %s)", v, ok, later);
     return err(sc, s, key, "unknown value \"%s\" (allowed: %s)", v, ok);
+}
+
+static int get_enum(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
+                    const char *name, const enum_entry *table, int *out)
+{
+    return get_enum_at(sc, g, gpath, name, enum_table_at, table, out);
 }
 
 /* An array (or list) of exactly three floats. */
@@ -873,7 +893,7 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         return rc;
     int method = sc->method, sweep = sc->sweep, ls = sc->line_search, proj = sc->projection;
     if ((rc = check_keys(sc, g, "solver", solver_keys)) ||
-        (rc = get_enum(sc, g, "solver", "method", method_table, &method)) ||
+        (rc = get_enum_at(sc, g, "solver", "method", method_table_at, NULL, &method)) ||
         (rc = get_enum(sc, g, "solver", "sweep", sweep_table, &sweep)) ||
         (rc = int_range(sc, g, "solver", "iterations", 0, &sc->iterations, 1, SIPD_MAX_ITERATIONS)) ||
         (rc = float_range(sc, g, "solver", "tolerance", 0, &sc->tolerance, 0.0, 1, INFINITY,
@@ -886,10 +906,10 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)) ||
         (rc = get_bool(sc, g, "solver", "strict", &sc->strict)))
         return rc;
-    if (method == SIPD_METHOD_GD && sc->quasistatic)
+    if (sc->quasistatic && method_info(method)->no_quasistatic)   /* method.h */
         return err(sc, config_setting_get_member(g, "method"), "solver.method",
-                   "\"gd\" (D = m/h² I) has no preconditioner without inertia: not usable with "
-                   "time.quasistatic = true");
+                   "\"%s\" %s: not usable with time.quasistatic = true", method_info(method)->name,
+                   method_info(method)->no_quasistatic);
     sc->method = (sipd_method)method;
     sc->sweep = (sipd_sweep)sweep;
     sc->line_search = (sipd_line_search)ls;
@@ -918,7 +938,7 @@ static int load_materials(sipd_scene *sc, const config_setting_t *root)
         sipd_scene_material *m = &sc->materials[i];
         char path[KEYLEN], key[KEYLEN];
         const char *name = NULL;
-        int model = SIPD_MODEL_STABLE_NEOHOOKEAN, rc;
+        int model = SIPD_MAT_STABLE_NEOHOOKEAN, rc;
         key_index(path, "materials", i);
         if (!config_setting_is_group(g))
             return err(sc, g, path, "expected a group { ... }, got %s",
@@ -1299,7 +1319,7 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->substeps = 1;
     sc->frames = 60;
     sc->quasistatic = 0;
-    sc->method = SIPD_METHOD_SIPD;
+    sc->method = SIPD_DEFAULT_METHOD;
     sc->sweep = SIPD_SWEEP_JACOBI;
     sc->iterations = 100;
     sc->tolerance = 1e-5;

@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include "physics/material.h"   /* sipd_material_model */
+
 #define SIPD_MAX_BOXES 16
 
 /* Solvers (DESIGN.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
@@ -18,7 +20,7 @@
 typedef enum {
     SIPD_METHOD_SIPD = 0, SIPD_METHOD_VBD = 1, SIPD_METHOD_BLOCK_JACOBI = 2,
     SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5
-} sipd_method;                                               /* mixed-fem: later issue */
+} sipd_method;      /* what each is made of: the method table, method.h (mixed-fem: later issue) */
 typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
 typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
 /* SIPD positive/negative split of K = P F^-1 (DESIGN.md §3.4). */
@@ -26,7 +28,6 @@ typedef enum {
     SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2, SIPD_PROJ_CLAMP = 3, SIPD_PROJ_ABS = 4
 } sipd_projection;
 typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
-typedef enum { SIPD_MODEL_STABLE_NEOHOOKEAN = 0 } sipd_material_model;
 
 typedef struct {
     char name[64];

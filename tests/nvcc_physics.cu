@@ -64,6 +64,10 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     sym3 K = material_K(&mat, F), Kp;
     material_eval(&mat, split, F, &P2, &Kp);
     acc += material_psi(&mat, F) + P.m[0] + P2.m[8] + K.s[3] + Kp.s[5];
+    {   /* an unknown model: NaN, no fallback (the default branches) */
+        sipd_material bad = material_make(split + SIPD_MAT_NMODELS, in[17], in[18]);
+        acc += material_model_valid(bad.model) + material_psi(&bad, F);
+    }
 
     /* tet.h */
     sipd_real Bm[9];

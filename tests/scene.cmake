@@ -4,7 +4,7 @@ add_executable(test_scene ${CMAKE_CURRENT_SOURCE_DIR}/test_scene.c)
 target_link_libraries(test_scene PRIVATE sipd_core)
 
 set(SIPD_SCENES ${SIPD_TEST_DATA}/scenes)
-foreach(t full minimal roundtrip accepted missing_file)
+foreach(t full minimal roundtrip accepted missing_file models)
   add_test(NAME scene_${t} COMMAND test_scene ${t} ${SIPD_SCENES})
 endforeach()
 add_test(NAME scene_names COMMAND test_scene names)

@@ -1,6 +1,6 @@
 /* test_scene.c — scene loader tests.
  *
- *   test_scene full|minimal|roundtrip|accepted|names|missing_file SCENES_DIR
+ *   test_scene full|minimal|roundtrip|accepted|names|missing_file|models SCENES_DIR
  *   test_scene bad FIXTURE.cfg
  *
  * A bad fixture's first line says what must happen:  "# expect: LINE KEY TEXT"
@@ -8,6 +8,7 @@
  * "FIXTURE.cfg:LINE: " and contains KEY (unless KEY is "-") and TEXT.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "model.h"
 #include "scene.h"
 #include "util.h"
 
@@ -114,7 +115,7 @@ static void check_full(const sipd_scene *sc, const char *dir)
     CHECK(sc->nmaterials == 2);
     if (sc->nmaterials == 2) {
         CHECK_STR(sc->materials[0].name, "rubber");
-        CHECK(sc->materials[0].model == SIPD_MODEL_STABLE_NEOHOOKEAN);
+        CHECK(sc->materials[0].model == SIPD_MAT_STABLE_NEOHOOKEAN);
         CHECK(sc->materials[0].youngs == 1.0e6);
         CHECK(sc->materials[0].poisson == 0.45);
         CHECK(sc->materials[0].density == 1100.0);
@@ -214,7 +215,7 @@ static void check_defaults(const sipd_scene *sc)
     CHECK_V3(sc->gravity, 0.0, -9.81, 0.0);
     CHECK(sc->nmaterials == 1);
     if (sc->nmaterials == 1) {
-        CHECK(sc->materials[0].model == SIPD_MODEL_STABLE_NEOHOOKEAN);
+        CHECK(sc->materials[0].model == SIPD_MAT_STABLE_NEOHOOKEAN);
         CHECK(sc->materials[0].density == 1000.0);
     }
     CHECK(sc->nbodies == 1);
@@ -532,7 +533,7 @@ static void test_names(void)
     CHECK_STR(scene_device_name(SIPD_DEVICE_AUTO), "auto");
     CHECK_STR(scene_device_name(SIPD_DEVICE_CUDA), "cuda");
     CHECK_STR(scene_device_name(SIPD_DEVICE_CPU), "cpu");
-    CHECK_STR(scene_model_name(SIPD_MODEL_STABLE_NEOHOOKEAN), "stable-neohookean");
+    CHECK_STR(scene_model_name(SIPD_MAT_STABLE_NEOHOOKEAN), "stable-neohookean");
 }
 
 static void test_missing_file(void)
@@ -549,6 +550,71 @@ static void test_missing_file(void)
     scene_free(&sc);
     free(err);
     free(path);
+}
+
+/* ---------------------------------------------------------------- material models */
+
+/* Every implemented model round-trips through its scene name (load, print, load), and
+ * model_build builds that model; a model id out of range makes model_build fail (the physics
+ * switches have no fallback model). */
+static void test_models(void)
+{
+    char tmp[] = "/tmp/sipd_models_XXXXXX";
+    int mdl;
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        failures++;
+        return;
+    }
+    for (mdl = 0; mdl < SIPD_MAT_NMODELS; mdl++) {
+        char extra[256], path[4096];
+        sipd_scene sc, sc2;
+        sipd_model m;
+        const char *name = scene_model_name((sipd_material_model)mdl);
+        CHECK(strcmp(name, "?") != 0);
+        /* a second material names the model explicitly; the first takes the default */
+        snprintf(extra, sizeof extra, "materials = ( { name = \"m\"; model = \"%s\"; youngs = 1.0e5; poisson = 0.3; } );",
+                 name);
+        snprintf(path, sizeof path, "%s/models.cfg", tmp);
+        {
+            FILE *f = fopen(path, "w");
+            if (!f) {
+                perror(path);
+                failures++;
+                break;
+            }
+            fprintf(f, "%s\nbodies = ( { mesh = \"%s/tet\"; material = \"m\"; } );\n", extra, scenes);
+            fclose(f);
+        }
+        if (load_ok(path, &sc) != SIPD_OK)
+            continue;
+        CHECK(sc.materials[0].model == (sipd_material_model)mdl);
+        print_to(path, &sc);   /* the printed scene names the model and reads back the same */
+        if (load_ok(path, &sc2) == SIPD_OK)
+            CHECK(sc2.materials[0].model == (sipd_material_model)mdl);
+        scene_free(&sc2);
+        if (model_build(&sc, &m) == SIPD_OK) {
+            CHECK(m.mats[0].model == mdl);
+            model_free(&m);
+        } else
+            CHECK(!"model_build of an implemented model");
+        {   /* out of range: refused with an error, never built as some other model */
+            const int bad[] = {SIPD_MAT_NMODELS, -1, 1000};
+            int i;
+            for (i = 0; i < 3; i++) {
+                int rc;
+                sc.materials[0].model = (sipd_material_model)bad[i];
+                fprintf(stderr, "expected error: ");
+                rc = model_build(&sc, &m);
+                CHECK(rc == SIPD_EINPUT);
+                if (rc == SIPD_OK)
+                    model_free(&m);
+            }
+        }
+        scene_free(&sc);
+        remove(path);
+    }
+    rmdir(tmp);
 }
 
 /* ---------------------------------------------------------------- bad fixtures */
@@ -604,7 +670,7 @@ static void test_bad(const char *path)
 int main(int argc, char **argv)
 {
     if (argc < 3 && !(argc == 2 && strcmp(argv[1], "names") == 0)) {
-        fprintf(stderr, "usage: test_scene full|minimal|roundtrip|accepted|names|missing_file "
+        fprintf(stderr, "usage: test_scene full|minimal|roundtrip|accepted|names|missing_file|models "
                         "SCENES_DIR | bad FIXTURE\n");
         return 2;
     }
@@ -622,6 +688,8 @@ int main(int argc, char **argv)
         test_names();
     else if (strcmp(what, "missing_file") == 0)
         test_missing_file();
+    else if (strcmp(what, "models") == 0)
+        test_models();
     else if (strcmp(what, "bad") == 0)
         test_bad(argv[2]);
     else {

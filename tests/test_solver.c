@@ -640,6 +640,119 @@ static void test_newton_roundoff(void)
     fixture_free(&f);
 }
 
+
+/* ---- every backend call's status is checked (driver.c): a failing op ends the run -------- */
+static const char *fail_op = "";
+static int fail_now(const char *op) { return strcmp(fail_op, op) == 0; }
+static int f_begin_step(sipd_backend *b, double t, double h, const double g[3], int qs)
+{
+    return fail_now("begin_step") ? SIPD_EFAIL : sipd_backend_cpu.begin_step(b, t, h, g, qs);
+}
+static int f_direction(sipd_backend *b, sipd_dir_stats *st)
+{
+    return fail_now("direction") ? SIPD_EFAIL : sipd_backend_cpu.direction(b, st);
+}
+static int f_energy(sipd_backend *b, double a, double *E)
+{
+    return fail_now("energy") ? SIPD_EFAIL : sipd_backend_cpu.energy(b, a, E);
+}
+static int f_apply(sipd_backend *b, double a, double w, double *gs)
+{
+    return fail_now("apply") ? SIPD_EFAIL : sipd_backend_cpu.apply(b, a, w, gs);
+}
+static int f_snapshot(sipd_backend *b) { return fail_now("snapshot") ? SIPD_EFAIL : sipd_backend_cpu.snapshot(b); }
+static int f_detect(sipd_backend *b, int run, int *flag)
+{
+    return fail_now("detect") ? SIPD_EFAIL : sipd_backend_cpu.detect(b, run, flag);
+}
+static int f_end_step(sipd_backend *b) { return fail_now("end_step") ? SIPD_EFAIL : sipd_backend_cpu.end_step(b); }
+static int f_download(sipd_backend *b, double *x, double *v)
+{
+    return fail_now("download") ? SIPD_EFAIL : sipd_backend_cpu.download(b, x, v);
+}
+static int f_step_load(sipd_backend *b, double *f)
+{
+    return fail_now("step_load") ? SIPD_EFAIL : sipd_backend_cpu.step_load(b, f);
+}
+static int f_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *x)
+{
+    return fail_now("hessian") ? SIPD_EFAIL : sipd_backend_cpu.hessian(b, H, g, x);
+}
+static int f_set_direction(sipd_backend *b, const double *dy)
+{
+    return fail_now("set_direction") ? SIPD_EFAIL : sipd_backend_cpu.set_direction(b, dy);
+}
+
+static void test_backend_fail(void)
+{
+    static const struct {
+        const char *op, *solver;
+        int two_bodies;
+    } cases[] = {
+        {"begin_step", "chebyshev = true;", 0}, {"direction", "chebyshev = true;", 0},
+        {"energy", "chebyshev = true;", 0},     {"apply", "chebyshev = true;", 0},
+        {"snapshot", "chebyshev = true;", 0},   {"end_step", "chebyshev = true;", 0},
+        {"download", "chebyshev = true;", 0},   {"step_load", "chebyshev = true;", 0},
+        {"detect", "chebyshev = true;", 1},     {"energy", "sweep = \"gauss-seidel\"; line_search = \"always\";", 1},
+        {"hessian", "method = \"newton\";", 0}, {"set_direction", "method = \"newton\";", 0},
+        {"", "method = \"newton\";", 1},        {"", "chebyshev = true;", 1},
+    };
+    sipd_backend_ops ops = sipd_backend_cpu;
+    unsigned i;
+    ops.begin_step = f_begin_step;
+    ops.direction = f_direction;
+    ops.energy = f_energy;
+    ops.apply = f_apply;
+    ops.snapshot = f_snapshot;
+    ops.detect = f_detect;
+    ops.end_step = f_end_step;
+    ops.download = f_download;
+    ops.step_load = f_step_load;
+    ops.hessian = f_hessian;
+    ops.set_direction = f_set_direction;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char base[600], text[4096];
+        fixture f;
+        sipd_run_opts o;
+        int done = 0, rc;
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        snprintf(text, sizeof text,
+                 "time = { dt = 0.0166667; frames = 3; };\n"
+                 "solver = { %s iterations = 30; tolerance = 1.0e-9; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.05, 0.0]; initial_stretch = [1.2, 1.0, 1.0]; }%s );\n"
+                 "contact = { dhat = 0.01; ground = { height = 0.0; }; };\n",
+                 cases[i].solver, base,
+                 cases[i].two_bodies ? ", { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.26, 0.0]; }" : "");
+        if (cases[i].two_bodies) {
+            char t2[4096];
+            snprintf(t2, sizeof t2, text, base);
+            memcpy(text, t2, sizeof text);
+        }
+        fail_op = "";
+        if (fixture_load_ops(&f, text, "fail", &ops)) {
+            CHECK(0, "setup failed (%s)", cases[i].op);
+            continue;
+        }
+        fail_op = cases[i].op;
+        memset(&o, 0, sizeof o);
+        o.frames = 3;
+        rc = driver_run(&f.s, &o, &done);
+        if (!cases[i].op[0])
+            CHECK(rc == SIPD_OK, "control run (%s) failed: rc %d", cases[i].solver, rc);
+        else {
+            CHECK(rc == SIPD_EFAIL, "a failing %s: rc %d, expected SIPD_EFAIL", cases[i].op, rc);
+            CHECK(strstr(f.s.why, cases[i].op) != NULL, "a failing %s: the error says \"%s\"", cases[i].op, f.s.why);
+            printf("backend_fail: %-13s -> rc %d after %d frames: %s\n", cases[i].op, rc, done, f.s.why);
+        }
+        fail_op = "";
+        fixture_free(&f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -659,6 +772,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "incline") || !strcmp(which, "all")) test_incline();
     if (!strcmp(which, "momentum") || !strcmp(which, "all")) test_momentum();
     if (!strcmp(which, "newton_roundoff") || !strcmp(which, "all")) test_newton_roundoff();
+    if (!strcmp(which, "backend_fail") || !strcmp(which, "all")) test_backend_fail();
     scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

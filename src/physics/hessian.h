@@ -41,8 +41,7 @@ SIPD_HD int hess_mode(int project) { return project == SIPD_PROJECT_ABS ? SIPD_P
 SIPD_HD void material_dPdF(const sipd_material *mat, mat3 F, sipd_real H[81])
 {
     switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN:
-    default: {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
         mat3 C = m3_cof(F);
         sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
         sipd_real s = mat->lambda * (J - mat->alpha);
@@ -60,6 +59,11 @@ SIPD_HD void material_dPdF(const sipd_material *mat, mat3 F, sipd_real H[81])
                         }
                         H[9 * (3 * i + j) + 3 * k + l] = h;
                     }
+        return;
+    }
+    default: {   /* unknown model (material.h): NaN, never a fallback model */
+        int i;
+        for (i = 0; i < 81; i++) H[i] = (sipd_real)NAN;
         return;
     }
     }

@@ -7,8 +7,11 @@
  *                D_a = m_a/h² I + Σ_e V_e |∇N_a|² K⁺_e   (DESIGN.md §3.3–3.4).
  * K⁺ must be symmetric positive semi-definite for every F, inverted and degenerate ones
  * included, so that D is SPD and −D⁻¹g is a descent direction.  The solver only calls
- * material_eval / material_psi; a new model adds a case to each switch below and needs no
- * solver change.
+ * material_eval / material_psi; a new model adds a value to sipd_material_model, a case to each
+ * switch below (and in hessian.h) and its name to scene.c's model list, and needs no solver
+ * change.  The switches have no fallback model: an unknown model yields NaN (device code cannot
+ * report an error, so a bug shows as a diverged solve); model_build refuses an unknown model
+ * before anything runs (material_model_valid).
  *
  * Stable neo-Hookean (Smith et al. 2018 form, DESIGN.md §3.3):
  *   Ψ = μ/2 (tr FᵀF − 3) + λ/2 (J − α)²,  α = 1 + μ/λ
@@ -34,15 +37,22 @@
 #include "mat3.h"
 #include "eig.h"
 
-enum { SIPD_MAT_STABLE_NEOHOOKEAN = 0 };
+/* Material models: one enum for the scene (materials[].model), the model and both backends. */
+typedef enum {
+    SIPD_MAT_STABLE_NEOHOOKEAN = 0,
+    SIPD_MAT_NMODELS   /* the number of implemented models (not a model) */
+} sipd_material_model;
 enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2, SIPD_SPLIT_CLAMP = 3, SIPD_SPLIT_ABS = 4 };
 
 #define SIPD_J2_FLOOR SIPD_R(1e-8)
 
 typedef struct {
-    int model;
+    int model;   /* sipd_material_model */
     sipd_real mu, lambda, alpha;
 } sipd_material;
+
+/* Whether `model` is an implemented sipd_material_model. */
+SIPD_HD int material_model_valid(int model) { return model >= 0 && model < SIPD_MAT_NMODELS; }
 
 /* Material from Young's modulus E and Poisson's ratio ν (−1 < ν < 0.5). */
 SIPD_HD sipd_material material_stable_neohookean(double E, double nu)
@@ -57,30 +67,49 @@ SIPD_HD sipd_material material_stable_neohookean(double E, double nu)
     return m;
 }
 
+/* Material of model `model` from (E, ν); an unknown model gets NaN parameters (model_build
+ * checks material_model_valid first and reports it). */
+SIPD_HD sipd_material material_make(int model, double E, double nu)
+{
+    sipd_material m;
+    switch (model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: return material_stable_neohookean(E, nu);
+    default: break;
+    }
+    m.model = model;
+    m.mu = m.lambda = m.alpha = (sipd_real)NAN;
+    return m;
+}
+
 SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
 {
     switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN:
-    default: {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
         /* ½μ(I_C − 3) + ½λ(J − α)² less its rest value ½λ(1 − α)², written without the
            cancellation: Ψ(I) = 0, so the energy of a stiff body carries no constant offset
            (3.1e6 J on a 1 GPa beam) that would drown the line search's comparisons */
         sipd_real J1 = m3_det(F) - 1;
         return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) - mat->mu * J1 + SIPD_R(0.5) * mat->lambda * J1 * J1;
     }
+    default: return (sipd_real)NAN;   /* unknown model (see the top of this file) */
     }
 }
 
 SIPD_HD mat3 material_P(const sipd_material *mat, mat3 F)
 {
     switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN:
-    default: {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
         mat3 C = m3_cof(F), P;
         sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
         sipd_real s = mat->lambda * (J - mat->alpha);
         int i;
         for (i = 0; i < 9; i++) P.m[i] = mat->mu * F.m[i] + s * C.m[i];
+        return P;
+    }
+    default: {   /* unknown model */
+        mat3 P;
+        int i;
+        for (i = 0; i < 9; i++) P.m[i] = (sipd_real)NAN;
         return P;
     }
     }
@@ -122,8 +151,7 @@ material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
 SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
 {
     switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN:
-    default: {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
         mat3 C = m3_cof(F);
         sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
         sipd_real s = mat->lambda * (J - mat->alpha), c;
@@ -139,6 +167,12 @@ SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P,
             *Kp = material_K_eigfix(mat->mu, c, C, split);
         else
             *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+        return;
+    }
+    default: {   /* unknown model */
+        int i;
+        for (i = 0; i < 9; i++) P->m[i] = (sipd_real)NAN;
+        for (i = 0; i < 6; i++) Kp->s[i] = (sipd_real)NAN;
         return;
     }
     }

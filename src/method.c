@@ -1,0 +1,66 @@
+/* method.c — the method table (method.h). */
+#include "method.h"
+
+#include <stdio.h>
+
+static const sipd_method_info methods[] = {
+    /* name, method, precond, sweep, direction, chebyshev, no_quasistatic, stall_min, backends */
+    {"sipd", SIPD_METHOD_SIPD, SIPD_PRECOND_SPLIT, SIPD_SWEEP_SCENE, SIPD_DIRECTION_LOCAL, 1, NULL, 1000,
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+    {"vbd", SIPD_METHOD_VBD, SIPD_PRECOND_BLOCK, SIPD_SWEEP_GS, SIPD_DIRECTION_LOCAL, 1, NULL, 1000,
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+    {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI, SIPD_PRECOND_BLOCK, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1, NULL,
+     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+    {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI, SIPD_PRECOND_DIAG, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1, NULL,
+     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+    {"gd", SIPD_METHOD_GD, SIPD_PRECOND_MASS, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1,
+     "(D = m/h² I) has no preconditioner without inertia", 1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+    /* Newton: no Chebyshev (its steps are not a stationary iteration); a step that gains
+       nothing at the round-off floor gains nothing later, so the stall window is short */
+    {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
+     SIPD_BACKEND_CPU},
+    /* seed 002 (DESIGN.md §3.11): a later issue */
+    {"mixed-fem", -1, 0, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 0, NULL, 0, 0},
+};
+
+#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+
+const sipd_method_info *method_row(int i) { return i >= 0 && i < NMETHODS ? &methods[i] : NULL; }
+
+const sipd_method_info *method_info(int method)
+{
+    int i;
+    for (i = 0; i < NMETHODS; i++)
+        if (methods[i].method >= 0 && methods[i].method == method)
+            return &methods[i];
+    return NULL;
+}
+
+sipd_sweep method_sweep(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (!mi || mi->sweep == SIPD_SWEEP_SCENE)
+        return sc->sweep;
+    return (sipd_sweep)mi->sweep;
+}
+
+int method_chebyshev(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    return sc->chebyshev && method_sweep(sc) == SIPD_SWEEP_JACOBI && mi && mi->chebyshev;
+}
+
+int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (!mi || !(mi->backends & SIPD_BACKEND_CUDA)) {
+        snprintf(why, n, "method %s", mi ? mi->name : "?");
+        return 1;
+    }
+    /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
+    if (sc->contact && method_sweep(sc) == SIPD_SWEEP_GS) {
+        snprintf(why, n, "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,192 @@
+/* sparse.c — block-CSR 3x3 matrices and PCG (sparse.h). */
+#include "sparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "physics/mat3.h"
+#include "util.h"
+
+/* below this many rows a loop runs serially (as the CPU backend's PAR_MIN) */
+#define PAR_MIN 4096
+
+void bsr_free(sipd_bsr *A)
+{
+    free(A->row_off);
+    free(A->col);
+    free(A->diag);
+    free(A->val);
+    free(A->elem_blk);
+    memset(A, 0, sizeof *A);
+}
+
+int bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k)
+{
+    int a, e, l, c, i, cap = 0;
+    int *inc_off = NULL, *inc = NULL, *mark = NULL, *tmp = NULL;
+    memset(A, 0, sizeof *A);
+    A->n = n;
+    A->ne = ne;
+    A->k = k;
+    /* vertex → element incidence (CSR) */
+    inc_off = sipd_calloc((size_t)n + 1, sizeof(int));
+    inc = sipd_malloc(((size_t)ne * k + 1) * sizeof(int));
+    mark = sipd_malloc(((size_t)n + 1) * sizeof(int));
+    A->row_off = sipd_calloc((size_t)n + 1, sizeof(int));
+    A->diag = sipd_malloc(((size_t)n + 1) * sizeof(int));
+    if (!inc_off || !inc || !mark || !A->row_off || !A->diag)
+        goto fail;
+    for (i = 0; i < ne * k; i++) inc_off[elems[i] + 1]++;
+    for (a = 0; a < n; a++) inc_off[a + 1] += inc_off[a];
+    for (a = 0; a < n; a++) mark[a] = inc_off[a];
+    for (e = 0; e < ne; e++)
+        for (l = 0; l < k; l++) inc[mark[elems[k * e + l]]++] = e;
+    /* count: a itself and the vertices of its elements, each once */
+    for (a = 0; a < n; a++) mark[a] = -1;
+    for (a = 0; a < n; a++) {
+        int cnt = 1;
+        mark[a] = a;
+        for (i = inc_off[a]; i < inc_off[a + 1]; i++)
+            for (l = 0; l < k; l++) {
+                int v = elems[k * inc[i] + l];
+                if (mark[v] != a) { mark[v] = a; cnt++; }
+            }
+        A->row_off[a + 1] = A->row_off[a] + cnt;
+        if (cnt > cap) cap = cnt;
+    }
+    A->nnzb = A->row_off[n];
+    A->col = sipd_malloc(((size_t)A->nnzb + 1) * sizeof(int));
+    A->val = sipd_malloc(((size_t)A->nnzb + 1) * 9 * sizeof(double));
+    A->elem_blk = sipd_malloc(((size_t)ne * k * k + 1) * sizeof(int));
+    tmp = sipd_malloc(((size_t)cap + 1) * sizeof(int));
+    if (!A->col || !A->val || !A->elem_blk || !tmp)
+        goto fail;
+    /* fill, insertion-sorted (rows are short) */
+    for (a = 0; a < n; a++) mark[a] = -1;
+    for (a = 0; a < n; a++) {
+        int cnt = 0, j;
+        mark[a] = a;
+        tmp[cnt++] = a;
+        for (i = inc_off[a]; i < inc_off[a + 1]; i++)
+            for (l = 0; l < k; l++) {
+                int v = elems[k * inc[i] + l];
+                if (mark[v] != a) { mark[v] = a; tmp[cnt++] = v; }
+            }
+        for (i = 1; i < cnt; i++)
+            for (j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) { int t = tmp[j]; tmp[j] = tmp[j - 1]; tmp[j - 1] = t; }
+        memcpy(A->col + A->row_off[a], tmp, (size_t)cnt * sizeof(int));
+        for (j = 0; j < cnt; j++)
+            if (tmp[j] == a)
+                A->diag[a] = A->row_off[a] + j;
+    }
+    for (e = 0; e < ne; e++)
+        for (l = 0; l < k; l++)
+            for (c = 0; c < k; c++) {
+                int r = elems[k * e + l], cc = elems[k * e + c], lo = A->row_off[r], hi = A->row_off[r + 1] - 1;
+                while (lo < hi) {   /* binary search for column cc in row r */
+                    int mid = (lo + hi) / 2;
+                    if (A->col[mid] < cc) lo = mid + 1; else hi = mid;
+                }
+                A->elem_blk[(e * k + l) * k + c] = lo;
+            }
+    free(inc_off);
+    free(inc);
+    free(mark);
+    free(tmp);
+    return SIPD_OK;
+fail:
+    free(inc_off);
+    free(inc);
+    free(mark);
+    free(tmp);
+    bsr_free(A);
+    return SIPD_EFAIL;
+}
+
+void bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, double *out)
+{
+    sipd_bsr_row_fn row = extra ? extra->row : NULL;
+    int a;
+#pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
+    for (a = 0; a < A->n; a++) {
+        double o[3] = {0, 0, 0};
+        int k, i, j;
+        for (k = A->row_off[a]; k < A->row_off[a + 1]; k++) {
+            const double *B = A->val + 9 * k, *xc = x + 3 * A->col[k];
+            for (i = 0; i < 3; i++)
+                for (j = 0; j < 3; j++) o[i] += B[3 * i + j] * xc[j];
+        }
+        if (row)
+            row(extra->ctx, a, x, o);
+        out[3 * a] = o[0];
+        out[3 * a + 1] = o[1];
+        out[3 * a + 2] = o[2];
+    }
+}
+
+void bsr_block_jacobi(const sipd_bsr *A, double *Pinv)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
+    for (a = 0; a < A->n; a++) {
+        mat3 Dk, inv;
+        int i;
+        for (i = 0; i < 9; i++) Dk.m[i] = A->val[9 * A->diag[a] + i];
+        if (!m3_inverse(Dk, &inv))
+            inv = m3_identity();
+        for (i = 0; i < 9; i++) Pinv[9 * a + i] = inv.m[i];
+    }
+}
+
+double dot_n(const double *x, const double *y, int n)
+{
+    double s = 0;
+    int i;
+#pragma omp parallel for schedule(static) reduction(+ : s) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) s += x[i] * y[i];
+    return s;
+}
+
+/* z = Pinv r, block by block */
+static void precond_apply(const double *Pinv, int nb, const double *r, double *z)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (nb > PAR_MIN)
+    for (a = 0; a < nb; a++) {
+        const double *P = Pinv + 9 * a, *ra = r + 3 * a;
+        int i;
+        for (i = 0; i < 3; i++) z[3 * a + i] = P[3 * i] * ra[0] + P[3 * i + 1] * ra[1] + P[3 * i + 2] * ra[2];
+    }
+}
+
+int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
+        int maxit, double rtol, double *work)
+{
+    const int n = 3 * A->n;
+    double *r = work, *z = work + n, *p = work + 2 * (size_t)n, *q = work + 3 * (size_t)n;
+    double rz, rz0;
+    int a, it;
+    memset(x, 0, sizeof(double) * (size_t)n);
+    for (a = 0; a < n; a++) r[a] = rhs[a];
+    precond_apply(Pinv, A->n, r, z);
+    memcpy(p, z, sizeof(double) * (size_t)n);
+    rz = rz0 = dot_n(r, z, n);
+    for (it = 0; it < maxit && rz > rtol * rtol * rz0 && rz > 0; it++) {
+        double pq, al, rzn, be;
+        bsr_mul(A, extra, p, q);
+        pq = dot_n(p, q, n);
+        if (!(pq > 0))
+            break;   /* A is SPD by construction; stop on round-off trouble */
+        al = rz / pq;
+        for (a = 0; a < n; a++) {
+            x[a] += al * p[a];
+            r[a] -= al * q[a];
+        }
+        precond_apply(Pinv, A->n, r, z);
+        rzn = dot_n(r, z, n);
+        be = rzn / rz;
+        rz = rzn;
+        for (a = 0; a < n; a++) p[a] = z[a] + be * p[a];
+    }
+    return it;
+}

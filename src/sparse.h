@@ -1,0 +1,61 @@
+/* sparse.h — block-CSR matrices of 3x3 blocks over the vertex graph, and PCG on them.
+ *
+ * The global linear solves (Newton's direction today; the mixed-FEM solve and a multigrid
+ * coarse correction later) are drivers over this module: the pattern comes from the model's
+ * element connectivity (bsr_pattern), a backend assembles the values (backend.h, hessian), and
+ * pcg() solves with a block-Jacobi preconditioner (bsr_block_jacobi).  A term that is not
+ * stored in the matrix (Newton's contact-pair couplings, applied matrix-free) enters the
+ * product through a per-row callback, added after the row's stored blocks.
+ *
+ * The floating-point operation order of bsr_mul, the preconditioner and pcg is part of the
+ * contract (results are compared bit for bit across refactorings): per row, blocks in column
+ * order, each block row by row; the dot products are OpenMP reductions above 3 * 4096 entries.
+ */
+#ifndef SIPD_SPARSE_H
+#define SIPD_SPARSE_H
+
+typedef struct {
+    int n;          /* block rows = block columns                                          */
+    int nnzb;       /* stored blocks                                                       */
+    int *row_off;   /* n + 1: row a's blocks are row_off[a] .. row_off[a+1]                */
+    int *col;       /* nnzb: their columns, increasing                                      */
+    int *diag;      /* n: the index of each row's diagonal block                            */
+    double *val;    /* nnzb * 9: the blocks, row-major                                       */
+    /* the element map of the pattern: block (corner l, corner c) of element e is
+       elem_blk[(e * k + l) * k + c], k the element's vertex count */
+    int ne, k;
+    int *elem_blk;
+} sipd_bsr;
+
+/* A term of the product y = A x not stored in A: out[0..2] += (row a of it) x.  Called
+ * concurrently for different rows. */
+typedef void (*sipd_bsr_row_fn)(const void *ctx, int a, const double *x, double out[3]);
+
+typedef struct {
+    sipd_bsr_row_fn row;   /* NULL: none */
+    const void *ctx;
+} sipd_bsr_extra;
+
+/* The pattern of n vertices coupled by ne elements of k vertices each (elems: ne*k vertex
+ * indices): row a holds a and every vertex sharing an element with it, sorted; values
+ * allocated, uninitialised.  SIPD_OK or SIPD_EFAIL (out of memory). */
+int bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k);
+void bsr_free(sipd_bsr *A);
+
+/* out = A x (+ the extra term); x and out are n*3. */
+void bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, double *out);
+
+/* Pinv (n*9) = the inverses of A's diagonal blocks (identity where one is singular). */
+void bsr_block_jacobi(const sipd_bsr *A, double *Pinv);
+
+/* Σ x_i y_i over n entries. */
+double dot_n(const double *x, const double *y, int n);
+
+/* Preconditioned CG on (A + extra) x = rhs from x = 0, preconditioner Pinv (bsr_block_jacobi):
+ * stops after maxit iterations, when rᵀz ≤ rtol² r₀ᵀz₀ (or rᵀz ≤ 0), or when pᵀAp ≤ 0
+ * (A is SPD by construction: round-off trouble).  work: 4 * n * 3 doubles.  Returns the
+ * iterations taken. */
+int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
+        int maxit, double rtol, double *work);
+
+#endif
