@@ -59,6 +59,7 @@
 #endif
 
 #include "backend_cuda.h"
+#include "launch.h"
 #include "physics/hessian.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
@@ -917,7 +918,7 @@ fail:
 /* Run the one-block fold and read the nq results back (a synchronisation point). */
 static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask, const char *op)
 {
-    k_finish<<<1, NT>>>(b->part, nblk, nq, maxmask, b->red);
+    SIPD_LAUNCH(k_finish, 1, NT, 0, b->part, nblk, nq, maxmask, b->red);
     LAUNCHED(op);
     CU(cudaMemcpy(b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
     return SIPD_OK;
@@ -1051,7 +1052,7 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
             *flag = 1;
             return SIPD_OK;
         }
-        k_moved<<<gv, NT>>>(b->d, b->part);
+        SIPD_LAUNCH(k_moved, gv, NT, 0, b->d, b->part);
         LAUNCHED("detect (motion since the last narrow phase)");
         if (finish_reduction(b, gv, 1, 1u, "detect (reduction)") != SIPD_OK)
             return SIPD_EFAIL;
@@ -1088,8 +1089,8 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
     if (b->d.nv == 0)
         return SIPD_OK;
     b->d.eps = (float)(b->eps_v * h);
-    k_begin_step<<<grid_for(b, b->d.nv), NT>>>(b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
-                                               (float)gravity[2]);
+    SIPD_LAUNCH(k_begin_step, grid_for(b, b->d.nv), NT, 0, b->d, (float)t_end, (float)h, (float)gravity[0],
+                (float)gravity[1], (float)gravity[2]);
     LAUNCHED("begin_step");
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
@@ -1123,7 +1124,7 @@ static int step_load_eval(sipd_backend *b)
     sipd_dir_stats st;
     if (cuda_snapshot(b) != SIPD_OK)
         return SIPD_EFAIL;
-    k_free_at_x<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d);
+    SIPD_LAUNCH(k_free_at_x, grid_for(b, 3L * b->d.nv), NT, 0, b->d);
     LAUNCHED("step load (do-nothing state)");
     if (cuda_direction(b, &st) != SIPD_OK || cuda_restore(b) != SIPD_OK)
         return SIPD_EFAIL;
@@ -1145,10 +1146,10 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     if (b->failed)
         return SIPD_EFAIL;
     if (b->d.nt > 0) {
-        b->kelem<<<grid_for(b, b->d.nt), NT>>>(b->d);                  /* element pass */
+        SIPD_LAUNCH(b->kelem, grid_for(b, b->d.nt), NT, 0, b->d);                  /* element pass */
         LAUNCHED("direction (element pass)");
     }
-    k_vertex<<<gv, NT>>>(b->d, b->part);                                /* vertex pass  */
+    SIPD_LAUNCH(k_vertex, gv, NT, 0, b->d, b->part);                                /* vertex pass  */
     LAUNCHED("direction (vertex pass)");
     if (finish_reduction(b, gv, 8, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
@@ -1163,7 +1164,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->cg_iters = 0;
     if (b->d.npr > 0) {
         int gp = grid_for(b, b->d.npr);
-        k_pair_stats<<<gp, NT>>>(b->d, b->part);
+        SIPD_LAUNCH(k_pair_stats, gp, NT, 0, b->d, b->part);
         LAUNCHED("direction (pair statistics)");
         if (finish_reduction(b, gp, 2, 2u, "direction (pair statistics)") != SIPD_OK)
             return SIPD_EFAIL;
@@ -1183,7 +1184,7 @@ static int cuda_energy(sipd_backend *b, double alpha, double *E)
     *E = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    k_energy<<<gr, NT>>>(b->d, (float)alpha, b->part);
+    SIPD_LAUNCH(k_energy, gr, NT, 0, b->d, (float)alpha, b->part);
     LAUNCHED("energy");
     if (finish_reduction(b, gr, 1, 0u, "energy (reduction)") != SIPD_OK)
         return SIPD_EFAIL;
@@ -1198,7 +1199,7 @@ static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_ou
         *gs_out = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    k_apply<<<gr, NT>>>(b->d, (float)alpha, (float)omega, b->part);
+    SIPD_LAUNCH(k_apply, gr, NT, 0, b->d, (float)alpha, (float)omega, b->part);
     LAUNCHED("apply");
     if (gs_out) {
         if (finish_reduction(b, gr, 1, 0u, "apply (reduction)") != SIPD_OK)
@@ -1245,7 +1246,7 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        b->kgs<<<grid_for(b, n), NT>>>(b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
+        SIPD_LAUNCH(b->kgs, grid_for(b, n), NT, 0, b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
         LAUNCHED("gs_sweep (colour kernel)");
     }
     CU(cudaMemcpy(b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
@@ -1269,7 +1270,7 @@ static int cuda_end_step(sipd_backend *b)
         return SIPD_EFAIL;
     if (b->d.nv == 0)
         return SIPD_OK;
-    k_end_step<<<grid_for(b, 3L * b->d.nv), NT>>>(b->d, (float)b->h);
+    SIPD_LAUNCH(k_end_step, grid_for(b, 3L * b->d.nv), NT, 0, b->d, (float)b->h);
     LAUNCHED("end_step");
     return SIPD_OK;
 }
