@@ -77,7 +77,7 @@ extern "C" {
 
 #define NT 256              /* threads per block                                    */
 #define BLOCKS_PER_SM 8     /* grid-stride cap: 2048 resident threads per SM / NT    */
-#define NRED 8              /* reduced quantities per pass, at most                  */
+#define NRED 13             /* reduced quantities per pass, at most                  */
 
 /* The host model was built by C code in double precision: its sipd_material has double
  * fields, while this translation unit sees the float32 sipd_material (SIPD_REAL_FLOAT).
@@ -91,9 +91,11 @@ typedef struct {
 /* ---- the device view: everything a kernel needs, passed by value ------------------------ */
 typedef struct {
     int nv, nt, split, precond, quasistatic;
+    int first;       /* the next direction is the step's first: it stores y0, g0      */
     float inv_h2, gq[3];
     /* state (nv*3) */
     float *x, *v, *yt, *y, *yp, *dy, *g, *ys;
+    float *y0, *g0;  /* the step's first iterate and its gradient (Rayleigh estimate)  */
     /* element pass output */
     float *egrad;    /* nt*12                                      */
     float *eblk;     /* SPLIT: nt*6 (K⁺); BLOCK/DIAG: nt*24         */
@@ -357,11 +359,13 @@ __global__ void __launch_bounds__(NT) k_element(dview d)
 
 /* Jacobi vertex pass: gather g and D over the incidences, dy = −D⁻¹g.
  * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd, 6 ground contacts,
- * 7 ground penetration (max). */
+ * 7 ground penetration (max), 8 Σ(g − g0)·(y − y0), 9 Σ(y − y0)ᵀD(y − y0) (the step's Rayleigh
+ * quotient, as cpu_direction; the first direction of a step stores y0, g0 instead), 10..12 Σg. */
 #define VERTEX_MAXMASK 0x83u
+#define VERTEX_NRED 13
 extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
 {
-    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const vec3 gq = v3_load(d.gq);
     GRID_STRIDE(a, d.nv)
     {
@@ -396,9 +400,18 @@ extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
             }
         }
         r[1] = dmax_nan(r[1], (double)v3_norm2(ga));
+        for (k = 0; k < 3; k++) r[10 + k] += (double)ga.v[k];
         s = v3_sub(ld3(d.y, a), ld3(d.yp, a));
         r[3] += (double)v3_dot(ga, s);
         r[4] += (double)v3_dot(s, s3_mulv(D, s));
+        if (d.first) {
+            st3(d.y0, a, ld3(d.y, a));
+            st3(d.g0, a, ga);
+        } else {
+            vec3 dd0 = v3_sub(ld3(d.y, a), ld3(d.y0, a));
+            r[8] += (double)v3_dot(v3_sub(ga, ld3(d.g0, a)), dd0);
+            r[9] += (double)v3_dot(dd0, s3_mulv(D, dd0));
+        }
         if (!s3_solve(D, v3_scale(ga, -1), &dd))
             r[5] += 1;
         else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
@@ -408,7 +421,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_vertex(dview d, double *part)
         r[2] += (double)v3_dot(ga, dd);
         r[0] = dmax_nan(r[0], (double)v3_norm2(dd));
     }
-    block_partials(r, 8, VERTEX_MAXMASK, part);
+    block_partials(r, VERTEX_NRED, VERTEX_MAXMASK, part);
 }
 
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
@@ -793,6 +806,8 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CK(dalloc(b, (void **)&d->dy, n3 * sizeof(float), "dy"));
     CK(dalloc(b, (void **)&d->g, n3 * sizeof(float), "g"));
     CK(dalloc(b, (void **)&d->ys, n3 * sizeof(float), "y_snap"));
+    CK(dalloc(b, (void **)&d->y0, n3 * sizeof(float), "y0 (step's first iterate)"));
+    CK(dalloc(b, (void **)&d->g0, n3 * sizeof(float), "g0 (its gradient)"));
     CK(dalloc(b, (void **)&d->egrad, (size_t)m->nt * 12 * sizeof(float), "element gradients"));
     nblk = p->precond == SIPD_PRECOND_SPLIT ? 6 : (p->precond == SIPD_PRECOND_MASS ? 0 : 24);
     CK(dalloc(b, (void **)&d->eblk, (size_t)m->nt * nblk * sizeof(float), "element blocks"));
@@ -1124,11 +1139,13 @@ static int step_load_eval(sipd_backend *b)
     sipd_dir_stats st;
     if (cuda_snapshot(b) != SIPD_OK)
         return SIPD_EFAIL;
+    b->d.first = 0;   /* not an iterate of the step: y0, g0 stay unset */
     SIPD_LAUNCH(k_free_at_x, grid_for(b, 3L * b->d.nv), NT, 0, b->d);
     LAUNCHED("step load (do-nothing state)");
     if (cuda_direction(b, &st) != SIPD_OK || cuda_restore(b) != SIPD_OK)
         return SIPD_EFAIL;
     b->load = st.gmax;
+    b->d.first = 1;   /* the step's first direction stores y0, g0 */
     return SIPD_OK;
 }
 
@@ -1151,7 +1168,8 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     }
     SIPD_LAUNCH(k_vertex, gv, NT, 0, b->d, b->part);                                /* vertex pass  */
     LAUNCHED("direction (vertex pass)");
-    if (finish_reduction(b, gv, 8, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
+    b->d.first = 0;
+    if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
     st->rmax = sqrt(b->red_h[0]);
     st->gmax = sqrt(b->red_h[1]);
@@ -1161,6 +1179,12 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->nonspd = (int)b->red_h[5];
     st->contacts = (int)b->red_h[6];
     st->max_pen = b->red_h[7];
+    st->d_num = b->red_h[8];
+    st->d_den = b->red_h[9];
+    st->gsum[0] = b->red_h[10];
+    st->gsum[1] = b->red_h[11];
+    st->gsum[2] = b->red_h[12];
+    st->have_gsum = 1;
     st->cg_iters = 0;
     if (b->d.npr > 0) {
         int gp = grid_for(b, b->d.npr);
