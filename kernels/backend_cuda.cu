@@ -976,6 +976,12 @@ static int pair_buffers(sipd_backend *b, int n)
         cudaFree(b->dpr[i]);
         b->dpr[i] = NULL;
     }
+    /* the view must not keep the freed arrays: no pairs until the new ones are uploaded */
+    b->d.npr = 0;
+    b->d.pr_v = NULL;
+    b->d.pr_beta = NULL;
+    b->d.pr_n = b->d.pr_k = b->d.pr_lam = NULL;
+    b->d.pv_inc = NULL;
     free(b->h_v);
     free(b->h_f);
     b->pr_cap = 0;
@@ -983,6 +989,7 @@ static int pair_buffers(sipd_backend *b, int n)
     b->h_f = (float *)malloc((size_t)cap * 9 * sizeof(float));
     if (!b->h_v || !b->h_f) {
         sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
+        b->failed = 1;
         return SIPD_EFAIL;
     }
     for (i = 0; i < 6; i++) {
