@@ -14,8 +14,8 @@
  * The launch then fails with a sticky cudaErrorLaunchFailure (as a kernel fault does on CUDA)
  * and a message naming the kernel and the barrier.
  *
- * Context switches: a few instructions of assembly on x86-64 (callee-saved registers, MXCSR,
- * x87 control word, stack pointer), ucontext elsewhere (slower: swapcontext makes a system call).
+ * Context switches: a few instructions of assembly on x86-64 (callee-saved registers and the
+ * stack pointer), ucontext elsewhere (slower: swapcontext makes a system call).
  * Under AddressSanitizer every switch is announced with __sanitizer_start_switch_fiber /
  * __sanitizer_finish_switch_fiber, so ASan knows which stack is live.
  */
@@ -189,7 +189,9 @@ struct Sched {
 Sched S;
 
 #ifdef EMU_ASM_SWITCH
-/* emu_switch(&save_sp, new_sp): push the callee-saved state, save rsp, load new_sp, pop, ret. */
+/* emu_switch(&save_sp, new_sp): push the callee-saved registers, save rsp, load new_sp, pop, ret.
+ * MXCSR and the x87 control word are not switched: nothing here changes them, and loading them
+ * costs more than the rest of the switch. */
 extern "C" void emu_switch(void **save, void *to);
 asm(R"(
     .text
@@ -202,14 +204,8 @@ emu_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -226,22 +222,13 @@ void fiber_main();
 void prepare(Fiber *f)
 {
 #ifdef EMU_ASM_SWITCH
-    /* what emu_switch pops: MXCSR/FPU word, r15..rbp, then the return address (fiber_main),
-       placed so that fiber_main starts with rsp ≡ 8 (mod 16) as after a call */
+    /* what emu_switch pops: r15..rbp, then the return address (fiber_main), placed so that
+       fiber_main starts with rsp ≡ 8 (mod 16) as after a call */
     uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)top;
     *--sp = 0;                          /* fake return address of fiber_main (never used) */
     *--sp = (uint64_t)(uintptr_t)&fiber_main;
     for (int i = 0; i < 6; i++) *--sp = 0;
-    *--sp = 0;
-    {
-        uint32_t mxcsr;
-        uint16_t fcw;
-        asm volatile("stmxcsr %0" : "=m"(mxcsr));
-        asm volatile("fnstcw %0" : "=m"(fcw));
-        std::memcpy(sp, &mxcsr, 4);
-        std::memcpy((char *)sp + 4, &fcw, 2);
-    }
     f->sp = sp;
 #else
     getcontext(&f->uc);
