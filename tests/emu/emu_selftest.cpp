@@ -175,6 +175,8 @@ int main()
     CHECK(cudaGetLastError() == cudaErrorLaunchFailure, "a shuffle after lanes returned deadlocks");
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure, "kernel faults are sticky");
 
+    void *all[] = {d_in, d_out, d_sum, dk, dk2, dv, dv2, dc, doff};
+    for (void *p : all) cudaFree(p);
     if (!failures)
         printf("emu_selftest: all checks passed\n");
     return failures ? 1 : 0;
