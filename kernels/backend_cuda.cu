@@ -744,10 +744,17 @@ static int pair_buffers(sipd_backend *b, int n)
     free(b->h_v);
     free(b->h_f);
     b->pr_cap = 0;
+    /* the view must not keep the freed arrays: no pairs until the new ones are uploaded */
+    b->d.v.npr = 0;
+    b->d.v.pr_v = NULL;
+    b->d.v.pr_beta = b->d.v.pr_n = b->d.v.pr_k = b->d.v.pr_lam = NULL;
+    b->d.v.pv_pair = NULL;
+    b->d.v.pv_slot = NULL;
     b->h_v = (int *)malloc((size_t)cap * 4 * sizeof(int));
     b->h_f = (float *)malloc((size_t)cap * 9 * sizeof(float));
     if (!b->h_v || !b->h_f) {
         sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
+        b->failed = 1;
         return SIPD_EFAIL;
     }
     for (i = 0; i < 7; i++) {

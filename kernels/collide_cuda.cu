@@ -21,6 +21,7 @@
 
 #include "collide_cuda.h"
 #include "collide_narrow.h"
+#include "launch.h"
 
 #define NT 256              /* threads per block                 */
 #define MAX_BLOCKS 65536    /* grid-stride beyond this many blocks */
@@ -120,7 +121,7 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
     nblocks = ((long long)nc + NT - 1) / NT;
     if (nblocks > MAX_BLOCKS)
         nblocks = MAX_BLOCKS;
-    k_collide_narrow<<<(unsigned)nblocks, NT>>>(in, d_rec);
+    SIPD_LAUNCH(k_collide_narrow, (unsigned)nblocks, NT, 0, in, d_rec);
     CUC(cudaGetLastError());          /* launch configuration errors */
     CUC(cudaDeviceSynchronize());     /* faults while the kernel ran */
     CUC(cudaMemcpy(hrec, d_rec, nc * sizeof(narrow_rec), cudaMemcpyDeviceToHost));
@@ -354,7 +355,7 @@ static int build_table(sipd_cuda_broad *g, int edges)
     size_t bytes = 0;
     uint64_t *kout;
     int *pout;
-    k_broad_cells<<<broad_blocks(n), NT>>>(g->b, edges, g->d_cnt);
+    SIPD_LAUNCH(k_broad_cells, broad_blocks(n), NT, 0, g->b, edges, g->d_cnt);
     CUB(cudaGetLastError(), "cells");
     if (scan_counts(g, n, &E) != SIPD_OK)
         return SIPD_EFAIL;
@@ -364,7 +365,7 @@ static int build_table(sipd_cuda_broad *g, int edges)
     }
     if (ent_reserve(&g->ent[0], E) != SIPD_OK || ent_reserve(&g->ent[1 + edges], E) != SIPD_OK)
         return SIPD_EFAIL;
-    k_broad_fill<<<broad_blocks(n), NT>>>(g->b, edges, g->d_off, g->ent[0].key, g->ent[0].prim);
+    SIPD_LAUNCH(k_broad_fill, broad_blocks(n), NT, 0, g->b, edges, g->d_off, g->ent[0].key, g->ent[0].prim);
     CUB(cudaGetLastError(), "fill");
     kout = g->ent[1 + edges].key;
     pout = g->ent[1 + edges].prim;
@@ -391,13 +392,13 @@ static int run_queries_gpu(sipd_cuda_broad *g, int vf)
     long long n = vf ? g->b.nsv : g->b.ne, total = 0;
     int **out = vf ? &g->d_vf : &g->d_ee;
     long long *cap = vf ? &g->cap_vf : &g->cap_ee;
-    k_broad_query<<<broad_blocks(n), NT>>>(g->b, vf, NULL, g->d_cnt, NULL);
+    SIPD_LAUNCH(k_broad_query, broad_blocks(n), NT, 0, g->b, vf, NULL, g->d_cnt, NULL);
     CUB(cudaGetLastError(), "queries (count)");
     if (scan_counts(g, n, &total) != SIPD_OK)
         return SIPD_EFAIL;
     if (dgrow((void **)out, cap, 2 * total + 2, sizeof(int), "candidates") != SIPD_OK)
         return SIPD_EFAIL;
-    k_broad_query<<<broad_blocks(n), NT>>>(g->b, vf, g->d_off, NULL, *out);
+    SIPD_LAUNCH(k_broad_query, broad_blocks(n), NT, 0, g->b, vf, g->d_off, NULL, *out);
     CUB(cudaGetLastError(), "queries (write)");
     if (vf)
         g->nvf = total;
@@ -541,7 +542,7 @@ static int broad_pipeline(sipd_cuda_broad *g)
     size_t bytes = 0;
     broad_red init, red;
     int k;
-    k_broad_boxes<<<broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT>>>(g->b);
+    SIPD_LAUNCH(k_broad_boxes, broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT, 0, g->b);
     CUB(cudaGetLastError(), "boxes");
     for (k = 0; k < 3; k++) {
         init.lo[k] = INFINITY;
@@ -610,7 +611,7 @@ extern "C" int sipd_cuda_broad_run_device(sipd_cuda_broad *g, const float *d_x0,
     long long n3 = 3 * (long long)g->nv;
     if (broad_empty(g, margin))
         return SIPD_OK;
-    k_to_double<<<broad_blocks(n3), NT>>>(d_x0, d_y1, (double *)g->b.x0, (double *)g->b.y1, n3);
+    SIPD_LAUNCH(k_to_double, broad_blocks(n3), NT, 0, d_x0, d_y1, (double *)g->b.x0, (double *)g->b.y1, n3);
     CUB(cudaGetLastError(), "positions to double");
     return broad_pipeline(g);
 }
@@ -635,7 +636,7 @@ extern "C" int sipd_cuda_broad_outside(sipd_cuda_broad *g, const float *d_y, int
     if (g->b.nf == 0 || g->b.nsv == 0)
         return SIPD_OK;
     CUB(cudaMemset(g->d_flag, 0, sizeof(int)), "outside");
-    k_broad_outside<<<broad_blocks(g->b.nsv), NT>>>(g->b, d_y, g->margin, g->d_flag);
+    SIPD_LAUNCH(k_broad_outside, broad_blocks(g->b.nsv), NT, 0, g->b, d_y, g->margin, g->d_flag);
     CUB(cudaGetLastError(), "outside");
     CUB(cudaMemcpy(&h, g->d_flag, sizeof(int), cudaMemcpyDeviceToHost), "outside (download)");
     *out = h != 0;
@@ -688,9 +689,9 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     in.tiny = (float)g->tiny;
     in.dhat = (float)g->dhat;
     in.was = g->d_was;
-    k_collide_narrow<<<broad_blocks(nc), NT>>>(in, g->d_rec);
+    SIPD_LAUNCH(k_collide_narrow, broad_blocks(nc), NT, 0, in, g->d_rec);
     CUB(cudaGetLastError(), "narrow phase");
-    k_narrow_kept<<<broad_blocks(nc), NT>>>(g->d_rec, nc, g->d_kcnt);
+    SIPD_LAUNCH(k_narrow_kept, broad_blocks(nc), NT, 0, g->d_rec, nc, g->d_kcnt);
     CUB(cudaGetLastError(), "narrow phase (count)");
     if (scan_into(g, g->d_kcnt, g->d_koff, nc, &total) != SIPD_OK)
         return SIPD_EFAIL;
@@ -700,7 +701,7 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     }
     if (dgrow((void **)&g->d_np, &g->cap_np, total + 1, sizeof(narrow_pair), "contact pairs") != SIPD_OK)
         return SIPD_EFAIL;
-    k_narrow_scatter<<<broad_blocks(nc), NT>>>(in, g->d_rec, g->d_koff, g->d_np);
+    SIPD_LAUNCH(k_narrow_scatter, broad_blocks(nc), NT, 0, in, g->d_rec, g->d_koff, g->d_np);
     CUB(cudaGetLastError(), "narrow phase (scatter)");
     if ((size_t)total + 1 > g->cap_hnp) {
         size_t cap = (size_t)total + (size_t)total / 2 + 16;

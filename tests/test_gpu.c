@@ -5,7 +5,8 @@
  *                (float32; contact scenes too, except with a Gauss–Seidel sweep, which the CUDA
  *                backend refuses with contact): positions after every frame agree within 1e-3 of the model's
  *                bounding-box diagonal; iteration counts are similar (when the scene's tolerance
- *                is above float32's residual floor, see ITER_TOL_MIN)
+ *                is above float32's residual floor F32_FLOOR; below it the GPU
+ *                must still reach F32_FLOOR)
  *   energy       line_search = "always": the logged energy never increases across accepted
  *                iterations (Jacobi expanded/sign, Jacobi + Chebyshev, Gauss–Seidel), up to a
  *                float32 round-off slack of 1e-6 relative
@@ -33,7 +34,17 @@
 
 #define POS_TOL 1e-3        /* of the bounding-box diagonal                                  */
 #define E_REL_TOL 1e-6      /* float32 round-off slack on the energy                         */
-#define ITER_TOL_MIN 1e-5   /* iteration counts are compared only above this tolerance       */
+/* float32's relative force residual floor.  Measured in the emulation build (make gpu-emu: the
+ * device's float32 arithmetic up to FMA contraction), worst step of the first 3 frames: the GPU
+ * follows the CPU's residual history to ~1e-4 and then plateaus — ball_drop 3.5e-4, drop 1.6e-4
+ * (at ỹ, the exact answer: round-off of F = Ds Bm at positions ~0.3 m), stretch 1.5e-4,
+ * ball_collision 1.3e-4, stress_random 5.9e-5, compressed_block 3.0e-5 — where the CPU reaches the
+ * scenes' 1e-5 … 1e-7.  So iteration counts are compared only when the tolerance is above the
+ * floor, and a GPU solve that stops at its cap must still reach F32_FLOOR.  (cantilever, twist,
+ * tilted_block, stack, noodles, twisted_beams stall far above it, 3e-3 … 0.14: they fail here on
+ * purpose, see README "CUDA emulation build".) */
+#define F32_FLOOR 5e-4
+#define ITER_TOL_MIN F32_FLOOR   /* iteration counts are compared only above this tolerance  */
 #define MAX_FRAMES 3
 
 static int failures = 0;
@@ -63,7 +74,7 @@ static double max_dist(const double *a, const double *b, int nv)
 
 /* Run `frames` frames of sc on a backend; out[f] (nv*3 each) = positions after frame f+1. */
 static int run_frames(const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops, int frames,
-                      double *out, long *iters, int *converged_all)
+                      double *out, long *iters, int *converged_all, double *worst)
 {
     sipd_sim s;
     sipd_backend_params bp;
@@ -75,6 +86,7 @@ static int run_frames(const sipd_scene *sc, const sipd_model *m, const sipd_back
         return rc;
     *iters = 0;
     *converged_all = 1;
+    *worst = 0;
     for (f = 0; f < frames; f++) {
         for (k = 0; k < sc->substeps; k++) {
             sipd_solve_result r;
@@ -85,6 +97,8 @@ static int run_frames(const sipd_scene *sc, const sipd_model *m, const sipd_back
             }
             *iters += r.iterations;
             *converged_all &= r.converged;
+            if (!(r.residual <= *worst))
+                *worst = r.residual;   /* NaN wins */
         }
         rc = ops->download(s.b, out + (size_t)f * 3 * m->nv, NULL);
         if (rc != SIPD_OK) {
@@ -103,20 +117,27 @@ static void compare(const char *what, const sipd_scene *sc, const sipd_model *m,
     double *xc = malloc(n * sizeof(double)), *xg = malloc(n * sizeof(double));
     long ic = 0, ig = 0;
     int cc = 0, cg = 0, f;
+    double wc = 0, wg = 0;
     if (!xc || !xg) {
         CHECK(0, "out of memory");
         free(xc);
         free(xg);
         return;
     }
-    CHECK(run_frames(sc, m, &sipd_backend_cpu, frames, xc, &ic, &cc) == SIPD_OK, "%s: CPU run failed", what);
-    CHECK(run_frames(sc, m, gpu_ops, frames, xg, &ig, &cg) == SIPD_OK, "%s: GPU run failed", what);
+    CHECK(run_frames(sc, m, &sipd_backend_cpu, frames, xc, &ic, &cc, &wc) == SIPD_OK, "%s: CPU run failed", what);
+    CHECK(run_frames(sc, m, gpu_ops, frames, xg, &ig, &cg, &wg) == SIPD_OK, "%s: GPU run failed", what);
     for (f = 0; f < frames; f++) {
         double d = max_dist(xc + (size_t)f * 3 * m->nv, xg + (size_t)f * 3 * m->nv, m->nv) / m->bbox_diag;
         printf("%s: frame %d: max |x_gpu - x_cpu| / diag = %.3e\n", what, f + 1, d);
         CHECK(d < POS_TOL, "%s: frame %d: GPU and CPU positions differ by %.3e of the diagonal", what, f + 1, d);
     }
-    printf("%s: iterations cpu %ld (all converged: %d), gpu %ld (all converged: %d)\n", what, ic, cc, ig, cg);
+    printf("%s: iterations cpu %ld (all converged: %d), gpu %ld (all converged: %d); worst relative residual "
+           "cpu %.3g, gpu %.3g (tolerance %g)\n",
+           what, ic, cc, ig, cg, wc, wg, sc->tolerance);
+    /* float32 cannot reach every tolerance: where the CPU converged, a GPU solve left at its cap
+       must still reach F32_FLOOR */
+    CHECK(!cc || wg <= (sc->tolerance > F32_FLOOR ? sc->tolerance : F32_FLOOR),
+          "%s: GPU residual %.3g is above float32's floor (%g)", what, wg, F32_FLOOR);
     if (check_iters) {
         long steps = (long)frames * sc->substeps;
         CHECK(ig <= 3 * ic / 2 + 5 * steps && ic <= 3 * ig / 2 + 5 * steps,

@@ -58,9 +58,11 @@ if [ $status -eq 0 ]; then
 fi
 
 echo "== ptxas -v" >&2
-regs=$("$nvcc" -arch=sm_$arch -std=c++17 -DSIPD_REAL_FLOAT -I"$root/src" -Xptxas -v -c "$root/kernels/backend_cuda.cu" \
-         -o /dev/null 2>&1 | awk '
-  /Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); fn = substr($0, RSTART + 1, RLENGTH - 2) }
+# every kernel of both CUDA files (backend and collision detection)
+regs=$(for cu in "$root/kernels/backend_cuda.cu" "$root/kernels/collide_cuda.cu"; do
+         "$nvcc" -arch=sm_$arch -std=c++17 -DSIPD_REAL_FLOAT -I"$root/src" -I"$root/kernels" -Xptxas -v -c "$cu" \
+           -o /dev/null 2>&1; done | awk '
+  /Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); fn = substr($0, RSTART + 1, RLENGTH - 2); sp = "" }
   /bytes stack frame/        { sp = $0; sub(/^[ \t]+/, "", sp) }
   /Used [0-9]+ registers/    { match($0, /Used [0-9]+ registers/); r = substr($0, RSTART + 5, RLENGTH - 15);
                                printf "| `%s` | %s | %s |\n", fn, r, sp }')

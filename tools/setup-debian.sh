@@ -4,6 +4,7 @@
 #   and for the `slurm` tests a SLURM controller/daemon/client with munge, plus python3
 #   (tools/slurm/sweep.py). The daemons are not started here: the test starts its own.
 #   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
+#   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu).
 # The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake adds
 # the nvcc compile checks of the shared physics headers.
 set -euo pipefail
@@ -12,7 +13,7 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake pkg-config git \
+  build-essential g++ cmake pkg-config git \
   libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev \
   slurmctld slurmd slurm-client munge python3 \
   clang-14 libclang-rt-14-dev >/dev/null
