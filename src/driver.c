@@ -133,9 +133,11 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
                 s->f_weight = m->mass[i] * gn;
         }
         s->eps = ops->unit_roundoff > 0 ? ops->unit_roundoff : DBL_EPSILON;
-        for (i = 0; i < m->nt; i++)
-            s->e_noise += (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
-        s->e_noise *= ENERGY_NOISE * s->eps;
+        for (i = 0; i < m->nt; i++) {   /* elements round independently: a random walk, √Σw² */
+            double w = (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
+            s->e_noise += w * w;
+        }
+        s->e_noise = ENERGY_NOISE * s->eps * sqrt(s->e_noise);
         note_extent(s, m->X0);
     }
     s->hcap = sc->iterations + 1;

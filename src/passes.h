@@ -409,7 +409,7 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
     const sipd_real m = v->mass[a];
     vec3 ga, d;
     sym3 D;
-    sipd_real alpha = omega, n2, E0, noise = 0;
+    sipd_real alpha = omega, n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
@@ -429,7 +429,7 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
         ga = v3_add(ga, pass_element_corner(v, precond, split, v->inc_group[k], v->inc_elem[k], v->inc_corner[k],
                                             v->inc_w[k], &D, &Ee, &sc));
         E0 += Ee;
-        noise += sc;
+        noise += sc * sc;
     }
     s3_solve(D, v3_scale(ga, -1), &d);
     n2 = v3_norm2(d);
@@ -441,7 +441,7 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
         int h;
         for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++) {
             sipd_real E1 = pass_local_energy(v, contact, a, v3_axpy(alpha, d, ya));
-            if (local_ls_accept(E1, E0, alpha, gd, noise))   /* physics/common.h */
+            if (local_ls_accept(E1, E0, alpha, gd, sipd_sqrt(noise)))   /* physics/common.h */
                 break;
             alpha *= SIPD_R(0.5);
             t->backtracks++;

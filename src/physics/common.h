@@ -43,8 +43,9 @@ SIPD_HD sipd_real sipd_min(sipd_real a, sipd_real b) { return a < b ? a : b; }
 
 /* Armijo test of a per-vertex (Gauss–Seidel) local line search: E1 = E(y_a + α d) against
  * E0 + c α g·d, with a rise within the round-off of the local elastic sum allowed
- * (scale = Σ_{e∋a} (μ+λ)V_e; 16 ε of it, as the driver's global comparisons).  Without the
- * allowance the sweeps floored near 1e-6 of the relative force residual. */
+ * (scale = √Σ_{e∋a} ((μ+λ)V_e)²: the elements round independently; 16 ε of it, as the driver's
+ * global comparisons).  Without the allowance the sweeps floored near 1e-6 of the relative force
+ * residual; with Σ instead of the root sum of squares, float32 sweeps accepted real rises. */
 SIPD_HD int local_ls_accept(sipd_real E1, sipd_real E0, sipd_real alpha, sipd_real gd, sipd_real scale)
 {
     return gd < 0 && E1 <= E0 + SIPD_R(1e-4) * alpha * gd + SIPD_R(16.0) * SIPD_REAL_EPS * scale;
