@@ -32,8 +32,8 @@ struct sipd_backend {
     double *x, *v, *yt, *y, *yp, *dy, *g, *ys;
     double *y0, *g0; /* first iterate of the step and its gradient (Rayleigh estimate) */
     int first;       /* the next direction is the step's first                          */
-    double *egrad;   /* nt*12                                                        */
-    double *eblk;    /* SPLIT: K⁺ per tet (nt*6); BLOCK/DIAG: 4 vertex blocks (nt*24)  */
+    double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
+    double *eblk;    /* SPLIT: K⁺ per element; BLOCK/DIAG: a block per corner          */
     /* Newton: the element Hessians of the last direction pass (the driver owns the
        block-CSR matrix and the CG: driver.c, sparse.h) */
     double *eH;                     /* nt*144                                           */
@@ -80,6 +80,7 @@ static void view_init(sipd_backend *b)
 {
     const sipd_model *m = b->m;
     sipd_view *v = &b->vw;
+    size_t off_g = 0, off_b = 0, off_h = 0;
     int g;
     memset(v, 0, sizeof *v);
     v->nv = m->nv;
@@ -101,9 +102,12 @@ static void view_init(sipd_backend *b)
         W->rest = G->rest;
         W->vol = G->vol;
         W->mat = G->mat;
-        W->grad = b->egrad;   /* one group (tets) today: the buffers are the group's */
-        W->blk = b->eblk;
-        W->hess = b->eH;
+        W->grad = b->egrad + off_g;   /* each group's part of the element buffers */
+        W->blk = b->eblk + off_b;
+        W->hess = b->eH ? b->eH + off_h : NULL;
+        off_g += (size_t)G->ne * kind_grad_size(G->kind);
+        off_b += (size_t)G->ne * kind_block_size(G->kind, b->precond != SIPD_PRECOND_SPLIT);
+        off_h += (size_t)G->ne * kind_hessian_size(G->kind);
     }
     v->mats = m->mats;
     v->inc_off = m->inc_off;
@@ -149,7 +153,10 @@ static void cpu_destroy(sipd_backend *b)
 /* Newton's per-element Hessians (the pattern and the matrix are the driver's). */
 static int newton_alloc(sipd_backend *b)
 {
-    b->eH = sipd_malloc((size_t)b->m->nt * 144 * sizeof(double));
+    size_t n = 0;
+    int g;
+    for (g = 0; g < b->m->ngroups; g++) n += (size_t)b->m->groups[g].ne * kind_hessian_size(b->m->groups[g].kind);
+    b->eH = sipd_malloc((n ? n : 1) * sizeof(double));
     return b->eH ? SIPD_OK : SIPD_EFAIL;
 }
 
@@ -157,7 +164,8 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
 {
     sipd_backend *b = sipd_calloc(1, sizeof *b);
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
-    size_t nblk = p->precond == SIPD_PRECOND_SPLIT ? 6 : 24;
+    size_t ngrad = 0, nblk = 0;
+    int g;
     if (!b)
         return SIPD_EFAIL;
     b->m = m;
@@ -192,8 +200,12 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->y = sipd_calloc(1, n3); b->yp = sipd_calloc(1, n3); b->dy = sipd_calloc(1, n3);
     b->g = sipd_calloc(1, n3); b->ys = sipd_calloc(1, n3);
     b->y0 = sipd_calloc(1, n3); b->g0 = sipd_calloc(1, n3);
-    b->egrad = sipd_malloc((size_t)m->nt * 12 * sizeof(double));
-    b->eblk = sipd_malloc((size_t)m->nt * nblk * sizeof(double));
+    for (g = 0; g < m->ngroups; g++) {   /* the element buffers: every group's, one after another */
+        ngrad += (size_t)m->groups[g].ne * kind_grad_size(m->groups[g].kind);
+        nblk += (size_t)m->groups[g].ne * kind_block_size(m->groups[g].kind, p->precond != SIPD_PRECOND_SPLIT);
+    }
+    b->egrad = sipd_malloc((ngrad ? ngrad : 1) * sizeof(double));
+    b->eblk = sipd_malloc((nblk ? nblk : 1) * sizeof(double));
     if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
         (p->precond == SIPD_PRECOND_NEWTON && newton_alloc(b) != SIPD_OK)) {
         cpu_destroy(b);
