@@ -13,7 +13,10 @@
  *    every frame writes all dirty metadata and cached chunks, leaving a consistent file on
  *    disk at each frame boundary.  The 1.8 format (rather than the 1.0 default) is needed for
  *    dense attribute storage: the scene text and resolved parameters can exceed the 64 KiB
- *    limit of attributes stored in an object header.  The file is readable by HDF5 >= 1.8.
+ *    limit of attributes stored in an object header.  The upper bound is 1.10 for one kind of
+ *    object only: the XDMF sidecar's per-frame views /xdmf/frames/N are virtual datasets (1.10);
+ *    the superblock stays v2 (the low bound decides it), so a killed file still opens as is.
+ *    The file is readable by HDF5 >= 1.8; the frame views by >= 1.10.
  *
  * We use the second (checked by tests/test_h5out_kill.c: SIGKILL a writer mid-loop, then
  * H5Fopen read-only must succeed and hold every reported frame, without h5clear).  What it
@@ -399,20 +402,15 @@ static int write_xdmf(sipd_h5out *o)
                   "Dimensions=\"%d 4\">%s:/mesh/tets</DataItem>\n"
                   "        </Topology>\n"
                   "        <Geometry GeometryType=\"XYZ\">\n"
-                  "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %d 3\" Type=\"HyperSlab\">\n"
-                  "            <DataItem Format=\"XML\" NumberType=\"Int\" Dimensions=\"3 3\">"
-                  "%llu 0 0  1 1 1  1 %d 3</DataItem>\n"
-                  "            <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
-                  "Dimensions=\"%llu %d 3\">%s:/frames/positions</DataItem>\n"
-                  "          </DataItem>\n"
+                  "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+                  "Dimensions=\"%d 3\">%s:/xdmf/frames/%llu</DataItem>\n"
                   "        </Geometry>\n"
                   "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
                   "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
                   "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
                   "        </Attribute>\n"
                   "      </Grid>\n",
-                  (unsigned long long)i, o->times[i], o->nt, o->nt, h, o->nv,
-                  (unsigned long long)i, o->nv, (unsigned long long)o->nframes, o->nv, h, o->nv,
+                  (unsigned long long)i, o->times[i], o->nt, o->nt, h, o->nv, h, (unsigned long long)i, o->nv,
                   h);
     }
     sb_printf(&b, "    </Grid>\n  </Domain>\n</Xdmf>\n");
@@ -602,11 +600,12 @@ static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
     return o;
 }
 
-/* File access limited to the HDF5 1.8 format (see the design note above); -1 on failure. */
+/* File access from the HDF5 1.8 format (superblock v2, see the design note above) up to 1.10
+ * objects, which only the XDMF's frame views (virtual datasets) use; -1 on failure. */
 static hid_t v18_fapl(const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0) {
         h5fail(path, "cannot set up HDF5 file access");
         if (fapl >= 0)
             H5Pclose(fapl);
@@ -712,6 +711,8 @@ static int shrink_to(hid_t d, const char *path, const char *name, hsize_t keep)
     return SIPD_OK;
 }
 
+static int frame_view(sipd_h5out *o, hsize_t n);
+
 int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
                       long keep_solves, long keep_hist)
 {
@@ -788,6 +789,9 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
             h5fail(path, "cannot read /frames/time");
             goto fail;
         }
+        for (k = 0; k < keep_frames; k++)   /* a file from before the frame views gets them */
+            if (frame_view(o, (hsize_t)k) != SIPD_OK)
+                goto fail;
     }
     if (finish_open(o, out) == SIPD_OK)
         return SIPD_OK;
@@ -802,6 +806,47 @@ void h5out_counts(const sipd_h5out *o, long *frames, long *solves, long *hist)
     *frames = (long)o->nframes;
     *solves = (long)o->nsolves;
     *hist = (long)o->nhist;
+}
+
+/* /xdmf/frames/N: a virtual dataset (nv × 3, float32) that maps onto frame N of
+ * /frames/positions — no copy of the data, one small object per frame.  The XDMF sidecar
+ * points every frame's geometry at it as a plain HDF item, the form that ParaView's Xdmf3
+ * readers and meshio read (README "Output layout"; they do not read the HyperSlab form).
+ * An existing one (a resumed run writing the frame again) already maps the same slot. */
+static int frame_view(sipd_h5out *o, hsize_t n)
+{
+    char name[48];
+    hsize_t vdims[2] = {(hsize_t)o->nv, 3}, sdims[3] = {n + 1, (hsize_t)o->nv, 3};
+    hsize_t start[3] = {n, 0, 0}, count[3] = {1, (hsize_t)o->nv, 3};
+    hid_t vs = -1, ss = -1, dcpl = -1, d = -1;
+    int rc = SIPD_EFAIL;
+    snprintf(name, sizeof name, "/xdmf/frames/%llu", (unsigned long long)n);
+    if (H5Lexists(o->file, "/xdmf", H5P_DEFAULT) <= 0 && (d = H5Gcreate2(o->file, "/xdmf", H5P_DEFAULT, H5P_DEFAULT,
+                                                                         H5P_DEFAULT)) >= 0)
+        H5Gclose(d);
+    if (H5Lexists(o->file, "/xdmf/frames", H5P_DEFAULT) <= 0 &&
+        (d = H5Gcreate2(o->file, "/xdmf/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0)
+        H5Gclose(d);
+    d = -1;
+    if (H5Lexists(o->file, name, H5P_DEFAULT) > 0)
+        return SIPD_OK;
+    if ((vs = H5Screate_simple(2, vdims, NULL)) >= 0 && (ss = H5Screate_simple(3, sdims, NULL)) >= 0 &&
+        H5Sselect_hyperslab(ss, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+        (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 &&
+        H5Pset_virtual(dcpl, vs, ".", "/frames/positions", ss) >= 0 &&
+        (d = H5Dcreate2(o->file, name, H5T_IEEE_F32LE, vs, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0)
+        rc = SIPD_OK;
+    else
+        h5fail(o->path, "cannot create the frame view %s", name);
+    if (d >= 0)
+        H5Dclose(d);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (ss >= 0)
+        H5Sclose(ss);
+    if (vs >= 0)
+        H5Sclose(vs);
+    return rc;
 }
 
 int h5out_append_frame(sipd_h5out *o, double time, const double *x)
@@ -842,6 +887,8 @@ int h5out_append_frame(sipd_h5out *o, double time, const double *x)
         h5fail(o->path, "cannot append frame %llu to /frames/time", (unsigned long long)n);
         goto done;
     }
+    if (o->xdmf_path && frame_view(o, n) != SIPD_OK)
+        goto done;
     if (write_pending(o) != SIPD_OK)   /* the frame's convergence rows, in the same flush */
         goto done;
     if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {

@@ -5,6 +5,8 @@
 #   (tools/slurm/sweep.py). The daemons are not started here: the test starts its own.
 #   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
 #   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu).
+#   python3-paraview, xvfb, python3-meshio, python3-h5py: the `clients` test (the output read by
+#   ParaView's XDMF readers under pvbatch and by meshio; tests/test_clients.sh).
 # The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake adds
 # the nvcc compile checks of the shared physics headers.
 set -euo pipefail
@@ -16,5 +18,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential g++ cmake pkg-config git \
   libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev \
   slurmctld slurmd slurm-client munge python3 \
-  clang-14 libclang-rt-14-dev >/dev/null
+  clang-14 libclang-rt-14-dev \
+  python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy >/dev/null
 echo "sipd-run build dependencies installed"

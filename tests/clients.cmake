@@ -1,0 +1,8 @@
+# The output in the real clients (issue 16): ParaView's three XDMF readers (pvbatch under
+# xvfb-run) and meshio read a short run of scenes/twisted_beams.cfg with the right time steps,
+# points, cells and bounds (tests/test_clients.sh).  Label `clients`; skipped (77) without
+# python3-paraview, xvfb, python3-meshio and python3-h5py (tools/setup-debian.sh installs them).
+add_test(NAME clients_paraview_meshio
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_clients.sh $<TARGET_FILE:sipd-run>
+                 ${CMAKE_SOURCE_DIR}/scenes/twisted_beams.cfg ${CMAKE_CURRENT_BINARY_DIR}/clients)
+set_tests_properties(clients_paraview_meshio PROPERTIES LABELS clients SKIP_RETURN_CODE 77 TIMEOUT 400)
