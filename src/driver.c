@@ -57,7 +57,7 @@
 #define CHEB_WARMUP 8
 #define RHO_MAX (1.0 - 1e-6)
 #define ENERGY_RTOL 1e-13  /* relative round-off allowance of energy comparisons       */
-#define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε Σ (μ+λ)V (energy_rose)           */
+#define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε √Σ ((μ+λ)V)² (energy_rose)        */
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
                            /* ... within max(the method's stall_min, iterations so far)
@@ -216,8 +216,10 @@ static void log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha
  * differ by less than the round-off of their evaluation, and a rise within it is no rise (a
  * Newton solve restored a snapshot on one and lost 7 good iterations; a stiff quasi-static
  * Chebyshev solve cycled between two restored windows at a relative residual of 5.7e-4).  The
- * allowance is ENERGY_RTOL of the energy's magnitude plus E_noise = ENERGY_NOISE ε Σ_e (μ+λ)V_e,
- * the round-off of the elastic energy sum (each element's Ψ carries terms of size (μ+λ)V). */
+ * allowance is ENERGY_RTOL of the energy's magnitude plus E_noise = ENERGY_NOISE ε √Σ_e ((μ+λ)V_e)²,
+ * the round-off of the elastic energy sum (each element's Ψ carries terms of size (μ+λ)V, and
+ * the elements round independently; ε is the backend's: with Σ instead, float32 runs accepted
+ * real rises 300× the energy's evaluation error). */
 static int energy_rose(const sipd_sim *s, double En, double Eref)
 {
     return En > Eref + s->e_noise + ENERGY_RTOL * (fabs(Eref) > fabs(En) ? fabs(Eref) : fabs(En));
