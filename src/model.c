@@ -239,8 +239,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     for (i = 0; i < m->nmat; i++) {   /* each material as the scene's model (physics/material.h) */
         const sipd_scene_material *sm = &sc->materials[i];
         if (!material_model_valid((int)sm->model)) {   /* the physics switches have no fallback */
-            sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): unknown material model %d (implemented: 0..%d)",
-                          i, sm->name, (int)sm->model, SIPD_MAT_NMODELS - 1);
+            sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): material model %d is not implemented",
+                          i, sm->name, (int)sm->model);
             rc = SIPD_EINPUT;
             goto done;
         }

@@ -190,3 +190,115 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
     }
     return it;
 }
+
+/* ---- CHOLMOD (sparse.h) ------------------------------------------------------------------ */
+#include <cholmod.h>
+
+void chol_free(sipd_chol *c)
+{
+    if (c->common) {
+        cholmod_common *cm = c->common;
+        if (c->L) {
+            cholmod_factor *L = c->L;
+            cholmod_free_factor(&L, cm);
+        }
+        if (c->A) {
+            cholmod_sparse *S = c->A;
+            cholmod_free_sparse(&S, cm);
+        }
+        cholmod_finish(cm);
+        free(cm);
+    }
+    free(c->src);
+    memset(c, 0, sizeof *c);
+}
+
+/* Scalar column j = 3b + l of the lower triangle is scalar row j of the (symmetric) matrix
+ * restricted to columns ≥ j: block row b, row l of each block whose column c ≥ b, entries
+ * 3c + m ≥ j.  Blocks are sorted by column, so the row indices come out increasing. */
+int chol_analyse(sipd_chol *c, const sipd_bsr *A)
+{
+    cholmod_common *cm;
+    cholmod_sparse *S;
+    int b, l, k, m, nz = 0;
+    size_t cnt = 0;
+    memset(c, 0, sizeof *c);
+    c->n = 3 * A->n;
+    cm = sipd_calloc(1, sizeof *cm);
+    if (!cm)
+        return SIPD_EFAIL;
+    c->common = cm;
+    cholmod_start(cm);
+    cm->print = 0;       /* errors are reported by status, not printed by CHOLMOD */
+    cm->error_handler = NULL;
+    for (b = 0; b < A->n; b++)
+        for (l = 0; l < 3; l++)
+            for (k = A->row_off[b]; k < A->row_off[b + 1]; k++)
+                for (m = 0; m < 3; m++)
+                    if (3 * A->col[k] + m >= 3 * b + l)
+                        cnt++;
+    S = cholmod_allocate_sparse((size_t)c->n, (size_t)c->n, cnt, 1, 1, -1, CHOLMOD_REAL, cm);
+    c->src = sipd_malloc((cnt + 1) * sizeof(int));
+    if (!S || !c->src) {
+        if (S)
+            cholmod_free_sparse(&S, cm);
+        chol_free(c);
+        return SIPD_EFAIL;
+    }
+    c->A = S;
+    {
+        int *cp = S->p, *ri = S->i;
+        for (b = 0; b < A->n; b++)
+            for (l = 0; l < 3; l++) {
+                int j = 3 * b + l;
+                cp[j] = nz;
+                for (k = A->row_off[b]; k < A->row_off[b + 1]; k++)
+                    for (m = 0; m < 3; m++)
+                        if (3 * A->col[k] + m >= j) {
+                            ri[nz] = 3 * A->col[k] + m;
+                            c->src[nz++] = 9 * k + 3 * l + m;
+                        }
+            }
+        cp[c->n] = nz;
+    }
+    c->L = cholmod_analyze(S, cm);
+    if (!c->L || cm->status < CHOLMOD_OK) {
+        chol_free(c);
+        return SIPD_EFAIL;
+    }
+    return SIPD_OK;
+}
+
+int chol_factor(sipd_chol *c, const sipd_bsr *A)
+{
+    cholmod_common *cm = c->common;
+    cholmod_sparse *S = c->A;
+    double *v = S->x;
+    int *cp = S->p, i;
+    for (i = 0; i < cp[c->n]; i++) v[i] = A->val[c->src[i]];
+    c->ok = 0;
+    if (!cholmod_factorize(S, c->L, cm) || cm->status != CHOLMOD_OK ||
+        ((cholmod_factor *)c->L)->minor < (size_t)c->n)
+        return SIPD_EFAIL;   /* not positive definite (CHOLMOD_NOT_POSDEF) or out of memory */
+    c->ok = 1;
+    return SIPD_OK;
+}
+
+int chol_solve(sipd_chol *c, const double *rhs, double *x)
+{
+    cholmod_common *cm = c->common;
+    cholmod_dense *B, *X;
+    if (!c->ok)
+        return SIPD_EFAIL;
+    B = cholmod_allocate_dense((size_t)c->n, 1, (size_t)c->n, CHOLMOD_REAL, cm);
+    if (!B)
+        return SIPD_EFAIL;
+    memcpy(B->x, rhs, sizeof(double) * (size_t)c->n);
+    X = cholmod_solve(CHOLMOD_A, c->L, B, cm);
+    cholmod_free_dense(&B, cm);
+    if (!X)
+        return SIPD_EFAIL;
+    memcpy(x, X->x, sizeof(double) * (size_t)c->n);
+    cholmod_free_dense(&X, cm);
+    return SIPD_OK;
+}

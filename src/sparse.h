@@ -58,4 +58,24 @@ double dot_n(const double *x, const double *y, int n);
 int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
         int maxit, double rtol, double *work);
 
+/* Sparse Cholesky of a symmetric positive definite block-CSR matrix by CHOLMOD (SuiteSparse):
+ * chol_analyse once per pattern (fill-reducing ordering and symbolic factorisation), then
+ * chol_factor for each new set of values and chol_solve for each right-hand side.  Only the
+ * stored blocks enter (a sipd_bsr_extra term cannot).  The matrix's lower triangle is read;
+ * it must be symmetric.  Status: SIPD_OK; SIPD_EFAIL when out of memory, or from chol_factor
+ * when the matrix is not positive definite (then chol_solve refuses until a factor succeeds). */
+typedef struct {
+    int n;            /* scalar rows (3 × block rows)                                          */
+    int ok;           /* the last chol_factor succeeded                                        */
+    int *src;         /* per stored scalar entry: its index in the bsr's val                   */
+    void *common;     /* cholmod_common                                                        */
+    void *A;          /* cholmod_sparse, lower triangle, CSC                                   */
+    void *L;          /* cholmod_factor                                                        */
+} sipd_chol;
+
+int chol_analyse(sipd_chol *c, const sipd_bsr *A);
+int chol_factor(sipd_chol *c, const sipd_bsr *A);
+int chol_solve(sipd_chol *c, const double *rhs, double *x);
+void chol_free(sipd_chol *c);
+
 #endif

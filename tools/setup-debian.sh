@@ -4,6 +4,8 @@
 #   and for the `slurm` tests a SLURM controller/daemon/client with munge, plus python3
 #   (tools/slurm/sweep.py). The daemons are not started here: the test starts its own.
 #   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
+#   libsuitesparse-dev: CHOLMOD, the sparse Cholesky of src/sparse.c (newton, mixed-fem, the
+#   coarse correction).
 #   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu).
 #   python3-paraview, xvfb, python3-meshio, python3-h5py: the `clients` test (the output read by
 #   ParaView's XDMF readers under pvbatch and by meshio; tests/test_clients.sh).
@@ -16,7 +18,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential g++ cmake pkg-config git \
-  libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev \
+  libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev libsuitesparse-dev \
   slurmctld slurmd slurm-client munge python3 \
   clang-14 libclang-rt-14-dev \
   python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy >/dev/null

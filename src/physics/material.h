@@ -40,7 +40,11 @@
 /* Material models: one enum for the scene (materials[].model), the model and both backends. */
 typedef enum {
     SIPD_MAT_STABLE_NEOHOOKEAN = 0,
-    SIPD_MAT_NMODELS   /* the number of implemented models (not a model) */
+    SIPD_MAT_NEOHOOKEAN = 1,     /* DESIGN.md §3.10; planned until material_model_valid says so */
+    SIPD_MAT_ARAP = 2,
+    SIPD_MAT_COROTATIONAL = 3,
+    SIPD_MAT_STVK = 4,
+    SIPD_MAT_NMODELS   /* the number of models (not a model) */
 } sipd_material_model;
 enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2, SIPD_SPLIT_CLAMP = 3, SIPD_SPLIT_ABS = 4 };
 
@@ -52,7 +56,7 @@ typedef struct {
 } sipd_material;
 
 /* Whether `model` is an implemented sipd_material_model. */
-SIPD_HD int material_model_valid(int model) { return model >= 0 && model < SIPD_MAT_NMODELS; }
+SIPD_HD int material_model_valid(int model) { return model == SIPD_MAT_STABLE_NEOHOOKEAN; }
 
 /* Material from Young's modulus E and Poisson's ratio ν (−1 < ν < 0.5). */
 SIPD_HD sipd_material material_stable_neohookean(double E, double nu)
