@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "driver.h"
 #include "h5out.h"
+#include "mesh.h"
 #include "method.h"
 #include "model.h"
 #include "physics/common.h"
@@ -139,7 +140,7 @@ static int check_output_is_not_input(const sipd_scene *sc)
         for (j = 0; j < sc->nbodies && rc == SIPD_OK; j++) {
             const char *m = sc->bodies[j].mesh;
             size_t lm = strlen(m);
-            int tetgen = !(lm >= 4 && strcmp(m + lm - 4, ".msh") == 0);
+            int tetgen = !mesh_single_file(m);
             for (k = 0; k < (tetgen ? 3 : 1) && rc == SIPD_OK; k++) {
                 char *p = malloc(lm + 8);
                 if (!p) {

@@ -194,8 +194,15 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     meshes = sipd_calloc((size_t)sc->nbodies, sizeof *meshes);
     if (!meshes)
         return SIPD_EFAIL;
-    for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++)
+    for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++) {
         rc = mesh_load(sc->bodies[b].mesh, &meshes[b]);
+        if (rc == SIPD_OK && meshes[b].dim != 3) {   /* shells and rods: issue "Cloth, springs and rods" */
+            sipd_error_at(sc->path, sc->bodies[b].line, "bodies[%d]: mesh '%s' has no tetrahedra, only %s: shell and "
+                          "rod bodies are not supported yet", b, sc->bodies[b].mesh,
+                          meshes[b].dim == 2 ? "triangles" : "line segments");
+            rc = SIPD_EINPUT;
+        }
+    }
     if (rc == SIPD_OK)
         rc = model_build_meshes(sc, meshes, m);
     for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);

@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
+#include "mesh.h"
 #include "initpos.h"
 #include "method.h"
 #include "util.h"
@@ -1037,7 +1038,7 @@ static int load_boxes(sipd_scene *sc, const config_setting_t *body, const char *
     return SIPD_OK;
 }
 
-/* mesh: a .msh file, or a TetGen base name whose .node and .ele exist. */
+/* mesh: a .msh or .obj file, or a TetGen base name whose .node and .ele exist. */
 static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *bpath,
                         const char *mesh, char **out)
 {
@@ -1047,7 +1048,7 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
     key_join(key, bpath, "mesh");
     if (!p)
         return SIPD_EFAIL;
-    if (ends_with(p, ".msh")) {
+    if (mesh_single_file(p)) {
         if (!is_file(p)) {
             err(sc, s, key, "mesh file '%s' %s", p, path_problem(p));
             free(p);
@@ -1066,7 +1067,7 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
             strcpy(q + n, ext[k]);
             if (!is_file(q)) {
                 err(sc, s, key,
-                    "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh file or a "
+                    "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh or .obj file or a "
                     "TetGen base name with .node and .ele files)",
                     p, q, strcmp(path_problem(q), "not found") ? path_problem(q) : "is missing");
                 free(q);
