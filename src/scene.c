@@ -1096,8 +1096,8 @@ static int resolve_initial_positions(sipd_scene *sc, const config_setting_t *g, 
     if (kind < 0)
         return err(sc, s, key, "\"%s\": an HDF5 output needs a frame: \"FILE.h5:FRAME\" or "
                    "\"FILE.h5:FRAME:BODY\" (FRAME 0-based, -1 = the last)", spec);
-    if (kind == 0 && !ends_with(spec, ".node") && !ends_with(spec, ".msh"))
-        return err(sc, s, key, "\"%s\": expected a TetGen .node file, a gmsh .msh file or \"FILE.h5:FRAME\"",
+    if (kind == 0 && !ends_with(spec, ".node") && !mesh_single_file(spec))
+        return err(sc, s, key, "\"%s\": expected a TetGen .node file, a gmsh .msh or .obj file or \"FILE.h5:FRAME\"",
                    spec);
     char *file = sipd_malloc(flen + 1);
     if (!file)

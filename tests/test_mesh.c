@@ -5,6 +5,7 @@
  * Each case returns 0 on success, 1 on failure (with a message), 77 to skip.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "initpos.h"
 #include "mesh.h"
 #include "util.h"
 
@@ -878,8 +879,38 @@ static void test_malformed_obj(void)
 #undef V3
 }
 
+/* initial_positions from an .obj for a surface mesh (initpos.h): the positions of a moved copy
+ * are taken; a copy with another triangle, or a curve mesh, is refused. */
+static void test_kinds_initpos(void)
+{
+    const char *moved = "v 0 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0.5\nf 1 2 3\nf 1 3 4\n";
+    const char *other = "v 0 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0.5\nf 1 2 3\nf 1 2 4\n";
+    const char *base = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n";
+    const char *curve = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nl 1 2 3 4\n";
+    sipd_mesh me;
+    double out[12];
+    char err[512];
+    int world = -1, rc;
+    write_file(tmp_path("ip_base.obj"), base, strlen(base));
+    write_file(tmp_path("ip_moved.obj"), moved, strlen(moved));
+    write_file(tmp_path("ip_other.obj"), other, strlen(other));
+    write_file(tmp_path("ip_curve.obj"), curve, strlen(curve));
+    if (!load_ok(tmp_path("ip_base.obj"), &me))
+        return;
+    rc = initpos_load(tmp_path("ip_moved.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_OK && world == 0 && out[1] == 1 && out[3 * 2 + 1] == 2 && out[3 * 3 + 2] == 0.5,
+          "initial positions from a moved .obj: rc %d world %d (%s)", rc, world, err);
+    rc = initpos_load(tmp_path("ip_other.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_EINPUT && strstr(err, "triangle 2 has other vertices"), "other topology: rc %d: %s", rc, err);
+    rc = initpos_load(tmp_path("ip_curve.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_EINPUT && strstr(err, "3 segments, the mesh has 4 and 2 triangles"), "curve for a surface: rc %d: %s",
+          rc, err);
+    mesh_free(&me);
+}
+
 static void test_kinds(void)
 {
+    test_kinds_initpos();
     test_kinds_gmsh();
     test_kinds_obj();
     test_malformed_obj();
