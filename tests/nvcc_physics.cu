@@ -69,6 +69,16 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         sipd_material bad = material_make(split + SIPD_MAT_NMODELS, in[17], in[18]);
         acc += material_model_valid(bad.model) + material_psi(&bad, F);
     }
+    {   /* the other models (their out-of-line evaluations) and their helpers */
+        sipd_material om = material_make(1 + (split & 3), in[17], in[18]);
+        sipd_real d1, d2, cc, trE;
+        mat3 Ro, Po;
+        sym3 So, Ko;
+        material_eval(&om, split, F, &Po, &Ko);
+        acc += material_psi(&om, F) + Po.m[1] + Ko.s[2] + material_K(&om, F).s[0] + material_P(&om, F).m[4];
+        acc += material_nh_f(&om, in[5], &d1, &d2) + d1 + d2;
+        acc += material_corot_parts(&om, F, &Ro, &So, &cc) + cc + material_stvk_S2(&om, F, &trE).s[1] + trE;
+    }
 
     /* tet.h */
     sipd_real Bm[9];

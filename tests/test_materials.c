@@ -12,30 +12,22 @@
  *   all      every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
-#include "physics/common.h"
-#include "physics/mat3.h"
-#include "physics/eig.h"
-#include "physics/polar.h"
-
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0;
+#include "physics/common.h"
+#include "physics/mat3.h"
+#include "physics/eig.h"
+#include "physics/polar.h"
+#include "physics/material.h"
+#include "physics/hessian.h"
+#include "fixture.h"
 
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            if (g_fail < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-                fprintf(stderr, __VA_ARGS__);                                                    \
-                fprintf(stderr, "\n");                                                           \
-            }                                                                                    \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
+#define g_fail failures
 
 /* ---------------------------------------------------------------- random numbers (splitmix64) */
 static uint64_t g_state = 1;
@@ -299,10 +291,355 @@ static void test_polar(void)
            w_orth, w_det, w_sym, -w_second, w_near, w_local, w_known, nknown, w_fd, nfd, w_full, w_skew, w_inf);
 }
 
+/* ================================================================ materials: shared draws */
+static const int g_models[] = {SIPD_MAT_STABLE_NEOHOOKEAN, SIPD_MAT_NEOHOOKEAN, SIPD_MAT_ARAP, SIPD_MAT_COROTATIONAL,
+                               SIPD_MAT_STVK};
+static const char *g_model_names[] = {"stable-neohookean", "neohookean", "arap", "corotational", "stvk"};
+#define NMODELS ((int)(sizeof g_models / sizeof g_models[0]))
+static const double g_nus[] = {-0.2, 0.0, 0.3, 0.45, 0.49};
+#define NNUS ((int)(sizeof g_nus / sizeof g_nus[0]))
+static const char *g_split_names[] = {"expanded", "sign", "none", "clamp", "abs"};
+
+/* classes of F for the material tests */
+enum { MF_RANDOM, MF_NEAR_I, MF_STRETCH, MF_NEAR_SINGULAR, MF_INVERTED, MF_INVERTED_ALL, MF_RANK2, MF_RANK1, MF_ZERO,
+       MF_NCLASS };
+static const char *mf_name[MF_NCLASS] = {"random", "near-identity", "stretch/compress", "near-singular", "inverted",
+                                         "inverted (all)", "rank 2", "rank 1", "zero"};
+static mat3 mat_draw(int cls)
+{
+    mat3 Q = rand_rot(), P = rand_rot();
+    double a = logu(0.3, 3), b = logu(0.3, 3), c = logu(0.3, 3);
+    switch (cls) {
+    case MF_RANDOM: return rand_mat(1.5);
+    case MF_NEAR_I: return m3_add_scaled(m3_identity(), 1, rand_mat(0.2));
+    case MF_STRETCH: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, c), m3_transpose(Q))));
+    case MF_NEAR_SINGULAR:
+        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, (irand(2) ? -1 : 1) * logu(1e-9, 1e-3)), m3_transpose(Q))));
+    case MF_INVERTED: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, -c), m3_transpose(Q))));
+    case MF_INVERTED_ALL: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(-a, -b, -c), m3_transpose(Q))));
+    case MF_RANK2: return m3_mul(Q, m3_diag3(a, b, 0));
+    case MF_RANK1: return m3_mul(Q, m3_diag3(a, 0, 0));
+    default: return m3_zero();
+    }
+}
+/* the smallest s_i + s_j of S = polar(F): where R (and so corotational/ARAP's P) is smooth */
+static double polar_gap(mat3 F)
+{
+    mat3 R, V;
+    sym3 S;
+    vec3 s;
+    double g = INFINITY;
+    int k;
+    polar_decompose(F, &R, &S);
+    s3_eig(S, &s, &V);
+    for (k = 0; k < 3; k++) g = fmin(g, s.v[0] + s.v[1] + s.v[2] - s.v[k]);
+    return g;
+}
+static double s3_min_eig(sym3 A)
+{
+    vec3 e;
+    mat3 V;
+    s3_eig(A, &e, &V);
+    return fmin(fmin(e.v[0], e.v[1]), e.v[2]);
+}
+static double s3_maxabs(sym3 A) { return maxabs(A.s, 6); }
+static sipd_material rand_material(int model, int *inu)
+{
+    *inu = irand(NNUS);
+    return material_make(model, logu(1e3, 1e8), g_nus[*inu]);
+}
+
+/* ================================================================ fd */
+/* P against central differences of Ψ, ∂P/∂F against central differences of P; ∂P/∂F symmetric. */
+static void test_fd(void)
+{
+    int im, cls, it;
+    seed(21);
+    for (im = 0; im < NMODELS; im++) {
+        double wP = 0, wH = 0, wsym = 0;
+        int nP = 0, nH = 0;
+        for (cls = 0; cls < MF_NCLASS; cls++)
+            for (it = 0; it < (cls >= MF_RANK2 ? 20 : 300); it++) {
+                int inu, kl, ij;
+                sipd_material mat = rand_material(g_models[im], &inu);
+                mat3 F = mat_draw(cls), P = material_P(&mat, F);
+                double nF = sqrt(m3_frob2(F)), h = 1e-6 * fmax(1, nF), D[81], e, sc;
+                int smooth = 1;
+                if (g_models[im] == SIPD_MAT_ARAP || g_models[im] == SIPD_MAT_COROTATIONAL)
+                    smooth = polar_gap(F) > 1e-2 * fmax(1, nF);   /* R jumps where s_i + s_j = 0 */
+                if (!smooth)
+                    continue;
+                /* the stress and stiffness scales of the model at this F */
+                sc = (mat.mu + fabs(mat.lambda)) * fmax(1, nF * nF * nF);
+                for (kl = 0; kl < 9; kl++) {
+                    mat3 Fp = F, Fm = F;
+                    Fp.m[kl] += h;
+                    Fm.m[kl] -= h;
+                    e = fabs((material_psi(&mat, Fp) - material_psi(&mat, Fm)) / (2 * h) - P.m[kl]) / sc;
+                    wP = fmax(wP, e);
+                    CHECK(e < 1e-6, "%s %s nu=%.2f: dΨ/dF_%d vs P: %.3g (P %.3g)", g_model_names[im], mf_name[cls],
+                          g_nus[inu], kl, e, P.m[kl]);
+                }
+                nP++;
+                if (g_models[im] == SIPD_MAT_ARAP || g_models[im] == SIPD_MAT_COROTATIONAL)
+                    if (polar_gap(F) < 0.05 * fmax(1, nF))
+                        continue;   /* ∂R/∂F ~ 1/gap: differences of P need a smooth R at scale h */
+                material_dPdF(&mat, F, D);
+                sc = fmax(maxabs(D, 81), mat.mu);
+                for (kl = 0; kl < 9; kl++) {
+                    mat3 Fp = F, Fm = F, Pp, Pm;
+                    Fp.m[kl] += h;
+                    Fm.m[kl] -= h;
+                    Pp = material_P(&mat, Fp);
+                    Pm = material_P(&mat, Fm);
+                    for (ij = 0; ij < 9; ij++) {
+                        e = fabs((Pp.m[ij] - Pm.m[ij]) / (2 * h) - D[9 * ij + kl]) / sc;
+                        wH = fmax(wH, e);
+                        CHECK(e < 1e-6, "%s %s nu=%.2f: dP_%d/dF_%d: %.3g", g_model_names[im], mf_name[cls], g_nus[inu],
+                              ij, kl, e);
+                        e = fabs(D[9 * ij + kl] - D[9 * kl + ij]) / sc;
+                        wsym = fmax(wsym, e);
+                        CHECK(e < 1e-12, "%s: dPdF not symmetric: %.3g", g_model_names[im], e);
+                    }
+                }
+                nH++;
+            }
+        printf("fd %-18s P vs dΨ: %.2e (%d F)   dP/dF vs dP: %.2e (%d F)   asym %.1e\n", g_model_names[im], wP, nP, wH,
+               nH, wsym);
+        CHECK(nP > 1500 && nH > 1000, "%s: too few F checked (%d, %d)", g_model_names[im], nP, nH);
+    }
+}
+
+/* ================================================================ kplus */
+/* Every model and split: K⁺ finite and PSD over all classes of F (degenerate and inverted
+ * included); "none" equals material_K; the eigen-fixed splits equal K where K ⪰ 0. */
+static void test_kplus(void)
+{
+    int im, sp, cls, it;
+    seed(22);
+    for (im = 0; im < NMODELS; im++) {
+        int nindef = 0, n = 0;
+        double wmin[5] = {0, 0, 0, 0, 0}, wnone = 0, wfix = 0;
+        for (cls = 0; cls < MF_NCLASS; cls++)
+            for (it = 0; it < (cls == MF_ZERO ? 5 : 400); it++) {
+                int inu;
+                sipd_material mat = rand_material(g_models[im], &inu);
+                mat3 F = mat_draw(cls), P;
+                sym3 K = material_K(&mat, F), Kp;
+                double kmin = s3_min_eig(K), e;
+                n++;
+                if (kmin < -1e-9 * s3_maxabs(K))
+                    nindef++;
+                for (sp = 0; sp < 5; sp++) {
+                    material_eval(&mat, sp, F, &P, &Kp);
+                    e = s3_maxabs(Kp);
+                    CHECK(e < INFINITY, "%s %s %s: K⁺ not finite", g_model_names[im], g_split_names[sp], mf_name[cls]);
+                    /* relative to K's own scale: the eigen-fixed splits round at |K| */
+                    e = s3_min_eig(Kp) / fmax(fmax(s3_maxabs(Kp), s3_maxabs(K)), mat.mu);
+                    wmin[sp] = fmin(wmin[sp], e);
+                    if (sp == SIPD_SPLIT_NONE) {   /* none = K (the ablation): indefinite, not PSD */
+                        e = maxabs(s3_axpy(-1, K, Kp).s, 6) / fmax(s3_maxabs(K), mat.mu);
+                        wnone = fmax(wnone, e);
+                    } else
+                        CHECK(e > -1e-12, "%s %s %s nu=%.2f: min eig K⁺ / |K⁺| = %.3g", g_model_names[im],
+                              g_split_names[sp], mf_name[cls], g_nus[inu], e);
+                    if ((sp == SIPD_SPLIT_CLAMP || sp == SIPD_SPLIT_ABS) && kmin >= 0) {
+                        e = maxabs(s3_axpy(-1, K, Kp).s, 6) / fmax(s3_maxabs(K), mat.mu);
+                        wfix = fmax(wfix, e);
+                        CHECK(e < 1e-12, "%s %s: K ⪰ 0 but K⁺ != K (%.3g)", g_model_names[im], g_split_names[sp], e);
+                    }
+                }
+            }
+        printf("kplus %-18s %d F (%d with indefinite K): min eig/|K⁺| expanded %.1e sign %.1e none %.1e clamp %.1e "
+               "abs %.1e; |none − K| %.1e; clamp/abs == K where K ⪰ 0: %.1e\n",
+               g_model_names[im], n, nindef, wmin[0], wmin[1], wmin[2], wmin[3], wmin[4], wnone, wfix);
+        CHECK(wnone < 1e-14, "%s: split none != material_K (%.3g)", g_model_names[im], wnone);
+        CHECK(nindef > 100, "%s: the draws never made K indefinite (%d): the PSD test is not exercised",
+                  g_model_names[im], nindef);
+    }
+}
+
+/* ================================================================ kf */
+/* K F = P (the pairwise form of DESIGN §3.3) where F is invertible, and K = P F⁻¹ symmetric
+ * (material_K returns the symmetric K; P F⁻¹ is formed here independently). */
+static void test_kf(void)
+{
+    int im, cls, it;
+    seed(23);
+    for (im = 0; im < NMODELS; im++) {
+        double w = 0, wa = 0;
+        int n = 0;
+        for (cls = 0; cls <= MF_INVERTED_ALL; cls++)
+            for (it = 0; it < 400; it++) {
+                int inu, i;
+                sipd_material mat = rand_material(g_models[im], &inu);
+                mat3 F = mat_draw(cls), P = material_P(&mat, F), Fi, KF, PFi;
+                sym3 K;
+                double J = m3_det(F), sc, e;
+                if (fabs(J) < 1e-3 || !m3_inverse(F, &Fi))
+                    continue;   /* material_K floors J² at SIPD_J2_FLOOR */
+                if ((g_models[im] == SIPD_MAT_ARAP || g_models[im] == SIPD_MAT_COROTATIONAL) &&
+                    polar_gap(F) < 1e-6 * sqrt(m3_frob2(F)))
+                    continue;   /* R (so P) not unique there */
+                K = material_K(&mat, F);
+                KF = m3_mul(s3_to_m3(K), F);
+                PFi = m3_mul(P, Fi);
+                sc = fmax(maxabs(P.m, 9), mat.mu * sqrt(m3_frob2(F)));
+                e = maxabs(m3_sub(KF, P).m, 9) / sc;
+                w = fmax(w, e);
+                CHECK(e < 1e-10, "%s %s: K F != P: %.3g (J %.3g)", g_model_names[im], mf_name[cls], e, J);
+                sc = fmax(maxabs(PFi.m, 9), mat.mu);
+                for (i = 0; i < 9; i++) {
+                    e = fabs(PFi.m[i] - PFi.m[3 * (i % 3) + i / 3]) / sc;
+                    wa = fmax(wa, e);
+                }
+                CHECK(wa < 1e-10, "%s %s: P F⁻¹ not symmetric: %.3g", g_model_names[im], mf_name[cls], wa);
+                n++;
+            }
+        printf("kf %-18s |K F − P| / |P| %.2e, asym(P F⁻¹) %.2e over %d F\n", g_model_names[im], w, wa, n);
+        CHECK(n > 1500, "too few F (%d)", n);
+    }
+}
+
+/* ================================================================ majorize */
+/* The expanded K⁺ majorises the true per-vertex Hessian block (the rule of material.h):
+ * |g|² K⁺ − sym(Gᵀ (∂P/∂F) G) ⪰ 0 for random shape gradients g (∂P/∂F as checked by fd). */
+static void test_majorize(void)
+{
+    int im, cls, it;
+    seed(24);
+    for (im = 0; im < NMODELS; im++) {
+        double w = 0;
+        int n = 0;
+        for (cls = 0; cls <= MF_RANK2; cls++)
+            for (it = 0; it < 300; it++) {
+                int inu;
+                sipd_material mat = rand_material(g_models[im], &inu);
+                mat3 F = mat_draw(cls), P, B;
+                sym3 Kp, Bs, M;
+                double D[81], g2, e;
+                vec3 g = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+                if ((g_models[im] == SIPD_MAT_ARAP || g_models[im] == SIPD_MAT_COROTATIONAL) &&
+                    polar_gap(F) < 1e-3 * sqrt(m3_frob2(F)))
+                    continue;   /* ∂R/∂F undefined (or guarded) there */
+                material_eval(&mat, SIPD_SPLIT_EXPANDED, F, &P, &Kp);
+                material_dPdF(&mat, F, D);
+                B = hess_contract(D, g, g, 1);
+                Bs.s[0] = B.m[0];
+                Bs.s[1] = B.m[4];
+                Bs.s[2] = B.m[8];
+                Bs.s[3] = 0.5 * (B.m[1] + B.m[3]);
+                Bs.s[4] = 0.5 * (B.m[2] + B.m[6]);
+                Bs.s[5] = 0.5 * (B.m[5] + B.m[7]);
+                g2 = v3_norm2(g);
+                M = s3_axpy(-1, Bs, s3_axpy(g2, Kp, s3_zero()));
+                e = s3_min_eig(M) / fmax(g2 * s3_maxabs(Kp), 1e-300);
+                w = fmin(w, e);
+                CHECK(e > -1e-10, "%s %s nu=%.2f: |g|²K⁺ − block has eigenvalue %.3g (relative)", g_model_names[im],
+                      mf_name[cls], g_nus[inu], e);
+                n++;
+            }
+        printf("majorize %-18s min eig(|g|²K⁺ − block)/|g|²|K⁺| = %.2e over %d (F, g)\n", g_model_names[im], w, n);
+        CHECK(n > 1000, "too few (%d)", n);
+    }
+}
+
+/* ================================================================ small */
+/* Small strain: P(I + ε) = λ_L tr(ε) I + 2μ_L sym(ε) + O(ε²) with the (E, ν) Lamé parameters
+ * computed here, for the models that are linear elasticity at small strain; ARAP matches it with
+ * λ = 0 (ν does not enter) and, for ν ≠ 0, differs from it at first order. */
+static void test_small(void)
+{
+    int im, inu, it;
+    seed(25);
+    for (im = 0; im < NMODELS; im++)
+        for (inu = 0; inu < NNUS; inu++) {
+            double E = 1e6, nu = g_nus[inu], mu_l = E / (2 * (1 + nu)), la_l = E * nu / ((1 + nu) * (1 - 2 * nu));
+            sipd_material mat = material_make(g_models[im], E, nu);
+            int arap = g_models[im] == SIPD_MAT_ARAP;
+            double la_ref = arap ? 0 : la_l, werr[2] = {0, 0}, wlin = 0;
+            int k;
+            for (it = 0; it < 50; it++) {
+                mat3 eps0 = rand_mat(1);
+                for (k = 0; k < 2; k++) {
+                    double a = k == 0 ? 1e-4 : 1e-5, tr;
+                    mat3 eps = m3_scale(eps0, a), F = m3_add_scaled(m3_identity(), 1, eps), P = material_P(&mat, F), sig;
+                    mat3 epsS = m3_scale(m3_add_scaled(eps, 1, m3_transpose(eps)), 0.5);
+                    tr = epsS.m[0] + epsS.m[4] + epsS.m[8];
+                    sig = m3_add_scaled(m3_scale(m3_identity(), la_ref * tr), 2 * mu_l, epsS);
+                    werr[k] = fmax(werr[k], maxabs(m3_sub(P, sig).m, 9) / ((mu_l + fabs(la_l)) * a * a));
+                    if (arap && k == 0)
+                        wlin = fmax(wlin, fabs(la_l * tr) / (E * a));
+                }
+            }
+            printf("small %-18s nu=%5.2f: |P − σ_lin| / ((μ+|λ|)|ε|²) = %.3f (|ε| 1e-4), %.3f (|ε| 1e-5)%s\n",
+                   g_model_names[im], nu, werr[0], werr[1], arap ? "  [σ_lin with λ = 0]" : "");
+            /* O(ε²): the scaled error is bounded and does not grow as ε shrinks (a first-order
+               mismatch would grow 10x) */
+            CHECK(werr[0] < 20 && werr[1] < 20 && werr[1] < 1.1 * werr[0], "%s nu=%.2f: not linear elasticity at small strain (%.3g, %.3g)",
+                  g_model_names[im], nu, werr[0], werr[1]);
+            if (arap && nu != 0)
+                CHECK(wlin > 1e-3, "arap nu=%.2f: the λ_L term should be visible (%.3g)", nu, wlin);
+        }
+}
+
+/* ================================================================ nhguard */
+/* Neo-Hookean: exact formula for J ≥ J₀; below, the quadratic extension: f, f′, f″ continuous at
+ * J₀, Ψ finite through J = 0 and for inverted F, rising monotonically as J falls. */
+static void test_nhguard(void)
+{
+    sipd_material mat = material_make(SIPD_MAT_NEOHOOKEAN, 1e6, 0.4);
+    double J0 = SIPD_NH_J0, f1a, f2a, f1b, f2b, fa, fb, prev = -INFINITY, wex = 0;
+    int k, mono = 1;
+    mat3 Q = rand_rot(), W = rand_rot();
+    seed(26);
+    fa = material_nh_f(&mat, J0 * (1 - 1e-9), &f1a, &f2a);
+    fb = material_nh_f(&mat, J0 * (1 + 1e-9), &f1b, &f2b);
+    printf("nhguard: at J0 = %.2f: f %.6g | %.6g, f' %.6g | %.6g, f'' %.6g | %.6g\n", J0, fa, fb, f1a, f1b, f2a, f2b);
+    CHECK(fabs(fa - fb) < 1e-6 * fabs(fa) && fabs(f1a - f1b) < 1e-6 * fabs(f1a) && fabs(f2a - f2b) < 1e-6 * fabs(f2a),
+          "extension not C² at J0");
+    for (k = 0; k <= 300; k++) {
+        double J = 2.0 - 0.01 * k;   /* 2 → −1 */
+        mat3 F = m3_mul(Q, m3_mul(m3_diag3(1, 1, J), W));
+        double psi = material_psi(&mat, F);
+        CHECK(psi < INFINITY && psi == psi, "J = %g: Ψ = %g not finite", J, psi);
+        if (J >= J0) {
+            double L = log(J), ex = 0.5 * mat.mu * (m3_frob2(F) - 3) - mat.mu * L + 0.5 * mat.lambda * L * L;
+            wex = fmax(wex, fabs(psi - ex) / fmax(fabs(ex), mat.mu * 1e-3));
+        }
+        if (J < 1 && !(psi > prev))
+            mono = 0;
+        if (J < 1)
+            prev = psi;
+        else
+            prev = -INFINITY;
+        if (k == 300)
+            printf("nhguard: Ψ(J = −1) / μ = %.4g, Ψ(J = 0) / μ = %.4g, Ψ(J = J0) / μ = %.4g; exact formula for J ≥ J0 "
+                   "to %.1e\n",
+                   psi / mat.mu, material_psi(&mat, m3_mul(Q, m3_mul(m3_diag3(1, 1, 0), W))) / mat.mu,
+                   material_psi(&mat, m3_mul(Q, m3_mul(m3_diag3(1, 1, J0), W))) / mat.mu, wex);
+    }
+    CHECK(mono, "Ψ does not rise monotonically as J falls from 1 to −1");
+    CHECK(wex < 1e-12, "Ψ differs from μ/2(I_C−3) − μ ln J + λ/2 ln²J for J ≥ J0: %.3g", wex);
+    /* StVK's documented behaviour: uniform compression softens to P(0) = 0 (a maximum of Ψ along
+       sI) and F = −I is an inverted configuration with zero energy and stress */
+    {
+        sipd_material st = material_make(SIPD_MAT_STVK, 1e6, 0.3);
+        mat3 P0 = material_P(&st, m3_zero()), Pm = material_P(&st, m3_scale(m3_identity(), -1));
+        double p0 = material_psi(&st, m3_zero()), p5 = material_psi(&st, m3_scale(m3_identity(), 0.5)),
+               pm = material_psi(&st, m3_scale(m3_identity(), -1));
+        printf("stvk: Ψ(0.5 I) / μ = %.4g < Ψ(0) / μ = %.4g, Ψ(−I) = %g, |P(0)| = %g, |P(−I)| = %g\n", p5 / st.mu,
+               p0 / st.mu, pm, maxabs(P0.m, 9), maxabs(Pm.m, 9));
+        CHECK(p5 < p0 && maxabs(P0.m, 9) == 0 && fabs(pm) < 1e-9 * st.mu && maxabs(Pm.m, 9) < 1e-9 * st.mu,
+              "StVK compression/inversion behaviour differs from the model's");
+    }
+}
+
 /* ================================================================ main */
 typedef struct { const char *name; void (*fn)(void); } test_entry;
 static const test_entry g_tests[] = {
-    {"polar", test_polar},
+    {"polar", test_polar}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
+    {"majorize", test_majorize}, {"small", test_small}, {"nhguard", test_nhguard},
 };
 
 int main(int argc, char **argv)
@@ -310,7 +647,7 @@ int main(int argc, char **argv)
     size_t i, n = sizeof g_tests / sizeof g_tests[0];
     int ran = 0, k;
     if (argc < 2) {
-        fprintf(stderr, "usage: %s all|polar\n", argv[0]);
+        fprintf(stderr, "usage: %s all|polar|fd|kplus|kf|majorize|small|nhguard\n", argv[0]);
         return 2;
     }
     for (k = 1; k < argc; k++)
