@@ -49,7 +49,7 @@
  *   through its cofactor with det F's square floored as above),
  *   ∂P/∂F = 2μ I⊗I + λ R⊗R + c ∂R/∂F,   ∂R/∂F ⪰ 0 (the Hessian of the convex max_R tr(RᵀF)).
  *   The vertex block 2μ|g|²I + λ(Rg)(Rg)ᵀ + c T_g has 0 ⪯ T_g ⪯ |g|² tr(A⁻¹) I, A = (tr S)I − S
- *   (polar.h), so expanded K⁺ = (2μ + λ + max(c, 0) tr A⁻¹) I  (tr A⁻¹ = tr cof A / det A, det A
+ *   (polar.h), so expanded K⁺ = (2μ + max(λ, 0) + max(c, 0) tr A⁻¹) I  (tr A⁻¹ = tr cof A / det A, det A
  *   floored; only needed when c > 0, i.e. tr S > 3 + 2μ/λ: strong stretch).
  *   ARAP is the same model with λ = 0 (Ψ = μ‖F − R‖², P = 2μ(F − R), expanded K⁺ = 2μI).
  *   R S⁻¹ Rᵀ is indefinite for inverted F, so there is no analytic "sign" form: sign is the
@@ -270,7 +270,7 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
         if (!Kp)
             return;
         if (split == SIPD_SPLIT_EXPANDED) {
-            sipd_real k = 2 * mat->mu + mat->lambda;
+            sipd_real k = 2 * mat->mu + sipd_max(mat->lambda, 0);   /* λ < 0 (ν < 0): the λ(Rg)(Rg)ᵀ term is ⪯ 0 */
             if (c > 0) {
                 /* A = (tr S) I − S ⪰ 0: tr A⁻¹ = tr cof A / det A (det A floored against tr A) */
                 sym3 A = s3_axpy(-1, S, s3_diag(t + 3));
