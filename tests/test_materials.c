@@ -637,8 +637,8 @@ static void test_nhguard(void)
 
 /* ================================================================ methods */
 /* Every method reaches Newton's solution of the same steps (1e-4 of the model size) for each
- * new material on a small tet bar (10x2x2 cells): a pulled stretch and a release from 70%
- * compression, ν = 0.3 (the fixture style of test_solver.c's methods case). */
+ * new material on a small tet bar (8x2x2 cells, two steps of 1/60 s, released from a stretched
+ * and compressed start), ν = 0.3 (the fixture style of test_solver.c's methods case). */
 static const char *g_new_models[] = {"neohookean", "arap", "corotational", "stvk"};
 #define NNEW 4
 
@@ -653,14 +653,13 @@ static int bar_setup(fixture *f, int nx, int ny, int nz, double lx, double ly, d
 
 static void test_methods(void)
 {
-    static const char *cases[2] = {
-        "gravity = [0.0, 0.0, 0.0];\n"
-        "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
-        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
-        "  move = { box_min = [0.99, -1.0, -1.0]; box_max = [1.01, 1.0, 1.0]; velocity = [3.0, 0.0, 0.0]; }; } );\n",
-        "gravity = [0.0, 0.0, 0.0];\n"
-        "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [0.7, 0.7, 0.7]; } );\n"};
-    static const char *case_names[2] = {"stretch", "compression"};
+    /* one case that compresses and stretches: pinned at x = 0, released from a (0.8, 1.2, 1.0)
+       initial stretch under gravity */
+    static const char *cases[1] = {
+        "gravity = [0.0, -9.81, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [0.8, 1.2, 1.0];\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n"};
+    static const char *case_names[1] = {"release"};
     static const char *methods[] = {
         "method = \"newton\";",
         "method = \"sipd\"; sweep = \"jacobi\"; chebyshev = true;",
@@ -676,7 +675,7 @@ static void test_methods(void)
     if (scratch_open("test_materials", "methods"))
         return;
     for (im = 0; im < NNEW; im++)
-        for (c = 0; c < 2; c++) {
+        for (c = 0; c < 1; c++) {
             double *ref = NULL;
             for (k = 0; k < nmeth; k++) {
                 fixture f;
@@ -684,19 +683,22 @@ static void test_methods(void)
                 char fmt[4096];
                 double *x, dmax = 0;
                 int a, step, ok = 1, slow = k >= 2;
+                double t0 = sipd_now();
                 snprintf(fmt, sizeof fmt,
                          "time = { dt = 0.0166667; frames = 2; };\n"
-                         "solver = { %s iterations = 50000; tolerance = %s; line_search = \"always\"; };\n"
+                         "solver = { %s iterations = %d; tolerance = %s; line_search = \"always\"; };\n"
                          "materials = ( { name = \"m\"; model = \"%s\"; youngs = 1.0e6; poisson = 0.3; } );\n%s",
-                         methods[k], k == 0 ? "1.0e-10" : "1.0e-7", g_new_models[im], cases[c]);
-                if (bar_setup(&f, 10, 2, 2, 1.0, 0.2, 0.2, fmt)) {
+                         methods[k], k >= 5 ? 1000 : 20000, k == 0 ? "1.0e-10" : "1.0e-7", g_new_models[im], cases[c]);
+                if (bar_setup(&f, 8, 2, 2, 1.0, 0.2, 0.2, fmt)) {
                     CHECK(0, "setup failed");
                     break;
                 }
                 for (step = 0; step < 2; step++) {
                     CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
                     /* as in test_solver.c: the slow variants may end at the cap or stall at the
-                       local energy's round-off; their positions are checked all the same */
+                       local energy's round-off; their positions are checked all the same.
+                       block-jacobi, diag-jacobi and gd end at their cap (1000 here, to keep the
+                       test short: with 20000 they were 1e-9 .. 1e-7 from Newton, still at cap) */
                     ok = ok && (r.converged || (slow && r.status != SIPD_SOLVE_DIVERGED));
                 }
                 CHECK(ok, "%s %s %s: not converged (r = %.2e after %d%s)", g_new_models[im], case_names[c], methods[k],
@@ -710,8 +712,9 @@ static void test_methods(void)
                 } else {
                     for (a = 0; a < 3 * f.m.nv; a++) dmax = fmax(dmax, fabs(x[a] - ref[a]));
                     free(x);
-                    printf("methods: %-12s %-11s %-55s %6d iterations, max |x - x_newton| / size = %.1e\n",
-                           g_new_models[im], case_names[c], methods[k], r.iterations, dmax / f.m.bbox_diag);
+                    printf("methods: %-12s %-11s %-55s %6d iterations, max |x - x_newton| / size = %.1e (%.1f s)\n",
+                           g_new_models[im], case_names[c], methods[k], r.iterations, dmax / f.m.bbox_diag,
+                           sipd_now() - t0);
                     CHECK(dmax < 1e-4 * f.m.bbox_diag, "%s %s %s: differs from Newton by %g", g_new_models[im],
                           case_names[c], methods[k], dmax);
                 }
