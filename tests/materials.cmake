@@ -7,3 +7,6 @@ foreach(case polar fd kplus kf majorize small nhguard stretch)
   add_test(NAME materials_${case} COMMAND test_materials ${case})
   set_tests_properties(materials_${case} PROPERTIES TIMEOUT 120)
 endforeach()
+# every method against Newton for each new material: ~27 s of CPU time in the release build
+add_test(NAME materials_methods COMMAND test_materials methods)
+set_tests_properties(materials_methods PROPERTIES LABELS slow TIMEOUT 900)
