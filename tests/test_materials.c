@@ -1,5 +1,6 @@
 /* test_materials.c — verification of the polar decomposition (src/physics/polar.h) and of the
- * material models of src/physics/material.h / hessian.h (DESIGN.md §3.10), double precision.
+ * material models of src/physics/material.h / hessian.h (DESIGN.md §3.10), double precision;
+ * methods and stretch run the solver through the real scene/model code (tests/fixture.h).
  *
  * One executable, one sub-test per argument (CTest registers each as materials_<name>):
  *   polar    polar_rotation / polar_decompose on random, near-singular, exactly singular (rank 2,
@@ -9,6 +10,19 @@
  *            the R0 of a constructed F = R0 S0 (S0 with at most its smallest eigenvalue
  *            negative); polar_dR against central differences of polar_rotation, polar_dRdF against
  *            polar_dR, RᵀdR skew, finite output on the non-differentiable set (rank 1, zero)
+ *   fd       every model: P against central differences of Ψ, ∂P/∂F against central differences
+ *            of P (symmetric), on random, near-identity, stretched, near-singular, inverted, rank
+ *            2, rank 1 and zero F (ARAP/corotational only where R is smooth at the step's scale)
+ *   kplus    every model and split: K⁺ finite and PSD on the same classes ("none" = material_K,
+ *            indefinite somewhere: the check is exercised); clamp/abs equal K where K ⪰ 0
+ *   kf       K F = P for invertible F, and P F⁻¹ (formed here) symmetric
+ *   majorize expanded: |g|²K⁺ − the true vertex block sym(Gᵀ ∂P/∂F G) ⪰ 0 for random g
+ *   small    P(I + ε) = λ_L tr ε I + 2μ_L sym ε + O(ε²) (ARAP: λ = 0), at two sizes of ε
+ *   nhguard  neo-Hookean's extension below J₀ (C², finite, rising as J falls to −1); StVK's
+ *            compression/inversion behaviour (P(0) = 0, Ψ(−I) = 0)
+ *   methods  (slow) every method reaches Newton's solution for each new material
+ *   stretch  ARAP / corotational / neo-Hookean bars in quasi-static uniaxial stretch against
+ *            their lateral-contraction theory (seed 002 Fig. 3)
  *   all      every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
