@@ -97,7 +97,7 @@ typedef struct {
 } enum_entry;
 
 /* The material models (physics/material.h) by their scene names. */
-static const enum_entry model_table[] = {{"stable-neohookean", SIPD_MAT_STABLE_NEOHOOKEAN}, {NULL, 0}};
+static const enum_entry model_table[] = {{"stable-neohookean", SIPD_MAT_STABLE_NEOHOOKEAN}, {"neohookean", SIPD_MAT_NEOHOOKEAN}, {"arap", SIPD_MAT_ARAP}, {"corotational", SIPD_MAT_COROTATIONAL}, {"stvk", SIPD_MAT_STVK}, {NULL, 0}};
 
 const char *scene_model_name(sipd_material_model m)
 {

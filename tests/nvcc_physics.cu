@@ -13,6 +13,7 @@
 #include "physics/kinematic.h"
 #include "physics/eig.h"
 #include "physics/hessian.h"
+#include "physics/polar.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "physics/broad.h"
@@ -68,6 +69,16 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         sipd_material bad = material_make(split + SIPD_MAT_NMODELS, in[17], in[18]);
         acc += material_model_valid(bad.model) + material_psi(&bad, F);
     }
+    {   /* the other models (their out-of-line evaluations) and their helpers */
+        sipd_material om = material_make(1 + (split & 3), in[17], in[18]);
+        sipd_real d1, d2, cc, trE;
+        mat3 Ro, Po;
+        sym3 So, Ko;
+        material_eval(&om, split, F, &Po, &Ko);
+        acc += material_psi(&om, F) + Po.m[1] + Ko.s[2] + material_K(&om, F).s[0] + material_P(&om, F).m[4];
+        acc += material_nh_f(&om, in[5], &d1, &d2) + d1 + d2;
+        acc += material_corot_parts(&om, F, &Ro, &So, &cc) + cc + material_stvk_S2(&om, F, &trE).s[1] + trE;
+    }
 
     /* tet.h */
     sipd_real Bm[9];
@@ -106,6 +117,21 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         s3_eig(S, &e3, &V3);
         sym3 Sp = s3_project(S, split);
         acc += ev[3] + V[17] + M[5] + e3.v[1] + V3.m[2] + Sp.s[4] + sym_project_value(in[3], split);
+    }
+
+    /* polar.h */
+    {
+        sipd_real DR[81];
+        mat3 Rq = polar_quat_to_rot(in[0], in[1], in[2], in[3]), Rp = polar_rotation(F), Rd;
+        sym3 Sp;
+        vec3 sp;
+        mat3 Vp;
+        polar_decompose(G, &Rd, &Sp);
+        mat3 dR = polar_dR(Rd, Sp, F);
+        s3_eig(Sp, &sp, &Vp);
+        mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
+        polar_dRdF(Rd, Sp, DR);
+        acc += Rq.m[1] + Rp.m[2] + dR.m[3] + dR2.m[4] + DR[17];
     }
 
     /* hessian.h */

@@ -4,7 +4,7 @@
 #     bash tools/render-examples.sh [OUTDIR]        (default results/img; run from anywhere)
 #
 # Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch,noodles,
-# twisted_beams,ball_collision}.cfg into a
+# twisted_beams,ball_collision,stretch_materials}.cfg into a
 # temporary directory (the HDF5 files are deleted afterwards), then tools/render.py and
 # tools/plot_convergence.py. About 45 s. Needs `make` first, python3 with numpy, h5py and
 # matplotlib (pip install numpy h5py matplotlib); ffmpeg only with MP4=1, which also writes
@@ -31,7 +31,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/sipd-render.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
-for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision; do
+for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision stretch_materials; do
     echo "render-examples.sh: simulating $s" >&2
     "$sim" "$root/scenes/$s.cfg" --output "$tmp/$s.h5" --quiet
 done
@@ -56,6 +56,12 @@ $render "$tmp/twist.h5" --frames 90 --png "$out/twist.png" --az 25 --el 30
 # shape as a ghost (visible above and below: the lateral contraction).
 $render "$tmp/stretch.h5" --frames last --png "$out/stretch.png" --ghost --az 8 --el 12 \
     --color displacement --size 960x480
+
+# Seed 002's Fig. 3: ARAP, corotational and neo-Hookean bars at 150%, seen from above (the
+# rest shape in grey): ARAP keeps its width, the other two neck.
+$render "$tmp/stretch_materials.h5" --frames last --png "$out/stretch_materials.png" --ghost --az 0 --el 85 \
+    --color body --size 960x540 --title "Uniaxial stretch to 150%, seen from above" \
+    --subtitle "back to front: ARAP (no necking), corotational, neo-Hookean; E = 1 MPa, nu = 0.3; grey: rest shape"
 
 # Contact: the noodles at rest in the bowl (seen from above), the two beams wound into a rope
 # (t = 4 s), the balls flattened against each other (t = 0.15 s).

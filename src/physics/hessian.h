@@ -1,7 +1,8 @@
 /* hessian.h — second derivatives of the elastic energy, for the comparison solvers
  * (DESIGN.md §3.7: vbd, block-jacobi, diag-jacobi, newton) and the eigenvalue baselines.
  *
- *   material_dPdF          ∂P_ij/∂F_kl, 9x9, H[9*(3i+j) + (3k+l)] (F, P row-major)
+ *   material_dPdF          ∂P_ij/∂F_kl, 9x9, H[9*(3i+j) + (3k+l)] (F, P row-major); every model
+ *                          (the non-default ones out of line, material_dPdF_other)
  *   tet_vertex_block       V (∇N_a⊗I)ᵀ (∂P/∂F) (∇N_a⊗I): the true per-vertex 3x3 block of V Ψ,
  *                          optionally PSD-projected (3x3 eigen clamp)
  *   tet_vertex_block_snh   the same for stable neo-Hookean in closed form,
@@ -33,6 +34,76 @@ SIPD_HD int hess_levi(int i, int j, int k)
 /* project argument -> eig.h mode */
 SIPD_HD int hess_mode(int project) { return project == SIPD_PROJECT_ABS ? SIPD_PROJECT_ABS : SIPD_PROJECT_CLAMP; }
 
+/* ∂P/∂F of the other models (material.h), out of line:
+ *   neo-Hookean   as stable neo-Hookean with λ C⊗C → f″(J) C⊗C and λ(J − α) → f′(J);
+ *   corotational  2μ I + λ R⊗R + c ∂R/∂F, c = λ(tr S − 3) − 2μ (polar_dRdF; ARAP: λ = 0);
+ *   StVK          ∂P_ij/∂F_kl = δ_ik (S_2)_lj + μ (F_il F_kj + B_ik δ_jl) + λ F_ij F_kl. */
+SIPD_NOINLINE void material_dPdF_other(const sipd_material *mat, mat3 F, sipd_real H[81])
+{
+    int i, j, k, l;
+    switch (mat->model) {
+    case SIPD_MAT_NEOHOOKEAN: {
+        mat3 C = m3_cof(F);
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2], s, e;
+        material_nh_f(mat, J, &s, &e);
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 3; j++)
+                for (k = 0; k < 3; k++)
+                    for (l = 0; l < 3; l++) {
+                        sipd_real h = e * C.m[3 * i + j] * C.m[3 * k + l];
+                        if (i == k && j == l)
+                            h += mat->mu;
+                        if (i != k && j != l) {
+                            int n = 3 - i - k, q = 3 - j - l;
+                            h += s * (sipd_real)(hess_levi(i, k, n) * hess_levi(j, l, q)) * F.m[3 * n + q];
+                        }
+                        H[9 * (3 * i + j) + 3 * k + l] = h;
+                    }
+        return;
+    }
+    case SIPD_MAT_ARAP:
+    case SIPD_MAT_COROTATIONAL: {
+        mat3 R;
+        sym3 S;
+        sipd_real c;
+        int a, b;
+        material_corot_parts(mat, F, &R, &S, &c);
+        polar_dRdF(R, S, H);
+        for (a = 0; a < 9; a++)
+            for (b = 0; b < 9; b++) {
+                sipd_real h = c * H[9 * a + b] + mat->lambda * R.m[a] * R.m[b];
+                if (a == b)
+                    h += 2 * mat->mu;
+                H[9 * a + b] = h;
+            }
+        /* symmetric in exact arithmetic: remove the round-off asymmetry of the nine solves */
+        for (a = 0; a < 9; a++)
+            for (b = a + 1; b < 9; b++) H[9 * a + b] = H[9 * b + a] = SIPD_R(0.5) * (H[9 * a + b] + H[9 * b + a]);
+        return;
+    }
+    case SIPD_MAT_STVK: {
+        sipd_real trE;
+        sym3 S2 = material_stvk_S2(mat, F, &trE);
+        mat3 Sm = s3_to_m3(S2), B = s3_to_m3(s3_aat(F));
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 3; j++)
+                for (k = 0; k < 3; k++)
+                    for (l = 0; l < 3; l++) {
+                        sipd_real h = mat->mu * F.m[3 * i + l] * F.m[3 * k + j] + mat->lambda * F.m[3 * i + j] * F.m[3 * k + l];
+                        if (i == k)
+                            h += Sm.m[3 * l + j];
+                        if (j == l)
+                            h += mat->mu * B.m[3 * i + k];
+                        H[9 * (3 * i + j) + 3 * k + l] = h;
+                    }
+        return;
+    }
+    default:   /* unknown model (material.h): NaN, never a fallback model */
+        for (i = 0; i < 81; i++) H[i] = (sipd_real)NAN;
+        return;
+    }
+}
+
 /* ∂P/∂F.  Stable neo-Hookean, P = μF + λ(J − α) C, C = cof F:
  *   ∂P_ij/∂F_kl = μ δ_ik δ_jl + λ C_ij C_kl + λ(J − α) ∂C_ij/∂F_kl,
  *   ∂C_ij/∂F_kl = ε_ikn ε_jlq F_nq     (C_ij = ½ ε_imn ε_jpq F_mp F_nq; linear in F;
@@ -61,11 +132,7 @@ SIPD_HD void material_dPdF(const sipd_material *mat, mat3 F, sipd_real H[81])
                     }
         return;
     }
-    default: {   /* unknown model (material.h): NaN, never a fallback model */
-        int i;
-        for (i = 0; i < 81; i++) H[i] = (sipd_real)NAN;
-        return;
-    }
+    default: material_dPdF_other(mat, F, H); return;
     }
 }
 

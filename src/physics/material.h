@@ -30,17 +30,65 @@
  *             K are those of cof cofᵀ (eigenvalues m_i ≥ 0) and k_i = μ + c m_i.  Both are the
  *             eigen-decomposition baselines of DESIGN.md §3.4 (3x3 Jacobi, eig.h); with c ≥ 0 they
  *             return K itself, otherwise K corrected along its negative eigenvectors only.
+ *
+ * The other models (DESIGN.md §3.10; README "Materials").  Each "expanded" K⁺ is chosen by one
+ * rule, the one stable neo-Hookean's expanded split already follows: V|∇N_a|² K⁺ majorises the
+ * true per-vertex Hessian block of V Ψ (g = ∇N_a; Cauchy–Schwarz: (Xg)(Xg)ᵀ ⪯ |g|² XXᵀ), so a
+ * vertex's full step is (almost) always accepted, and K⁺ is PSD for every F.
+ *
+ * Neo-Hookean:  Ψ = μ/2 (I_C − 3) + f(J),  f(J) = −μ ln J + λ/2 (ln J)²  (λ = λ_L, μ = μ_L)
+ *   P = μF + f′(J) cof F,   K = μI + f′(J)/J cof cofᵀ,  f′ = (λ ln J − μ)/J,
+ *   f″ = (λ(1 − ln J) + μ)/J².
+ *   Guard: below J₀ = SIPD_NH_J0 (0.1) f is replaced by its second-order Taylor polynomial at J₀
+ *   (f, f′, f″ continuous: Ψ is C² in F), a convex parabola in J that keeps rising as J falls
+ *   through 0 to inversion, so every F has a finite energy and a line search sees it climb.
+ *   Splits: as stable neo-Hookean with λ(J − α) → f′(J), and expanded K⁺ = μI + max(f″, 0) cof cofᵀ
+ *   (the vertex block is μ|g|²I + f″ (cof g)(cof g)ᵀ; f″ < 0 only for J > e^{1+μ/λ}).
+ * Corotational:  Ψ = μ‖F − R‖² + λ/2 (tr S − 3)²,  R, S = polar(F) (polar.h), tr S = tr(RᵀF)
+ *   P = 2μF + c R,  c = λ(tr S − 3) − 2μ,   K = P F⁻¹ = 2μI + c R S⁻¹ Rᵀ (R S⁻¹ Rᵀ = (F Rᵀ)⁻¹,
+ *   through its cofactor with det F's square floored as above),
+ *   ∂P/∂F = 2μ I⊗I + λ R⊗R + c ∂R/∂F,   ∂R/∂F ⪰ 0 (the Hessian of the convex max_R tr(RᵀF)).
+ *   The vertex block 2μ|g|²I + λ(Rg)(Rg)ᵀ + c T_g has 0 ⪯ T_g ⪯ |g|² tr(A⁻¹) I, A = (tr S)I − S
+ *   (polar.h), so expanded K⁺ = (2μ + max(λ, 0) + max(c, 0) tr A⁻¹) I  (tr A⁻¹ = tr cof A / det A, det A
+ *   floored; only needed when c > 0, i.e. tr S > 3 + 2μ/λ: strong stretch).
+ *   ARAP is the same model with λ = 0 (Ψ = μ‖F − R‖², P = 2μ(F − R), expanded K⁺ = 2μI).
+ *   R S⁻¹ Rᵀ is indefinite for inverted F, so there is no analytic "sign" form: sign is the
+ *   eigenvalue clamp of K (the same as clamp); none = K; clamp/abs fix K's negative eigenvalues.
+ * St. Venant–Kirchhoff:  E = ½(FᵀF − I),  Ψ = μ‖E‖² + λ/2 (tr E)²,  S_2 = 2μE + λ tr E I,
+ *   P = F S_2,  K = F S_2 F⁻¹ = μB + κI,  κ = λ tr E − μ  (B = FFᵀ; no inverse needed),
+ *   vertex block (gᵀS_2 g) I + μ|g|² B + (μ+λ)(Fg)(Fg)ᵀ, so
+ *   expanded K⁺ = σI + (2μ + λ)B,  σ = max(0, μ(‖B‖_F − 1) + λ tr E) ≥ the largest eigenvalue of S_2;
+ *   sign K⁺ = μB + max(κ, 0) I;  none = K;  clamp/abs fix K's negative eigenvalues.
+ *   StVK softens under compression and can invert (its energy has a maximum at F = 0 along
+ *   uniform compression and falls again beyond): that is the model.
+ * The non-default models are evaluated out of line (SIPD_NOINLINE) so that the hot stable
+ * neo-Hookean path of the kernels keeps its registers.  Shells (3x2 F) have stable neo-Hookean
+ * only; a 3x2 form of these models goes beside the 3x3 functions below (same formulas in
+ * terms of the 3x2 F, its 2x2 polar factor and FᵀF), not inside them.
  */
 #ifndef SIPD_PHYSICS_MATERIAL_H
 #define SIPD_PHYSICS_MATERIAL_H
 
 #include "mat3.h"
 #include "eig.h"
+#include "polar.h"
+
+#ifdef SIPD_REAL_FLOAT
+#define sipd_log logf
+#else
+#define sipd_log log
+#endif
+/* an out-of-line physics function (host and device) */
+#ifdef __CUDACC__
+#define SIPD_NOINLINE __host__ __device__ __noinline__ static
+#else
+#define SIPD_NOINLINE __attribute__((noinline)) static
+#endif
 
 /* Material models: one enum for the scene (materials[].model), the model and both backends. */
 typedef enum {
     SIPD_MAT_STABLE_NEOHOOKEAN = 0,
-    SIPD_MAT_NEOHOOKEAN = 1,     /* DESIGN.md §3.10; planned until material_model_valid says so */
+    SIPD_MAT_NEOHOOKEAN = 1,     /* DESIGN.md §3.10 */
     SIPD_MAT_ARAP = 2,
     SIPD_MAT_COROTATIONAL = 3,
     SIPD_MAT_STVK = 4,
@@ -49,14 +97,16 @@ typedef enum {
 enum { SIPD_SPLIT_EXPANDED = 0, SIPD_SPLIT_SIGN = 1, SIPD_SPLIT_NONE = 2, SIPD_SPLIT_CLAMP = 3, SIPD_SPLIT_ABS = 4 };
 
 #define SIPD_J2_FLOOR SIPD_R(1e-8)
+/* neo-Hookean: below this J the volumetric term is its C² quadratic extension */
+#define SIPD_NH_J0 SIPD_R(0.1)
 
 typedef struct {
     int model;   /* sipd_material_model */
-    sipd_real mu, lambda, alpha;
+    sipd_real mu, lambda, alpha;   /* alpha: stable neo-Hookean only (0 otherwise) */
 } sipd_material;
 
 /* Whether `model` is an implemented sipd_material_model. */
-SIPD_HD int material_model_valid(int model) { return model == SIPD_MAT_STABLE_NEOHOOKEAN; }
+SIPD_HD int material_model_valid(int model) { return model >= 0 && model < SIPD_MAT_NMODELS; }
 
 /* Material from Young's modulus E and Poisson's ratio ν (−1 < ν < 0.5). */
 SIPD_HD sipd_material material_stable_neohookean(double E, double nu)
@@ -78,6 +128,19 @@ SIPD_HD sipd_material material_make(int model, double E, double nu)
     sipd_material m;
     switch (model) {
     case SIPD_MAT_STABLE_NEOHOOKEAN: return material_stable_neohookean(E, nu);
+    case SIPD_MAT_NEOHOOKEAN:
+    case SIPD_MAT_ARAP:
+    case SIPD_MAT_COROTATIONAL:
+    case SIPD_MAT_STVK: {
+        /* the plain Lamé parameters; ARAP has no volume term (λ = 0: ν does not enter) */
+        double mu_l = E / (2.0 * (1.0 + nu));
+        double la_l = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        m.model = model;
+        m.mu = (sipd_real)mu_l;
+        m.lambda = model == SIPD_MAT_ARAP ? SIPD_R(0) : (sipd_real)la_l;
+        m.alpha = 0;
+        return m;
+    }
     default: break;
     }
     m.model = model;
@@ -85,50 +148,6 @@ SIPD_HD sipd_material material_make(int model, double E, double nu)
     return m;
 }
 
-SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
-{
-    switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN: {
-        /* ½μ(I_C − 3) + ½λ(J − α)² less its rest value ½λ(1 − α)², written without the
-           cancellation: Ψ(I) = 0, so the energy of a stiff body carries no constant offset
-           (3.1e6 J on a 1 GPa beam) that would drown the line search's comparisons */
-        sipd_real J1 = m3_det(F) - 1;
-        return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) - mat->mu * J1 + SIPD_R(0.5) * mat->lambda * J1 * J1;
-    }
-    default: return (sipd_real)NAN;   /* unknown model (see the top of this file) */
-    }
-}
-
-SIPD_HD mat3 material_P(const sipd_material *mat, mat3 F)
-{
-    switch (mat->model) {
-    case SIPD_MAT_STABLE_NEOHOOKEAN: {
-        mat3 C = m3_cof(F), P;
-        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
-        sipd_real s = mat->lambda * (J - mat->alpha);
-        int i;
-        for (i = 0; i < 9; i++) P.m[i] = mat->mu * F.m[i] + s * C.m[i];
-        return P;
-    }
-    default: {   /* unknown model */
-        mat3 P;
-        int i;
-        for (i = 0; i < 9; i++) P.m[i] = (sipd_real)NAN;
-        return P;
-    }
-    }
-}
-
-/* The full K = P F⁻¹ in invariant form (tests; the "none" split). */
-SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
-{
-    mat3 C = m3_cof(F);
-    sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
-    sipd_real c = mat->lambda * (J - mat->alpha) * J / sipd_max(J * J, SIPD_J2_FLOOR);
-    return s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
-}
-
-/* One evaluation per element: P and K⁺ sharing cof F. */
 /* The clamp/abs baselines: K = μI + c M, M = cof cofᵀ ⪰ 0; fix K along the eigenvectors of M
  * where k_i = μ + c m_i < 0 (only there: c < 0 and μ > 0 keep the others positive).  Kept
  * out of material_eval's body so the hot analytic splits stay small enough to inline. */
@@ -152,6 +171,222 @@ material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
     return Kp;
 }
 
+/* ---- the non-default models (see the top of this file) ---------------------------------------- */
+
+/* Neo-Hookean volumetric term f(J) = −μ ln J + λ/2 (ln J)², with its C² quadratic extension
+ * below SIPD_NH_J0; f′ into *d1, f″ into *d2. */
+SIPD_HD sipd_real material_nh_f(const sipd_material *mat, sipd_real J, sipd_real *d1, sipd_real *d2)
+{
+    sipd_real J0 = J < SIPD_NH_J0 ? SIPD_NH_J0 : J, L = sipd_log(J0);
+    sipd_real f = -mat->mu * L + SIPD_R(0.5) * mat->lambda * L * L;
+    sipd_real f1 = (mat->lambda * L - mat->mu) / J0, f2 = (mat->lambda * (1 - L) + mat->mu) / (J0 * J0);
+    if (J < J0) {
+        sipd_real dJ = J - J0;
+        f += dJ * (f1 + SIPD_R(0.5) * f2 * dJ);
+        f1 += f2 * dJ;
+    }
+    *d1 = f1;
+    *d2 = f2;
+    return f;
+}
+
+/* Corotational/ARAP: R, S = polar(F), tr S − 3, and c = λ(tr S − 3) − 2μ (P = 2μF + cR). */
+SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R, sym3 *S, sipd_real *c)
+{
+    sipd_real t;
+    polar_decompose(F, R, S);
+    t = S->s[0] + S->s[1] + S->s[2] - 3;
+    *c = mat->lambda * t - 2 * mat->mu;
+    return t;
+}
+
+/* StVK: tr E and the second Piola–Kirchhoff stress S_2 = 2μE + λ tr E I = μ(FᵀF − I) + λ tr E I. */
+SIPD_HD sym3 material_stvk_S2(const sipd_material *mat, mat3 F, sipd_real *trE)
+{
+    sym3 C = s3_aat(m3_transpose(F));
+    *trE = SIPD_R(0.5) * (C.s[0] + C.s[1] + C.s[2] - 3);
+    return s3_axpy(mat->mu, C, s3_diag(mat->lambda * *trE - mat->mu));
+}
+
+SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
+{
+    switch (mat->model) {
+    case SIPD_MAT_NEOHOOKEAN: {
+        sipd_real d1, d2;
+        return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) + material_nh_f(mat, m3_det(F), &d1, &d2);
+    }
+    case SIPD_MAT_ARAP:
+    case SIPD_MAT_COROTATIONAL: {
+        mat3 R;
+        sym3 S;
+        sipd_real c, t = material_corot_parts(mat, F, &R, &S, &c), d = 0;
+        int i;
+        for (i = 0; i < 9; i++) d += (F.m[i] - R.m[i]) * (F.m[i] - R.m[i]);
+        return mat->mu * d + SIPD_R(0.5) * mat->lambda * t * t;
+    }
+    case SIPD_MAT_STVK: {
+        sym3 C = s3_aat(m3_transpose(F));
+        sipd_real trE = SIPD_R(0.5) * (C.s[0] + C.s[1] + C.s[2] - 3);
+        sipd_real e0 = SIPD_R(0.5) * (C.s[0] - 1), e1 = SIPD_R(0.5) * (C.s[1] - 1), e2 = SIPD_R(0.5) * (C.s[2] - 1);
+        sipd_real EE = e0 * e0 + e1 * e1 + e2 * e2 +
+                       SIPD_R(0.5) * (C.s[3] * C.s[3] + C.s[4] * C.s[4] + C.s[5] * C.s[5]);
+        return mat->mu * EE + SIPD_R(0.5) * mat->lambda * trE * trE;
+    }
+    default: return (sipd_real)NAN;   /* unknown model (see the top of this file) */
+    }
+}
+
+/* P and, when Kp is not NULL, the K⁺ of `split` (split < 0: the full K, material_K) for the
+ * non-default models. */
+SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+{
+    int i;
+    switch (mat->model) {
+    case SIPD_MAT_NEOHOOKEAN: {
+        mat3 C = m3_cof(F);
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2], s, e, c;
+        material_nh_f(mat, J, &s, &e);
+        for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + s * C.m[i];
+        if (!Kp)
+            return;
+        if (split == SIPD_SPLIT_EXPANDED)
+            c = sipd_max(e, 0);
+        else if (split == SIPD_SPLIT_SIGN)
+            c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
+        else
+            c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0)
+            *Kp = material_K_eigfix(mat->mu, c, C, split);
+        else
+            *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+        return;
+    }
+    case SIPD_MAT_ARAP:
+    case SIPD_MAT_COROTATIONAL: {
+        mat3 R;
+        sym3 S;
+        sipd_real c, t = material_corot_parts(mat, F, &R, &S, &c);
+        for (i = 0; i < 9; i++) P->m[i] = 2 * mat->mu * F.m[i] + c * R.m[i];
+        if (!Kp)
+            return;
+        if (split == SIPD_SPLIT_EXPANDED) {
+            sipd_real k = 2 * mat->mu + sipd_max(mat->lambda, 0);   /* λ < 0 (ν < 0): the λ(Rg)(Rg)ᵀ term is ⪯ 0 */
+            if (c > 0) {
+                /* A = (tr S) I − S ⪰ 0: tr A⁻¹ = tr cof A / det A (det A floored against tr A) */
+                sym3 A = s3_axpy(-1, S, s3_diag(t + 3));
+                mat3 CA = m3_cof(s3_to_m3(A));
+                sipd_real tA = A.s[0] + A.s[1] + A.s[2], dA = m3_det(s3_to_m3(A));
+                sipd_real fl = SIPD_J2_FLOOR * tA * tA * tA / 27;
+                k += c * (CA.m[0] + CA.m[4] + CA.m[8]) / sipd_max(dA, sipd_max(fl, SIPD_R(1e-30)));
+            }
+            *Kp = s3_diag(k);
+        } else {
+            /* K = 2μI + c (F Rᵀ)⁻¹, the left stretch F Rᵀ = R S Rᵀ inverted through its cofactor */
+            mat3 Vs = m3_mul(F, m3_transpose(R)), CV;
+            sipd_real J, w;
+            for (i = 0; i < 3; i++) {   /* symmetrise (it is, to round-off) */
+                int j;
+                for (j = i + 1; j < 3; j++) Vs.m[3 * i + j] = Vs.m[3 * j + i] = SIPD_R(0.5) * (Vs.m[3 * i + j] + Vs.m[3 * j + i]);
+            }
+            CV = m3_cof(Vs);
+            J = Vs.m[0] * CV.m[0] + Vs.m[1] * CV.m[1] + Vs.m[2] * CV.m[2];
+            w = c * J / sipd_max(J * J, SIPD_J2_FLOOR);
+            Kp->s[0] = 2 * mat->mu + w * CV.m[0];
+            Kp->s[1] = 2 * mat->mu + w * CV.m[4];
+            Kp->s[2] = 2 * mat->mu + w * CV.m[8];
+            Kp->s[3] = w * SIPD_R(0.5) * (CV.m[1] + CV.m[3]);
+            Kp->s[4] = w * SIPD_R(0.5) * (CV.m[2] + CV.m[6]);
+            Kp->s[5] = w * SIPD_R(0.5) * (CV.m[5] + CV.m[7]);
+            if (split == SIPD_SPLIT_SIGN || split == SIPD_SPLIT_CLAMP)
+                *Kp = s3_project(*Kp, SIPD_PROJECT_CLAMP);
+            else if (split == SIPD_SPLIT_ABS)
+                *Kp = s3_project(*Kp, SIPD_PROJECT_ABS);
+        }
+        return;
+    }
+    case SIPD_MAT_STVK: {
+        sipd_real trE;
+        sym3 S2 = material_stvk_S2(mat, F, &trE), B;
+        mat3 Sm = s3_to_m3(S2);
+        *P = m3_mul(F, Sm);
+        if (!Kp)
+            return;
+        B = s3_aat(F);
+        if (split == SIPD_SPLIT_EXPANDED) {
+            sipd_real nB = sipd_sqrt(B.s[0] * B.s[0] + B.s[1] * B.s[1] + B.s[2] * B.s[2] +
+                                     2 * (B.s[3] * B.s[3] + B.s[4] * B.s[4] + B.s[5] * B.s[5]));
+            sipd_real sig = sipd_max(0, mat->mu * (nB - 1) + mat->lambda * trE);
+            *Kp = s3_axpy(2 * mat->mu + mat->lambda, B, s3_diag(sig));
+        } else {
+            sipd_real kap = mat->lambda * trE - mat->mu;
+            *Kp = s3_axpy(mat->mu, B, s3_diag(split == SIPD_SPLIT_SIGN ? sipd_max(kap, 0) : kap));
+            if (split == SIPD_SPLIT_CLAMP)
+                *Kp = s3_project(*Kp, SIPD_PROJECT_CLAMP);
+            else if (split == SIPD_SPLIT_ABS)
+                *Kp = s3_project(*Kp, SIPD_PROJECT_ABS);
+        }
+        return;
+    }
+    default:   /* unknown model */
+        for (i = 0; i < 9; i++) P->m[i] = (sipd_real)NAN;
+        if (Kp)
+            for (i = 0; i < 6; i++) Kp->s[i] = (sipd_real)NAN;
+        return;
+    }
+}
+
+SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
+{
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
+        /* ½μ(I_C − 3) + ½λ(J − α)² less its rest value ½λ(1 − α)², written without the
+           cancellation: Ψ(I) = 0, so the energy of a stiff body carries no constant offset
+           (3.1e6 J on a 1 GPa beam) that would drown the line search's comparisons */
+        sipd_real J1 = m3_det(F) - 1;
+        return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) - mat->mu * J1 + SIPD_R(0.5) * mat->lambda * J1 * J1;
+    }
+    default: return material_psi_other(mat, F);
+    }
+}
+
+SIPD_HD mat3 material_P(const sipd_material *mat, mat3 F)
+{
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
+        mat3 C = m3_cof(F), P;
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
+        sipd_real s = mat->lambda * (J - mat->alpha);
+        int i;
+        for (i = 0; i < 9; i++) P.m[i] = mat->mu * F.m[i] + s * C.m[i];
+        return P;
+    }
+    default: {
+        mat3 P;
+        material_eval_other(mat, 0, F, &P, 0);
+        return P;
+    }
+    }
+}
+
+/* The full K = P F⁻¹ in invariant form (tests; the "none" split), J² (det² of the left stretch)
+ * floored at SIPD_J2_FLOOR. */
+SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
+{
+    mat3 C = m3_cof(F);
+    if (mat->model != SIPD_MAT_STABLE_NEOHOOKEAN) {
+        mat3 P;
+        sym3 K;
+        material_eval_other(mat, SIPD_SPLIT_NONE, F, &P, &K);
+        return K;
+    }
+    sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
+    sipd_real c = mat->lambda * (J - mat->alpha) * J / sipd_max(J * J, SIPD_J2_FLOOR);
+    return s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
+}
+
+
+/* One evaluation per element: P and K⁺ (stable neo-Hookean: sharing cof F; the other models out of
+ * line, material_eval_other). */
 SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
 {
     switch (mat->model) {
@@ -173,12 +408,7 @@ SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P,
             *Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
         return;
     }
-    default: {   /* unknown model */
-        int i;
-        for (i = 0; i < 9; i++) P->m[i] = (sipd_real)NAN;
-        for (i = 0; i < 6; i++) Kp->s[i] = (sipd_real)NAN;
-        return;
-    }
+    default: material_eval_other(mat, split, F, P, Kp); return;
     }
 }
 
