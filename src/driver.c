@@ -998,7 +998,21 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
     c.scene_hash = o->scene_hash;
     c.x = x;
     c.v = v;
+    if (s->mx) {   /* mixed-fem's stretches carry across steps */
+        c.ns = mixed_stretch_count(s->mx);
+        c.s = mixed_stretch(s->mx);
+    }
     return checkpoint_write(o->checkpoint, &c);
+}
+
+int sim_restore_solver_state(sipd_sim *s, const double *st, long n)
+{
+    long want = s->mx ? mixed_stretch_count(s->mx) : 0;
+    if (n != want)
+        return SIPD_EINPUT;
+    if (n)
+        memcpy(mixed_stretch(s->mx), st, (size_t)n * sizeof(double));
+    return SIPD_OK;
 }
 
 static sipd_run_tally tally;
