@@ -13,6 +13,7 @@
 #include "physics/kinematic.h"
 #include "physics/eig.h"
 #include "physics/hessian.h"
+#include "physics/polar.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "physics/broad.h"
@@ -106,6 +107,21 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         s3_eig(S, &e3, &V3);
         sym3 Sp = s3_project(S, split);
         acc += ev[3] + V[17] + M[5] + e3.v[1] + V3.m[2] + Sp.s[4] + sym_project_value(in[3], split);
+    }
+
+    /* polar.h */
+    {
+        sipd_real DR[81];
+        mat3 Rq = polar_quat_to_rot(in[0], in[1], in[2], in[3]), Rp = polar_rotation(F), Rd;
+        sym3 Sp;
+        vec3 sp;
+        mat3 Vp;
+        polar_decompose(G, &Rd, &Sp);
+        mat3 dR = polar_dR(Rd, Sp, F);
+        s3_eig(Sp, &sp, &Vp);
+        mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
+        polar_dRdF(Rd, Sp, DR);
+        acc += Rq.m[1] + Rp.m[2] + dR.m[3] + dR2.m[4] + DR[17];
     }
 
     /* hessian.h */
