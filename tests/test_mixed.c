@@ -1,7 +1,7 @@
 /* test_mixed.c — the mixed variational FEM solver (DESIGN.md §3.11; src/mixed.c, src/physics/mixed.h).
  *
- *   derivs      polar decomposition (R proper and orthonormal, F = R S, S² = FᵀF when det F > 0),
- *               B = ∂ŝ/∂F against central differences (also inverted F), the S-form materials'
+ *   derivs      B = ∂ŝ/∂F (over polar.h's R, dR/dF; polar.h itself is tested by materials_polar)
+ *               against central differences (also inverted F), the S-form materials'
  *               gradients and Hessians against differences, their projected Hessians PSD,
  *               Ψ(ŝ(F)) = material.h's Ψ(F) and Bᵀ∇Ψ(ŝ) = material.h's P(F) (stable neo-Hookean),
  *               and the element system at s = ŝ: r_e = −(the element's FEM gradient), K_e PSD
@@ -44,12 +44,10 @@ static mat3 rand_F(int kind)
 
 static void shat_of(mat3 F, double *s)
 {
-    mat3 R, V;
-    vec3 sig;
+    mat3 R;
     sym3 S;
     int k;
-    mixed_polar(F, &R, &V, &sig);
-    S = mixed_S(V, sig);
+    polar_decompose(F, &R, &S);
     for (k = 0; k < 6; k++) s[k] = S.s[k];
 }
 
@@ -74,34 +72,22 @@ static void test_derivs(void)
 {
     const double h = 1e-6;
     int trial, kind, model, k, c;
-    /* polar and B */
+    /* B against central differences (polar.h's R; also inverted F), where R is differentiable
+       (σ_i + σ_j away from 0) */
     for (kind = 0; kind < 3; kind++)
         for (trial = 0; trial < 40; trial++) {
-            mat3 F = rand_F(kind), R, V, RtR, RS;
+            mat3 F = rand_F(kind), R, V;
             vec3 sig;
             double B[54], err = 0, scale = 0, minsum;
             sym3 S;
-            mixed_polar(F, &R, &V, &sig);
-            S = mixed_S(V, sig);
-            RtR = m3_mul(m3_transpose(R), R);
-            RS = m3_mul(R, s3_to_m3(S));
-            for (k = 0; k < 9; k++) {
-                CHECK(fabs(RtR.m[k] - (k % 4 == 0)) < 1e-12, "kind %d: RᵀR - I = %g", kind, RtR.m[k] - (k % 4 == 0));
-                CHECK(fabs(RS.m[k] - F.m[k]) < 1e-12, "kind %d: RS - F = %g", kind, RS.m[k] - F.m[k]);
-            }
-            CHECK(fabs(m3_det(R) - 1) < 1e-12, "kind %d: det R = %g", kind, m3_det(R));
-            if (kind == 0) {   /* S = sqrt(FᵀF) */
-                mat3 S2 = m3_mul(s3_to_m3(S), s3_to_m3(S)), C = m3_mul(m3_transpose(F), F);
-                for (k = 0; k < 9; k++) CHECK(fabs(S2.m[k] - C.m[k]) < 1e-12, "S² - FᵀF = %g", S2.m[k] - C.m[k]);
-                CHECK(sig.v[2] > 0, "det F > 0 but σ_min = %g", sig.v[2]);
-            }
-            if (kind == 1)
-                CHECK(sig.v[2] < 0, "inverted F but σ_min = %g", sig.v[2]);
-            /* B against central differences, where R is differentiable (σ_i + σ_j away from 0) */
+            polar_decompose(F, &R, &S);
+            s3_eig(S, &sig, &V);
             minsum = fmin(fmin(fabs(sig.v[0] + sig.v[1]), fabs(sig.v[0] + sig.v[2])), fabs(sig.v[1] + sig.v[2]));
+            if (kind == 1)
+                CHECK(fmin(fmin(sig.v[0], sig.v[1]), sig.v[2]) < 0, "inverted F but S has no negative eigenvalue");
             if (minsum < 0.05)
                 continue;
-            mixed_B(R, V, sig, B);
+            mixed_B(F, R, S, B);
             for (c = 0; c < 9; c++) {
                 mat3 Fp = F, Fm = F;
                 double sp[6], sm[6];
@@ -158,14 +144,14 @@ static void test_derivs(void)
         sipd_material mat = material_stable_neohookean(1e6, 0.45);
         for (kind = 0; kind < 2; kind++)
             for (trial = 0; trial < 20; trial++) {
-                mat3 F = rand_F(kind), R, V, P = material_P(&mat, F);
-                vec3 sig;
+                mat3 F = rand_F(kind), R, P = material_P(&mat, F);
+                sym3 S;
                 double s[6], g[6], B[54], perr = 0, ps = 0, psiF = material_psi(&mat, F), psiS;
-                mixed_polar(F, &R, &V, &sig);
+                polar_decompose(F, &R, &S);
                 shat_of(F, s);
                 psiS = mixed_psi(&mat, s, g, NULL);
                 CHECK(fabs(psiS - psiF) < 1e-9 * fmax(1, fabs(psiF)), "Ψ(ŝ) = %.17g, Ψ(F) = %.17g", psiS, psiF);
-                mixed_B(R, V, sig, B);
+                mixed_B(F, R, S, B);
                 for (c = 0; c < 9; c++) {
                     double acc = 0;
                     for (k = 0; k < 6; k++) acc += g[k] * B[9 * k + c];

@@ -3,7 +3,7 @@
  *
  * Per tet e (rest volume w, Bm, current corners y):
  *   F = Ds Bm;  R, S = polar(F) with R a proper rotation (det R = +1) and S symmetric, so an
- *   inverted F gets a negative eigenvalue in S (the smallest singular value changes sign);
+ *   inverted F gets a negative eigenvalue in S (polar.h);
  *   ŝ = the 6 entries of sym(RᵀF) = S, in sym3 order (xx, yy, zz, xy, xz, yz);
  *   Sym = diag(1, 1, 1, 2, 2, 2) weighs the off-diagonal entries (sᵀ Sym t = S : T);
  *   B = ∂ŝ/∂F (6x9, F row-major: column 3i + j is F_ij), including dR/dF;
@@ -25,119 +25,45 @@
  * and, after the global solve for Δx, per element in closed form
  *   Δs = ŝ − s + BJ Δx_e,   λ = −Sym⁻¹ (H_e Δs + g_e).
  *
- * Polar decomposition: the eigen-decomposition of FᵀF = V diag(σ²) Vᵀ (eig.h, cyclic Jacobi),
- * then U from the columns of F V, sorted by σ, with Gram–Schmidt and a cross product for the last
- * (so U, hence R = U Vᵀ, is proper and defined for rank-deficient F), σ_min signed as u₃·(F v₃).
- * dS/dF: with X = Rᵀ dF and the skew W = Rᵀ dR, X − Xᵀ = W S + S W and dS = X − W S; in the
- * eigenbasis of S, W̃_ij = (X̃_ij − X̃_ji)/(σ_i + σ_j), floored in magnitude at SIPD_MIXED_SFLOOR
- * times the largest |σ| (inverted elements with σ_i + σ_j → 0, where R itself is not differentiable).
+ * Polar decomposition and dR/dF: polar.h (the rotation nearest F, inversion-safe, with its guarded
+ * derivative where R is not differentiable: σ_i + σ_j → 0); B = ∂ sym(RᵀF)/∂F from them.
  */
 #ifndef SIPD_PHYSICS_MIXED_H
 #define SIPD_PHYSICS_MIXED_H
 
 #include "eig.h"
 #include "material.h"
+#include "polar.h"
 #include "tet.h"
 
-#define SIPD_MIXED_SFLOOR SIPD_R(1e-6)
 #define SIPD_MIXED_JMIN SIPD_R(1e-6)
 
 /* Sym weights of the 6 entries */
 SIPD_HD sipd_real mixed_sym(int k) { return k < 3 ? SIPD_R(1) : SIPD_R(2); }
 
-/* R (proper rotation), V (eigenvectors of S in the columns) and the signed σ, F = R V Σ Vᵀ. */
-SIPD_HD void mixed_polar(mat3 F, mat3 *R, mat3 *V, vec3 *sig)
+/* B = ∂ŝ/∂F, B[9 k + c] = ∂ŝ_k/∂F_c (6x9 row-major), for R, S = polar_decompose(F) (polar.h):
+ * dŝ = sym(dRᵀ F + Rᵀ dF), dR from polar.h (one eigen-solve of S, nine directions). */
+SIPD_HD void mixed_B(mat3 F, mat3 R, sym3 S, sipd_real *B)
 {
-    mat3 Ft = m3_transpose(F), C = m3_mul(Ft, F), Vs, A;
-    vec3 ev, a[3], u[3];
-    sipd_real n0, n1;
-    int o[3], i, j, t;
-    sym_eig(3, C.m, ev.v, Vs.m);
-    o[0] = 0; o[1] = 1; o[2] = 2;   /* sort descending */
-    for (i = 0; i < 2; i++)
-        for (j = 0; j < 2 - i; j++)
-            if (ev.v[o[j]] < ev.v[o[j + 1]]) { t = o[j]; o[j] = o[j + 1]; o[j + 1] = t; }
-    for (i = 0; i < 3; i++)
-        for (j = 0; j < 3; j++) V->m[3 * i + j] = Vs.m[3 * i + o[j]];
-    if (m3_det(*V) < 0)
-        for (i = 0; i < 3; i++) V->m[3 * i + 2] = -V->m[3 * i + 2];
-    A = m3_mul(F, *V);
-    for (j = 0; j < 3; j++) a[j] = m3_col(A, j);
-    n0 = sipd_sqrt(v3_norm2(a[0]));
-    if (!(n0 > 0)) {   /* F = 0 (or not finite): R = I */
-        *R = m3_identity();
-        *V = m3_identity();
-        *sig = v3(0, 0, 0);
-        return;
-    }
-    u[0] = v3_scale(a[0], 1 / n0);
-    u[1] = v3_axpy(-v3_dot(u[0], a[1]), u[0], a[1]);
-    n1 = sipd_sqrt(v3_norm2(u[1]));
-    if (!(n1 > SIPD_REAL_EPS * n0)) {   /* rank 1: any unit vector orthogonal to u0 */
-        vec3 e = sipd_fabs(u[0].v[0]) < SIPD_R(0.6) ? v3(1, 0, 0) : v3(0, 1, 0);
-        u[1] = v3_axpy(-v3_dot(u[0], e), u[0], e);
-        n1 = sipd_sqrt(v3_norm2(u[1]));
-    }
-    u[1] = v3_scale(u[1], 1 / n1);
-    u[2] = v3_cross(u[0], u[1]);
-    sig->v[0] = n0;
-    sig->v[1] = v3_dot(u[1], a[1]);
-    sig->v[2] = v3_dot(u[2], a[2]);
-    {
-        mat3 U = m3_from_cols(u[0], u[1], u[2]);
-        *R = m3_mul(U, m3_transpose(*V));
-    }
-}
-
-/* S = V diag(σ) Vᵀ as a sym3 (= ŝ = sym(RᵀF)). */
-SIPD_HD sym3 mixed_S(mat3 V, vec3 sig)
-{
-    sym3 S = s3_zero();
-    int k;
-    for (k = 0; k < 3; k++) S = s3_axpy(sig.v[k], s3_outer(m3_col(V, k)), S);
-    return S;
-}
-
-/* dS for a perturbation dF (see the top of this file). */
-SIPD_HD sym3 mixed_dS(mat3 R, mat3 V, vec3 sig, mat3 dF)
-{
-    mat3 Xt = m3_mul(m3_transpose(V), m3_mul(m3_mul(m3_transpose(R), dF), V)), D;
-    sipd_real smax = sipd_max(sipd_max(sipd_fabs(sig.v[0]), sipd_fabs(sig.v[1])), sipd_fabs(sig.v[2]));
-    sipd_real fl = SIPD_MIXED_SFLOOR * (smax > 0 ? smax : SIPD_R(1));
-    sym3 r;
-    int i, j;
-    for (i = 0; i < 3; i++)
-        for (j = 0; j < 3; j++) {
-            sipd_real den = sig.v[i] + sig.v[j], w;
-            if (i == j) {
-                D.m[3 * i + j] = Xt.m[3 * i + j];
-                continue;
-            }
-            if (sipd_fabs(den) < fl)
-                den = den < 0 ? -fl : fl;
-            w = (Xt.m[3 * i + j] - Xt.m[3 * j + i]) / den;
-            D.m[3 * i + j] = Xt.m[3 * i + j] - w * sig.v[j];
-        }
-    D = m3_mul(V, m3_mul(D, m3_transpose(V)));
-    r.s[0] = D.m[0];
-    r.s[1] = D.m[4];
-    r.s[2] = D.m[8];
-    r.s[3] = SIPD_R(0.5) * (D.m[1] + D.m[3]);
-    r.s[4] = SIPD_R(0.5) * (D.m[2] + D.m[6]);
-    r.s[5] = SIPD_R(0.5) * (D.m[5] + D.m[7]);
-    return r;
-}
-
-/* B = ∂ŝ/∂F, B[9 k + c] = ∂ŝ_k/∂F_c (6x9 row-major). */
-SIPD_HD void mixed_B(mat3 R, mat3 V, vec3 sig, sipd_real *B)
-{
+    vec3 s;
+    mat3 V;
+    sipd_real delta;
     int c, k;
+    s3_eig(S, &s, &V);
+    delta = polar_guard(s);
     for (c = 0; c < 9; c++) {
-        mat3 dF = m3_zero();
-        sym3 d;
+        mat3 dF = m3_zero(), dR, T;
         dF.m[c] = 1;
-        d = mixed_dS(R, V, sig, dF);
-        for (k = 0; k < 6; k++) B[9 * k + c] = d.s[k];
+        dR = polar_dR_eig(R, s, V, delta, dF);
+        T = m3_mul(m3_transpose(dR), F);
+        /* Rᵀ dF with dF = e_i e_jᵀ (c = 3i + j): column j of the result is row i of R */
+        for (k = 0; k < 3; k++) T.m[3 * k + c % 3] += R.m[3 * (c / 3) + k];
+        B[9 * 0 + c] = T.m[0];
+        B[9 * 1 + c] = T.m[4];
+        B[9 * 2 + c] = T.m[8];
+        B[9 * 3 + c] = SIPD_R(0.5) * (T.m[1] + T.m[3]);
+        B[9 * 4 + c] = SIPD_R(0.5) * (T.m[2] + T.m[6]);
+        B[9 * 5 + c] = SIPD_R(0.5) * (T.m[5] + T.m[7]);
     }
 }
 
@@ -258,12 +184,10 @@ SIPD_HD sipd_real mixed_psi(const sipd_material *mat, const sipd_real *s, sipd_r
 /* ŝ at corners y (the start value of s, and the constraint's value). */
 SIPD_HD void mixed_tet_shat(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3 y3, sipd_real *shat)
 {
-    mat3 R, V, F = tet_F(Bm, y0, y1, y2, y3);
-    vec3 sig;
+    mat3 R, F = tet_F(Bm, y0, y1, y2, y3);
     sym3 S;
     int k;
-    mixed_polar(F, &R, &V, &sig);
-    S = mixed_S(V, sig);
+    polar_decompose(F, &R, &S);
     for (k = 0; k < 6; k++) shat[k] = S.s[k];
 }
 
@@ -273,15 +197,13 @@ SIPD_HD void mixed_tet_system(const sipd_material *mat, const sipd_real *Bm, sip
                               vec3 y3, const sipd_real *s, sipd_real *K, sipd_real *r, sipd_real *BJ, sipd_real *Hs,
                               sipd_real *gs, sipd_real *shat)
 {
-    mat3 R, V, F = tet_F(Bm, y0, y1, y2, y3);
-    vec3 sig;
+    mat3 R, F = tet_F(Bm, y0, y1, y2, y3);
     sym3 S;
     sipd_real B[54], HB[72], q[6];
     int i, j, k, l;
-    mixed_polar(F, &R, &V, &sig);
-    S = mixed_S(V, sig);
+    polar_decompose(F, &R, &S);
     for (k = 0; k < 6; k++) shat[k] = S.s[k];
-    mixed_B(R, V, sig, B);
+    mixed_B(F, R, S, B);
     mixed_BJ(B, Bm, BJ);
     mixed_psi(mat, s, gs, Hs);
     sym_project(6, Hs, SIPD_PROJECT_CLAMP);
