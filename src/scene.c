@@ -1535,10 +1535,13 @@ void scene_print(FILE *f, const sipd_scene *sc)
     fputs(";\n  omega = ", f);
     print_float(f, sc->omega);
     fprintf(f, ";\n  strict = %s;\n", tf(sc->strict));
-    if (sc->method == SIPD_METHOD_NEWTON || sc->method == SIPD_METHOD_MIXED) {
-        fprintf(f, "  linear = \"%s\";\n  cg_tolerance = ", sc->linear == SIPD_LINEAR_CHOLMOD ? "cholmod" : "pcg");
-        print_float(f, sc->cg_tolerance);
-        fputs(";\n", f);
+    if (sc->method == SIPD_METHOD_NEWTON || sc->method == SIPD_METHOD_MIXED) {   /* (reloadable: see load_solver) */
+        fprintf(f, "  linear = \"%s\";\n", sc->linear == SIPD_LINEAR_CHOLMOD ? "cholmod" : "pcg");
+        if (sc->linear == SIPD_LINEAR_PCG) {
+            fputs("  cg_tolerance = ", f);
+            print_float(f, sc->cg_tolerance);
+            fputs(";\n", f);
+        }
     }
     fputs("};\n", f);
 

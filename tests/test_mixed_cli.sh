@@ -30,6 +30,16 @@ dry_run)
   "$bin" "$src/scenes/cantilever_stiff_mixed.cfg" --dry-run >"$tmp/out" 2>&1 || fail "dry run: $(cat "$tmp/out")"
   grep -q 'method = "mixed-fem";' "$tmp/out" || fail "no method in the resolved scene"
   grep -q 'linear = "cholmod";' "$tmp/out" || fail "the default linear solve of mixed-fem is not cholmod"
+  # the printed parameters load again and print the same (cholmod: no cg_tolerance; pcg: with it)
+  for lin in "" 'linear = "pcg"; cg_tolerance = 1.0e-7;'; do
+    sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e "s|tolerance = 1.0e-6;|tolerance = 1.0e-6; $lin|" \
+        "$src/scenes/cantilever_stiff_mixed.cfg" >"$tmp/a.cfg"
+    "$bin" "$tmp/a.cfg" --dry-run 2>/dev/null | sed -n '/^time = {/,$p' >"$tmp/p1.cfg" || fail "dry run ($lin)"
+    "$bin" "$tmp/p1.cfg" --dry-run 2>/dev/null | sed -n '/^time = {/,$p' >"$tmp/p2.cfg" || fail "the printed scene does not load ($lin)"
+    cmp -s "$tmp/p1.cfg" "$tmp/p2.cfg" || fail "the printed scene does not print the same ($lin)"
+    if [ -n "$lin" ]; then grep -q 'cg_tolerance = ' "$tmp/p1.cfg" || fail "pcg: no cg_tolerance printed"
+    else ! grep -q 'cg_tolerance' "$tmp/p1.cfg" || fail "cholmod: cg_tolerance printed"; fi
+  done
   ;;
 *) fail "unknown case" ;;
 esac

@@ -52,7 +52,8 @@ done
   echo "# mixed-fem against Newton, SIPD and VBD: soft and stiff cantilever"
   echo
   echo "- date: $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), CPU backend (float64),"
-  echo "  $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores (shared with other jobs: times are indicative), OMP_NUM_THREADS=1"
+  echo "  $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), nproc $(nproc), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "  (a shared machine: times are indicative), OMP_NUM_THREADS=1, BLAS: $(basename "$(readlink -f "$(ldconfig -p | sed -n 's/.*libblas.so.3 .*=> //p' | head -1)")" 2>/dev/null)"
   echo "- beam 1 x 0.2 x 0.2 m, 20x4x4 cells (525 vertices, 1920 tets), nu = 0.3, density 1000, clamped at x = 0, gravity,"
   echo "  30 steps of 1/60 s; budget = iterations per step (tolerance 0), or \"to 1e-6\" (relative force residual 1e-6, cap 50)"
   echo "- time: mean solve time per step; tip error: max over the 30 frames of |tip - tip_Newton| relative to Newton's"
@@ -88,4 +89,13 @@ PY
       done
     done
   done
+  echo
+  echo "Notes"
+  echo
+  echo "- Iterations are outer iterations (newton, mixed-fem: one global linear solve each), Jacobi sweeps"
+  echo "  (sipd) or Gauss-Seidel sweeps (vbd); an error of 1 means as far from Newton as Newton is from rest,"
+  echo "  far above 1 means far too soft (a local method under-converged at this budget: DESIGN.md §3.8)."
+  echo "- sipd at 1000 on the soft beam stops below 1000 iterations per step: its stall rule ends solves at"
+  echo "  the round-off floor (tolerance 0)."
+  echo "- README \"Which solver when\" reads these tables."
 } | tee results/mixed-fem.md
