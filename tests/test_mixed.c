@@ -15,6 +15,8 @@
  *   contact     ground contact (block dropped on the ground, CHOLMOD) and body–body pairs with
  *               friction (a block dropped onto another on the ground, PCG): mixed-fem follows Newton
  *               within 1e-4 of the size and converges wherever Newton does
+ *   backend_fail  a failing mixed_terms / mixed_energy / set_direction ends the step with an error
+ *               naming it; a backend without the mixed ops is refused by sim_init
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -440,6 +442,72 @@ static void test_contact(void)
     }
 }
 
+/* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
+ * set_direction ends the step with an error that names the op. */
+static const char *fail_op = "";
+static int f_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y, sipd_bsr_extra *x)
+{
+    return strcmp(fail_op, "mixed_terms") ? sipd_backend_cpu.mixed_terms(b, H, g, y, x) : SIPD_EFAIL;
+}
+static int f_energy(sipd_backend *b, double a, double *E)
+{
+    return strcmp(fail_op, "mixed_energy") ? sipd_backend_cpu.mixed_energy(b, a, E) : SIPD_EFAIL;
+}
+static int f_setdir(sipd_backend *b, const double *d)
+{
+    return strcmp(fail_op, "set_direction") ? sipd_backend_cpu.set_direction(b, d) : SIPD_EFAIL;
+}
+
+static void test_backend_fail(void)
+{
+    static const char *ops_[3] = {"mixed_terms", "mixed_energy", "set_direction"};
+    sipd_backend_ops ops = sipd_backend_cpu;
+    int i;
+    ops.mixed_terms = f_terms;
+    ops.mixed_energy = f_energy;
+    ops.set_direction = f_setdir;
+    for (i = 0; i < 3; i++) {
+        char base[600], text[2048];
+        fixture f;
+        sipd_solve_result r;
+        int rc;
+        fail_op = ops_[i];
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        snprintf(text, sizeof text,
+                 "solver = { method = \"mixed-fem\"; iterations = 5; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+                 "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n",
+                 base);
+        if (fixture_load_ops(&f, text, "fail", &ops)) {
+            CHECK(0, "load");
+            return;
+        }
+        rc = sim_step(&f.s, 1.0 / 60, &r);
+        CHECK(rc != SIPD_OK, "%s failed but the step returned OK", ops_[i]);
+        CHECK(strstr(f.s.why, ops_[i]) != NULL, "%s: the error does not name it: '%s'", ops_[i], f.s.why);
+        fixture_free(&f);
+    }
+    fail_op = "";
+    {   /* a backend without the mixed ops cannot run mixed-fem: sim_init refuses */
+        char base[600], text[2048];
+        fixture f;
+        sipd_backend_ops none = sipd_backend_cpu;
+        none.mixed_terms = NULL;
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2) == 0) {
+            snprintf(text, sizeof text,
+                     "solver = { method = \"mixed-fem\"; };\n"
+                     "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                     "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n",
+                     base);
+            CHECK(fixture_load_ops(&f, text, "none", &none) != 0, "sim_init accepted a backend without mixed_terms");
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
@@ -456,6 +524,8 @@ int main(int argc, char **argv)
         test_linear();
     else if (!strcmp(which, "contact"))
         test_contact();
+    else if (!strcmp(which, "backend_fail"))
+        test_backend_fail();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         failures++;
