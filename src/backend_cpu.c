@@ -380,7 +380,6 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
         return SIPD_EFAIL;
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        int i;
         double *D = H->val + 9 * (size_t)H->diag[a];
         memset(H->val + 9 * (size_t)H->row_off[a], 0, sizeof(double) * 9 * (size_t)(H->row_off[a + 1] - H->row_off[a]));
         vec3 gb = v3(0, 0, 0);
@@ -413,18 +412,9 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
                 gb = v3_add(gb, gd);
             }
-            for (i = elements ? m->inc_off[a] : 0; i < (elements ? m->inc_off[a + 1] : 0); i++) {
-                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s;
-                const double *He = b->eH + 144 * e;
-                for (c = 0; c < 4; c++) {
-                    double *B;
-                    if (m->fixed[m->tets[4 * e + c]])
-                        continue;
-                    B = H->val + 9 * H->elem_blk[16 * e + 4 * l + c];
-                    for (r = 0; r < 3; r++)
-                        for (s = 0; s < 3; s++) B[3 * r + s] += He[12 * (3 * l + r) + 3 * c + s];
-                }
-            }
+            if (elements)   /* Σ element blocks (sparse.h) */
+                bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner, m->tets,
+                                       m->fixed, b->eH);
         }
         if (!elements)
             v3_store(g + 3 * (size_t)a, gb);

@@ -118,19 +118,10 @@ int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, co
             mx->rhs[3 * a] = mx->rhs[3 * a + 1] = mx->rhs[3 * a + 2] = 0;
             continue;
         }
-        for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
-            int el = m->inc_elem[i], l = m->inc_corner[i], c, r, s;
-            const double *Ke = mx->K + 144 * (size_t)el;
-            for (k = 0; k < 3; k++) ra[k] += mx->r[12 * (size_t)el + 3 * l + k];
-            for (c = 0; c < 4; c++) {
-                double *B;
-                if (m->fixed[m->tets[4 * el + c]])
-                    continue;
-                B = H->val + 9 * (size_t)H->elem_blk[16 * el + 4 * l + c];
-                for (r = 0; r < 3; r++)
-                    for (s = 0; s < 3; s++) B[3 * r + s] += Ke[12 * (3 * l + r) + 3 * c + s];
-            }
-        }
+        for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++)
+            for (k = 0; k < 3; k++) ra[k] += mx->r[12 * (size_t)m->inc_elem[i] + 3 * m->inc_corner[i] + k];
+        bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner, m->tets, m->fixed,
+                               mx->K);   /* Σ element blocks, as Newton's (sparse.h) */
         for (k = 0; k < 3; k++) mx->rhs[3 * a + k] = ra[k] - gbase[3 * a + k];
     }
     /* the global solve */
