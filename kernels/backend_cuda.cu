@@ -1105,6 +1105,8 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     NULL,          /* hessian: newton runs on the CPU backend only (method.h) */
     NULL,          /* set_direction */
     FLT_EPSILON,
+    NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */
+    NULL,          /* mixed_energy */
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -24,9 +24,12 @@ typedef enum {
     SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
     SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
     SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4  /* the full sparse Hessian (element Hessians PSD-projected),   */
+    SIPD_PRECOND_NEWTON = 4, /* the full sparse Hessian (element Hessians PSD-projected),   */
                              /* assembled by `hessian` and solved by the driver's block-    */
                              /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
+    SIPD_PRECOND_MIXED = 5   /* mixed FEM (src/mixed.h): the direction pass only computes g  */
+                             /* (the real energy's, for the residual) and leaves dy = 0;    */
+                             /* the driver assembles and solves the mixed system            */
 } sipd_precond;
 
 typedef struct {
@@ -119,6 +122,14 @@ typedef struct {
     /* The unit round-off of the backend's state (2.2e-16 for float64, 1.2e-7 for float32): the
        driver scales its round-off allowances and the stall rule's floor by it. */
     double unit_roundoff;
+    /* Mixed FEM (precond MIXED; driver.c, mixed.c): the terms of E other than the elastic
+       elements — inertia (or the quasi-static gravity potential), ground contact and friction,
+       contact pairs.  mixed_terms: at y, their PSD blocks into H (every value set: Dirichlet
+       rows/columns eliminated, identity rows; element blocks are the caller's), their gradient
+       into g (nv*3, 0 on Dirichlet vertices), y into y_out (nv*3), the pairs' couplings as
+       *extra (as hessian).  mixed_energy: *E = their energy at y + α dy.  NULL: no mixed FEM. */
+    int (*mixed_terms)(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra);
+    int (*mixed_energy)(sipd_backend *b, double alpha, double *E);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

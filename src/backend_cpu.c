@@ -257,7 +257,8 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
         pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
     view_pairs(b);
-    if (b->precond == SIPD_PRECOND_NEWTON && b->npr > b->prD_cap) {   /* Newton's per-pair blocks */
+    if ((b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED) && b->npr > b->prD_cap) {
+        /* Newton's (and the mixed system's) per-pair blocks */
         free(b->pr_D);
         b->prD_cap = b->npr + b->npr / 2 + 16;
         if (!(b->pr_D = sipd_malloc((size_t)b->prD_cap * 6 * sizeof(double)))) {
@@ -369,20 +370,24 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 /* H (pattern: bsr_pattern over the model's tets) = the PSD-projected Hessian at y: row a =
  * m/h² I + contact blocks + Σ element blocks, Dirichlet rows/columns eliminated; g copied
  * out; the pairs' couplings as *extra. */
-static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+/* elements = 0 (mixed FEM): no element blocks, and gbase (nv*3) gets the gradient of the
+ * other terms (inertia, ground, pairs); elements = 1 (Newton): g = the last direction's. */
+static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra, int elements)
 {
     const sipd_model *m = b->m;
     int a;
-    if (!b->eH || H->n != m->nv || H->ne != m->nt || H->k != 4)
+    if ((elements && !b->eH) || H->n != m->nv || H->ne != m->nt || H->k != 4)
         return SIPD_EFAIL;
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        int i;
         double *D = H->val + 9 * (size_t)H->diag[a];
         memset(H->val + 9 * (size_t)H->row_off[a], 0, sizeof(double) * 9 * (size_t)(H->row_off[a + 1] - H->row_off[a]));
+        vec3 gb = v3(0, 0, 0);
         if (m->fixed[a]) {
             D[0] = D[4] = D[8] = 1;
         } else {
+            if (!elements)
+                gb = inertia_gradient(m->mass[a], b->inv_h2, v3_load(b->gq), yv(b->y, a), yv(b->yt, a));
             D[0] += m->mass[a] * b->inv_h2;
             D[4] += m->mass[a] * b->inv_h2;
             D[8] += m->mass[a] * b->inv_h2;
@@ -395,6 +400,7 @@ static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *
                 pass_ground(&b->vw, a, yv(b->y, a), &gd, &Dc, &pen);
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+                gb = v3_add(gb, gd);
             }
             if (b->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are *extra */
                 vec3 gd = v3(0, 0, 0);
@@ -404,20 +410,14 @@ static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *
                 pass_pair_vertex(&b->vw, a, -1, v3(0, 0, 0), 1, &gd, &Dc);
                 Cm = s3_to_m3(Dc);
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+                gb = v3_add(gb, gd);
             }
-            for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
-                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s;
-                const double *He = b->eH + 144 * e;
-                for (c = 0; c < 4; c++) {
-                    double *B;
-                    if (m->fixed[m->tets[4 * e + c]])
-                        continue;
-                    B = H->val + 9 * H->elem_blk[16 * e + 4 * l + c];
-                    for (r = 0; r < 3; r++)
-                        for (s = 0; s < 3; s++) B[3 * r + s] += He[12 * (3 * l + r) + 3 * c + s];
-                }
-            }
+            if (elements)   /* Σ element blocks (sparse.h) */
+                bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner, m->tets,
+                                       m->fixed, b->eH);
         }
+        if (!elements)
+            v3_store(g + 3 * (size_t)a, gb);
     }
     /* the pairs' blocks D_z at y, for the couplings β_a β_l D_z between a pair's vertices */
 #pragma omp parallel for schedule(static) if (b->npr > PAR_MIN)
@@ -428,10 +428,24 @@ static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *
         contact_point_eval(z, z0, view_ld(b->pd.n, a), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
-    memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
+    if (elements)
+        memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
     extra->row = b->npr ? pair_coupling_row : NULL;
     extra->ctx = b;
     return SIPD_OK;
+}
+
+static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+{
+    return assemble(b, H, g, extra, 1);
+}
+
+static int cpu_mixed_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra)
+{
+    if (b->precond != SIPD_PRECOND_MIXED)
+        return SIPD_EFAIL;
+    memcpy(y_out, b->y, sizeof(double) * 3 * (size_t)b->m->nv);
+    return assemble(b, H, g, extra, 0);
 }
 
 static int cpu_set_direction(sipd_backend *b, const double *dy)
@@ -458,7 +472,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        sipd_vertex_out o = pass_vertex(vw, precond, 1, a, first);
+        /* (mixed FEM: g only, as Newton's) */
+        sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_MIXED ? SIPD_PRECOND_NEWTON : precond, 1, a, first);
         if (!o.free)
             continue;
         contacts += o.contact;
@@ -469,7 +484,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         gsx += o.g.v[0];
         gsy += o.g.v[1];
         gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_NEWTON)   /* dy comes from the CG solve below */
+        if (precond == SIPD_PRECOND_NEWTON || precond == SIPD_PRECOND_MIXED)   /* dy: the driver's solve */
             continue;
         gs += o.gs;
         sDs += o.sDs;
@@ -500,18 +515,19 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->d_den = dden;
     b->first = 0;
     st->cg_iters = 0;
-    if (b->precond == SIPD_PRECOND_NEWTON)
+    if (b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED)
         return newton_direction(b, st);
     return SIPD_OK;
 }
 
-static int cpu_energy(sipd_backend *b, double alpha, double *E)
+/* E(y + α dy); elements = 0: without the elastic elements (mixed FEM). */
+static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
 {
     const sipd_model *m = b->m;
     const sipd_view *vw = &b->vw;
     double Ee = 0, Ei = 0;
     int e, a, g;
-    for (g = 0; g < vw->ngroups; g++) {
+    for (g = 0; g < (elements ? vw->ngroups : 0); g++) {
         const int ne = vw->grp[g].ne;
 #pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
         for (e = 0; e < ne; e++) Ee += pass_element_energy(vw, g, e, b->dy, alpha, -1, v3(0, 0, 0));
@@ -523,6 +539,10 @@ static int cpu_energy(sipd_backend *b, double alpha, double *E)
     *E = Ee + Ei;
     return SIPD_OK;
 }
+
+static int cpu_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, alpha, E, 1); }
+
+static int cpu_mixed_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, alpha, E, 0); }
 
 static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
@@ -629,5 +649,5 @@ static int cpu_download(sipd_backend *b, double *x, double *v)
 const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
-    cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON,
+    cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON, cpu_mixed_terms, cpu_mixed_energy,
 };

@@ -12,6 +12,7 @@
 
 #define CKPT_MAGIC_V1 "SIPDCKP1"   /* frame boundaries only            */
 #define CKPT_MAGIC "SIPDCKP2"      /* + the substep inside the frame     */
+#define CKPT_MAGIC_V3 "SIPDCKP3"   /* + solver state (ns doubles after v) */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -50,6 +51,12 @@ typedef struct {
     int32_t substep, reserved;
 } ckpt_header2;
 
+/* Version 3: the version-2 header, then the count of solver-state doubles. */
+typedef struct {
+    ckpt_header2 h2;
+    int64_t ns;
+} ckpt_header3;
+
 static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
 {
     const char *p = buf;
@@ -72,9 +79,10 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     size_t n = strlen(path) + 8;
     char *tmp = sipd_malloc(n);
     ckpt_header2 hd2;
+    ckpt_header3 hd3;
     ckpt_header hd;
     uint64_t h = 14695981039346656037ull;
-    size_t nb = (size_t)c->nv * 3 * sizeof(double);
+    size_t nb = (size_t)c->nv * 3 * sizeof(double), ns = c->ns > 0 ? (size_t)c->ns * sizeof(double) : 0;
     int fd;
     if (!tmp)
         return SIPD_EFAIL;
@@ -92,10 +100,16 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     memset(&hd2, 0, sizeof hd2);
     hd2.h = hd;
     hd2.substep = c->substep;
+    memset(&hd3, 0, sizeof hd3);
+    if (ns) {
+        memcpy(hd2.h.magic, CKPT_MAGIC_V3, 8);
+        hd3.h2 = hd2;
+        hd3.ns = c->ns;
+    }
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, &hd2, sizeof hd2, &h) || write_all(fd, c->x, nb, &h) ||
-        write_all(fd, c->v, nb, &h) || write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) ||
-        close(fd)) {
+    if (fd < 0 || (ns ? write_all(fd, &hd3, sizeof hd3, &h) : write_all(fd, &hd2, sizeof hd2, &h)) ||
+        write_all(fd, c->x, nb, &h) || write_all(fd, c->v, nb, &h) || (ns && write_all(fd, c->s, ns, &h)) ||
+        write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) || close(fd)) {
         sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -119,7 +133,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     char *buf;
     ckpt_header hd;
     ckpt_header2 hd2;
-    size_t hsize;
+    ckpt_header3 hd3;
+    size_t hsize, ns = 0;
     uint64_t stored;
     memset(c, 0, sizeof *c);
     buf = sipd_read_file(path, &len);
@@ -127,17 +142,27 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
         sipd_error_at(path, 0, "cannot read checkpoint: %s", strerror(errno));
         return SIPD_EFAIL;
     }
-    hsize = len >= 8 && memcmp(buf, CKPT_MAGIC_V1, 8) == 0 ? sizeof hd : sizeof hd2;
-    if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0)) {
+    hsize = len >= 8 && memcmp(buf, CKPT_MAGIC_V1, 8) == 0   ? sizeof hd
+            : len >= 8 && memcmp(buf, CKPT_MAGIC_V3, 8) == 0 ? sizeof hd3
+                                                            : sizeof hd2;
+    if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0 &&
+                                        memcmp(buf, CKPT_MAGIC_V3, 8) != 0)) {
         sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
         free(buf);
         return SIPD_EINPUT;
     }
-    memset(&hd2, 0, sizeof hd2);
-    memcpy(&hd2, buf, hsize);
+    memset(&hd3, 0, sizeof hd3);
+    memcpy(&hd3, buf, hsize);
+    hd2 = hd3.h2;
     hd = hd2.h;
     nb = hd.nv > 0 ? (size_t)hd.nv * 3 * sizeof(double) : 0;
-    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + sizeof stored) {
+    if (hd3.ns < 0 || hd3.ns > (int64_t)(len / sizeof(double))) {
+        sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
+        free(buf);
+        return SIPD_EINPUT;
+    }
+    ns = (size_t)hd3.ns * sizeof(double);
+    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + ns + sizeof stored) {
         sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
         free(buf);
         return SIPD_EINPUT;
@@ -164,13 +189,17 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     c->scene_hash = hd.scene_hash;
     c->x = sipd_malloc(nb);
     c->v = sipd_malloc(nb);
-    if (!c->x || !c->v) {
+    c->ns = (long)hd3.ns;
+    c->s = ns ? sipd_malloc(ns) : NULL;
+    if (!c->x || !c->v || (ns && !c->s)) {
         free(buf);
         checkpoint_free(c);
         return SIPD_EFAIL;
     }
     memcpy(c->x, buf + hsize, nb);
     memcpy(c->v, buf + hsize + nb, nb);
+    if (ns)
+        memcpy(c->s, buf + hsize + 2 * nb, ns);
     free(buf);
     return SIPD_OK;
 }
@@ -179,5 +208,7 @@ void checkpoint_free(sipd_checkpoint *c)
 {
     free(c->x);
     free(c->v);
-    c->x = c->v = NULL;
+    free(c->s);
+    c->x = c->v = c->s = NULL;
+    c->ns = 0;
 }

@@ -7,7 +7,9 @@
  * against resuming with another scene.  Written as PATH.tmp, fsync'ed, then renamed over
  * PATH, so a kill at any moment leaves either the old or the new checkpoint, never a torn
  * one; a trailing FNV-1a checksum catches any other corruption.  Format versions: SIPDCKP1
- * (frame boundaries only) is still read, as substep 0; SIPDCKP2 adds the substep.
+ * (frame boundaries only) is still read, as substep 0; SIPDCKP2 adds the substep; SIPDCKP3
+ * (written only when there is solver state beyond x and v: mixed-fem's per-element stretches)
+ * adds a count ns and ns doubles after v.
  */
 #ifndef SIPD_CHECKPOINT_H
 #define SIPD_CHECKPOINT_H
@@ -25,6 +27,8 @@ typedef struct {
     double lam_min;       /* adaptive Chebyshev estimate (inf when none)                */
     uint64_t scene_hash;
     double *x, *v;        /* nv*3 each                                                  */
+    long ns;              /* solver state doubles (mixed-fem: s, nt*6); 0: none         */
+    double *s;
 } sipd_checkpoint;
 
 /* FNV-1a 64 of a scene text plus mesh sizes (what a checkpoint must match). */

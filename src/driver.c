@@ -48,6 +48,7 @@
 
 #include "checkpoint.h"
 #include "method.h"
+#include "mixed.h"
 #include "util.h"
 
 #define ARMIJO_C 1e-4
@@ -68,7 +69,6 @@
 #define F_NOISE 1e-12      /* f_ref ≥ F_NOISE · E_max · L̄² (the model's force scale)     */
 #define F_DIVERGE 1e6      /* f_ref > F_DIVERGE · max(E_max L̄², first f_ref): diverged   */
 #define CG_MAX_FACTOR 4    /* Newton's CG iteration cap: CG_MAX_FACTOR * 3 * nv (and at least 200) */
-#define CG_RTOL 1e-10      /* relative residual of Newton's linear solve                    */
 
 /* Every backend call's status is checked: BK/BK0 call an op and, when it fails, name it in
  * s->why (driver_run prints it with the frame and step; the run ends with exit 1). */
@@ -172,6 +172,24 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             return SIPD_EFAIL;
         }
     }
+    if (method_info(sc->method)->direction == SIPD_DIRECTION_MIXED) {
+        /* mixed FEM: the driver's outer iterations over the backend's non-elastic terms */
+        size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+        if (!ops->mixed_terms || !ops->mixed_energy || !ops->set_direction) {
+            sipd_error("method %s: the %s backend has no mixed-FEM operations (mixed_terms, mixed_energy)",
+                       scene_method_name(sc->method), ops->name);
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+        s->ng = sipd_malloc(n3);
+        s->ndy = sipd_malloc(n3);
+        s->my = sipd_malloc(n3);
+        if (!s->ng || !s->ndy || !s->my || bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK ||
+            mixed_create(&s->mx, m, sc->linear, sc->cg_tolerance) != SIPD_OK) {
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+    }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {
         sim_free(s);
@@ -196,6 +214,10 @@ void sim_free(sipd_sim *s)
     free(s->nrhs);
     free(s->nPinv);
     free(s->nwork);
+    if (s->nchol_ready)
+        chol_free(&s->nchol);
+    mixed_free(s->mx);
+    free(s->my);
     memset(s, 0, sizeof *s);
 }
 
@@ -392,9 +414,24 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
     if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)         /* H at y, g */
         return rc;
-    bsr_block_jacobi(&s->H, s->nPinv);
     for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
-    st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, CG_RTOL, s->nwork);
+    if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* (scene.c refuses it with contact pairs) */
+        if (!s->nchol_ready) {
+            if (chol_analyse(&s->nchol, &s->H) != SIPD_OK) {
+                snprintf(s->why, sizeof s->why, "CHOLMOD's analysis of Newton's matrix failed");
+                return SIPD_EFAIL;
+            }
+            s->nchol_ready = 1;
+        }
+        if (chol_factor(&s->nchol, &s->H) != SIPD_OK || chol_solve(&s->nchol, s->nrhs, s->ndy) != SIPD_OK) {
+            snprintf(s->why, sizeof s->why, "CHOLMOD could not factorise Newton's matrix (not positive definite?)");
+            return SIPD_EFAIL;
+        }
+        st->cg_iters = 0;
+    } else {
+        bsr_block_jacobi(&s->H, s->nPinv);
+        st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, s->sc->cg_tolerance, s->nwork);
+    }
     if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK)                 /* dy          */
         return rc;
     for (a = 0; a < nv; a++) {
@@ -709,6 +746,132 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     return SIPD_OK;
 }
 
+/* Mixed FEM (DESIGN.md §3.11; mixed.h).  Each outer iteration: the backend's direction pass
+ * gives the real energy's gradient at y (the residual, measured as for every method); the
+ * backend's non-elastic blocks and gradient plus the element system (mixed.c) give Δx, and
+ * Δs, λ in closed form; a backtracking line search (halving) on the Lagrangian
+ * L = E_non-elastic(x) + Σ_e w_e [Ψ(s_e) − λ_eᵀ Sym (ŝ_e(x) − s_e)] with the new λ takes x, s
+ * along (Δx, Δs).  The displacement residual is max|Δx| / bbox diagonal (as Newton's).  A solve
+ * stops converged when the real residual is below the tolerance, stalled when no step decreases
+ * L or by the stall rule, else at the iteration cap; contact pairs as in solve_gauss_seidel. */
+static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
+{
+    const sipd_scene *sc = s->sc;
+    const int n = 3 * s->m->nv;
+    double L = NAN;
+    int it, rc, measured = 0, force_detect = 0, stalled;
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
+    mixed_begin_step(s->mx);   /* λ = 0; s carries over */
+    for (it = 0; it < sc->iterations; it++) {
+        sipd_dir_stats st;
+        sipd_bsr_extra extra = {NULL, NULL};
+        double r, rd, alpha = 1, dmax = 0, L0, Lt = NAN, Eb;
+        int fresh = it == 0, due = 0, k, a, cg = 0;
+        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)
+            return rc;
+        if (force_detect || due) {
+            int changed;
+            if ((rc = BK(s, detect, 1, &changed)) != SIPD_OK)
+                return rc;
+            fresh = 1;
+            force_detect = 0;
+        }
+        memset(&st, 0, sizeof st);
+        if ((rc = BK(s, direction, &st)) != SIPD_OK)                       /* real g at y  */
+            return rc;
+        *last = st;
+        measured = 1;
+        if (it == 0) {
+            if ((rc = set_fref(s, st.gmax)) != SIPD_OK)
+                return rc;
+            s->r_first = rel_force(s, st.gmax);
+        }
+        r = rel_force(s, st.gmax);
+        res->iterations = it + 1;
+        res->residual = r;
+        res->contacts = st.contacts;
+        if (st.max_pen > res->max_pen)
+            res->max_pen = st.max_pen;
+        if (!isfinite(r)) {
+            snprintf(s->why, sizeof s->why, "non-finite residual at iteration %d", it + 1);
+            return SIPD_EDIVERGE;
+        }
+        if ((rc = BK(s, mixed_terms, &s->H, s->ng, s->my, &extra)) != SIPD_OK)   /* M/h², contact */
+            return rc;
+        if ((rc = mixed_direction(s->mx, &s->H, &extra, s->ng, s->my, s->ndy, &cg)) != SIPD_OK) {
+            snprintf(s->why, sizeof s->why, "the mixed-FEM linear solve failed (%s)",
+                     sc->linear == SIPD_LINEAR_CHOLMOD ? "CHOLMOD: not positive definite, or out of memory"
+                                                       : "out of memory");
+            return rc;
+        }
+        for (a = 0; a < n; a += 3) {
+            double d2 = s->ndy[a] * s->ndy[a] + s->ndy[a + 1] * s->ndy[a + 1] + s->ndy[a + 2] * s->ndy[a + 2];
+            dmax = d2 > dmax ? d2 : dmax;
+        }
+        rd = sqrt(dmax) / s->m->bbox_diag;
+        res->residual_disp = rd;
+        if (!isfinite(rd)) {
+            snprintf(s->why, sizeof s->why, "non-finite mixed-FEM step at iteration %d", it + 1);
+            return SIPD_EDIVERGE;
+        }
+        if (r < sc->tolerance && s->pairs && !fresh) {
+            force_detect = 1;
+            log_iter(s, r, rd, L, 0, st.gmax);
+            continue;
+        }
+        if (r < sc->tolerance) {                                           /* converged    */
+            res->converged = 1;
+            log_iter(s, r, rd, L, 0, st.gmax);
+            break;
+        }
+        if ((stalled = stall_check(s, &stall, r, rd, it))) {
+            if (s->pairs && !fresh) {
+                force_detect = 1;
+                stall.it_ref = it;
+                log_iter(s, r, rd, L, 0, st.gmax);
+                continue;
+            }
+            res->stalled = 1;
+            res->at_roundoff = stalled == 2;
+            log_iter(s, r, rd, L, 0, st.gmax);
+            break;
+        }
+        /* backtracking on L with the new λ */
+        if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK || (rc = BK(s, mixed_energy, 0, &Eb)) != SIPD_OK)
+            return rc;
+        L0 = Eb + mixed_lagrangian(s->mx, 0);
+        for (k = 0; k < MAX_HALVINGS; k++) {
+            if ((rc = BK(s, mixed_energy, alpha, &Eb)) != SIPD_OK)
+                return rc;
+            Lt = Eb + mixed_lagrangian(s->mx, alpha);
+            if (!energy_rose(s, Lt, L0))
+                break;
+            alpha *= 0.5;
+            res->ls_steps++;
+        }
+        if (k == MAX_HALVINGS) {                                           /* no decrease  */
+            if (s->pairs && !fresh) {
+                force_detect = 1;
+                log_iter(s, r, rd, L, 0, st.gmax);
+                continue;
+            }
+            res->stalled = 1;
+            log_iter(s, r, rd, L, 0, st.gmax);
+            break;
+        }
+        if ((rc = BK(s, apply, alpha, 1, NULL)) != SIPD_OK)                /* x, s += αΔ   */
+            return rc;
+        mixed_accept(s->mx, alpha);
+        measured = 0;
+        L = Lt;
+        log_iter(s, r, rd, L, alpha, st.gmax);
+    }
+    res->energy = L;
+    if (!measured)
+        return measure_final(s, res, last);
+    return SIPD_OK;
+}
+
 const char *sim_status_name(int status)
 {
     static const char *const names[] = {"converged", "at-cap", "stalled", "diverged"};
@@ -729,7 +892,9 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     if (rc != SIPD_OK)
         return rc;
     /* y⁺ = argmin E(y) */
-    rc = sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res, &last) : solve_jacobi(s, res, &last);
+    rc = s->mx                                 ? solve_mixed(s, res, &last)
+         : sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res, &last)
+                                               : solve_jacobi(s, res, &last);
     if (rc != SIPD_OK)
         return rc;
     if (!isfinite(res->residual)) {
@@ -833,7 +998,21 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
     c.scene_hash = o->scene_hash;
     c.x = x;
     c.v = v;
+    if (s->mx) {   /* mixed-fem's stretches carry across steps */
+        c.ns = mixed_stretch_count(s->mx);
+        c.s = mixed_stretch(s->mx);
+    }
     return checkpoint_write(o->checkpoint, &c);
+}
+
+int sim_restore_solver_state(sipd_sim *s, const double *st, long n)
+{
+    long want = s->mx ? mixed_stretch_count(s->mx) : 0;
+    if (n != want)
+        return SIPD_EINPUT;
+    if (n)
+        memcpy(mixed_stretch(s->mx), st, (size_t)n * sizeof(double));
+    return SIPD_OK;
 }
 
 static sipd_run_tally tally;

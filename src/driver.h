@@ -81,6 +81,12 @@ typedef struct {
     int newton;
     sipd_bsr H;
     double *ng, *ndy, *nrhs, *nPinv, *nwork;
+    sipd_chol nchol;    /* Newton with solver.linear = "cholmod" (analysed at the first solve) */
+    int nchol_ready;
+    /* mixed FEM (method.h: direction SIPD_DIRECTION_MIXED; mixed.h): s, λ and the element
+       system; H, ng (the non-elastic gradient), ndy (Δx) and my (y) are shared with the above */
+    struct sipd_mixed *mx;
+    double *my;
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner by the method table,
@@ -101,6 +107,9 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
  * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not
  * finite or the force scale has grown a millionfold. */
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
+/* The solver state of a checkpoint beyond x, v (sipd_checkpoint ns, s: mixed-fem's stretches);
+ * SIPD_EINPUT when n is not what this sim's method keeps. */
+int sim_restore_solver_state(sipd_sim *s, const double *st, long n);
 void sim_free(sipd_sim *s);
 
 typedef struct {

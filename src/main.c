@@ -419,6 +419,11 @@ int main(int argc, char **argv)
                                ck.out_hist);
         if (rc == SIPD_OK)
             rc = sim.ops->upload(sim.b, ck.x, ck.v);
+        if (rc == SIPD_OK && sim_restore_solver_state(&sim, ck.s, ck.ns) != SIPD_OK) {
+            sipd_error_at(ckpt_path, 0, "this checkpoint holds %ld doubles of solver state, the method keeps "
+                          "another amount (written by another method?); remove it to start again", ck.ns);
+            rc = SIPD_EINPUT;
+        }
         if (rc == SIPD_OK) {
             sim.t = ck.t;
             sim.lam_min = ck.lam_min;

@@ -19,8 +19,10 @@ static const sipd_method_info methods[] = {
        nothing at the round-off floor gains nothing later, so the stall window is short */
     {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
      SIPD_BACKEND_CPU},
-    /* seed 002 (DESIGN.md §3.11): a later issue */
-    {"mixed-fem", -1, 0, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 0, NULL, 0, 0},
+    /* seed 002 (DESIGN.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
+       tetrahedra, CPU only; short stall window as Newton's */
+    {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
+     SIPD_BACKEND_CPU},
 };
 
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))

@@ -5,8 +5,8 @@
  * direction (the backend's local dy = −D⁻¹g, or the driver's sparse PCG for Newton), whether
  * Chebyshev acceleration applies, whether it is usable quasi-statically, the stall rule's
  * window and the backends that run it.  Scene validation (scene.c), the driver (driver.c) and
- * main.c ask this table; no other code switches on the method.  A planned method (mixed-fem)
- * has a row with method = -1: scene_load refuses it as "not supported yet".
+ * main.c ask this table; no other code switches on the method.  A planned method would have
+ * a row with method = -1: scene_load refuses it as "not supported yet".
  */
 #ifndef SIPD_METHOD_H
 #define SIPD_METHOD_H
@@ -22,7 +22,8 @@
 /* who computes the direction dy of a Jacobi-family iteration */
 enum {
     SIPD_DIRECTION_LOCAL = 0,    /* the backend's direction pass: dy = −D⁻¹g per vertex    */
-    SIPD_DIRECTION_NEWTON_CG = 1 /* the driver: assemble H (backend), solve H dy = −g by PCG */
+    SIPD_DIRECTION_NEWTON_CG = 1,/* the driver: assemble H (backend), solve H dy = −g by PCG */
+    SIPD_DIRECTION_MIXED = 2     /* the driver: mixed-FEM outer iterations (mixed.h)        */
 };
 
 /* backends (bit mask) */

@@ -116,6 +116,7 @@ static const enum_entry ls_table[] = {
 static const enum_entry proj_table[] = {
     {"expanded", SIPD_PROJ_EXPANDED}, {"sign", SIPD_PROJ_SIGN}, {"none", SIPD_PROJ_NONE},
     {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", SIPD_PROJ_CLAMP}, {"abs", SIPD_PROJ_ABS}, {NULL, 0}};
+static const enum_entry linear_table[] = {{"pcg", SIPD_LINEAR_PCG}, {"cholmod", SIPD_LINEAR_CHOLMOD}, {NULL, 0}};
 static const enum_entry device_table[] = {
     {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
 
@@ -125,7 +126,8 @@ static const char *const root_keys[] = {"time", "solver", "device", "gravity", "
 static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
                                           "line_search", "projection", "chebyshev",
-                                          "chebyshev_rho", "omega", "strict", NULL};
+                                          "chebyshev_rho", "omega", "strict", "linear",
+                                          "cg_tolerance", NULL};
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
@@ -907,6 +909,27 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)) ||
         (rc = get_bool(sc, g, "solver", "strict", &sc->strict)))
         return rc;
+    {   /* the global linear solve (newton, mixed-fem) */
+        int linear = -1, global = method == SIPD_METHOD_NEWTON || method == SIPD_METHOD_MIXED;
+        double cgt = -1;
+        if ((rc = get_enum(sc, g, "solver", "linear", linear_table, &linear)) ||
+            (rc = float_range(sc, g, "solver", "cg_tolerance", 0, &cgt, 0.0, 0, 1.0, 0)))
+            return rc;
+        if (!global && linear >= 0)
+            return err(sc, config_setting_get_member(g, "linear"), "solver.linear",
+                       "applies to the methods with a global linear solve (newton, mixed-fem), not \"%s\"",
+                       method_info(method)->name);
+        if (linear < 0)
+            linear = method == SIPD_METHOD_MIXED ? SIPD_LINEAR_CHOLMOD : SIPD_LINEAR_PCG;
+        if (cgt >= 0 && (!global || linear != SIPD_LINEAR_PCG))
+            return err(sc, config_setting_get_member(g, "cg_tolerance"), "solver.cg_tolerance",
+                       "applies to solver.linear = \"pcg\" (newton, mixed-fem) only; here the method is \"%s\" "
+                       "with %s", method_info(method)->name,
+                       global ? "solver.linear = \"cholmod\"" : "no global linear solve");
+        sc->linear = (sipd_linear)linear;
+        if (cgt >= 0)
+            sc->cg_tolerance = cgt;
+    }
     if (sc->quasistatic && method_info(method)->no_quasistatic)   /* method.h */
         return err(sc, config_setting_get_member(g, "method"), "solver.method",
                    "\"%s\" %s: not usable with time.quasistatic = true", method_info(method)->name,
@@ -1306,6 +1329,15 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
         (rc = load_materials(sc, root)) || (rc = load_bodies(sc, root)) ||
         (rc = load_contact(sc, root)) || (rc = load_output(sc, root)))
         return rc;
+    if (sc->linear == SIPD_LINEAR_CHOLMOD && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        /* contact pairs couple vertices outside the element pattern; they enter the PCG
+           product matrix-free, which a factorisation cannot take */
+        const config_setting_t *g = config_setting_get_member(root, "solver");
+        const config_setting_t *l = g ? config_setting_get_member(g, "linear") : NULL;
+        return err(sc, l ? l : g, "solver.linear",
+                   "\"cholmod\"%s cannot take contact pairs (contact with %s): set solver.linear = \"pcg\"",
+                   l ? "" : " (the default of mixed-fem)", sc->self_contact ? "contact.self" : "several bodies");
+    }
     sc->device = (sipd_device)device;
     return SIPD_OK;
 }
@@ -1329,6 +1361,8 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->chebyshev = 0;
     sc->chebyshev_rho = 0.0;
     sc->omega = 1.0;
+    sc->linear = SIPD_LINEAR_PCG;
+    sc->cg_tolerance = 1e-10;
     sc->device = SIPD_DEVICE_AUTO;
     sc->gravity[0] = 0.0;
     sc->gravity[1] = -9.81;
@@ -1501,7 +1535,16 @@ void scene_print(FILE *f, const sipd_scene *sc)
     print_float(f, sc->chebyshev_rho);
     fputs(";\n  omega = ", f);
     print_float(f, sc->omega);
-    fprintf(f, ";\n  strict = %s;\n};\n", tf(sc->strict));
+    fprintf(f, ";\n  strict = %s;\n", tf(sc->strict));
+    if (sc->method == SIPD_METHOD_NEWTON || sc->method == SIPD_METHOD_MIXED) {   /* (reloadable: see load_solver) */
+        fprintf(f, "  linear = \"%s\";\n", sc->linear == SIPD_LINEAR_CHOLMOD ? "cholmod" : "pcg");
+        if (sc->linear == SIPD_LINEAR_PCG) {
+            fputs("  cg_tolerance = ", f);
+            print_float(f, sc->cg_tolerance);
+            fputs(";\n", f);
+        }
+    }
+    fputs("};\n", f);
 
     fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));
     print_vec3(f, sc->gravity);

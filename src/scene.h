@@ -19,8 +19,10 @@
  * only, newton the full sparse Hessian (element Hessians PSD-projected) solved by PCG. */
 typedef enum {
     SIPD_METHOD_SIPD = 0, SIPD_METHOD_VBD = 1, SIPD_METHOD_BLOCK_JACOBI = 2,
-    SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5
-} sipd_method;      /* what each is made of: the method table, method.h (mixed-fem: later issue) */
+    SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5, SIPD_METHOD_MIXED = 6
+} sipd_method;      /* what each is made of: the method table, method.h */
+/* The global linear solve of newton and mixed-fem (solver.linear). */
+typedef enum { SIPD_LINEAR_PCG = 0, SIPD_LINEAR_CHOLMOD = 1 } sipd_linear;
 typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
 typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
 /* SIPD positive/negative split of K = P F^-1 (DESIGN.md §3.4). */
@@ -99,6 +101,10 @@ typedef struct {
     double chebyshev_rho;        /* 0 = estimate adaptively      */
     double omega;                /* GS over-relaxation, default 1 */
     int strict;                  /* a non-converged solve makes the run exit 4 (default 0) */
+    sipd_linear linear;          /* newton, mixed-fem: "pcg" | "cholmod"; default pcg for
+                                    newton, cholmod for mixed-fem (which takes no contact
+                                    pairs: they are applied matrix-free)                   */
+    double cg_tolerance;         /* PCG: relative residual, default 1e-10                  */
     /* device */
     sipd_device device;
     double gravity[3];           /* default (0, -9.81, 0)        */

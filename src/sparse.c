@@ -20,6 +20,25 @@ void bsr_free(sipd_bsr *A)
     memset(A, 0, sizeof *A);
 }
 
+void bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, const unsigned char *inc_corner,
+                            const int *elems, const unsigned char *skip, const double *Ke)
+{
+    const int k = A->k, w = 3 * k;
+    int i;
+    for (i = i0; i < i1; i++) {
+        int e = inc_elem[i], l = inc_corner[i], c, r, s;
+        const double *He = Ke + (size_t)w * w * e;
+        for (c = 0; c < k; c++) {
+            double *B;
+            if (skip[elems[k * e + c]])
+                continue;
+            B = A->val + 9 * (size_t)A->elem_blk[(e * k + l) * k + c];
+            for (r = 0; r < 3; r++)
+                for (s = 0; s < 3; s++) B[3 * r + s] += He[w * (3 * l + r) + 3 * c + s];
+        }
+    }
+}
+
 int bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k)
 {
     int a, e, l, c, i, cap = 0;

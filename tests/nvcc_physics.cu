@@ -14,6 +14,7 @@
 #include "physics/eig.h"
 #include "physics/hessian.h"
 #include "physics/polar.h"
+#include "physics/mixed.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "physics/broad.h"
@@ -132,6 +133,26 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
         polar_dRdF(Rd, Sp, DR);
         acc += Rq.m[1] + Rp.m[2] + dR.m[3] + dR2.m[4] + DR[17];
+    }
+
+    /* mixed.h */
+    {
+        sipd_real B[54], BJ[72], Kx[144], r[12], Hs[36], gs[6], sh[6], ds[6], lm[6], s6[6], g6[6], H6[36], dx[12];
+        mat3 Rx;
+        sym3 Sx;
+        int k;
+        polar_decompose(G, &Rx, &Sx);
+        mixed_B(G, Rx, Sx, B);
+        mixed_BJ(B, Bm, BJ);
+        for (k = 0; k < 6; k++) s6[k] = Sx.s[k];
+        for (k = 0; k < 12; k++) dx[k] = in[k];
+        acc += mixed_frob2(s6, g6, H6) + mixed_det(s6, g6, H6) + mixed_psi(&mat, s6, g6, H6) + mixed_sym(split);
+        acc += (sipd_real)mixed_model_valid(split);
+        mixed_tet_shat(Bm, a, b, c, x, sh);
+        mixed_tet_system(&mat, Bm, vol, a, b, c, x, s6, Kx, r, BJ, Hs, gs, sh);
+        mixed_local_update(BJ, Hs, gs, sh, s6, dx, ds, lm);
+        acc += mixed_tet_lagrangian(&mat, Bm, vol, a, b, c, x, s6, lm);
+        acc += B[7] + BJ[9] + Kx[13] + r[2] + ds[3] + lm[4];
     }
 
     /* hessian.h */

@@ -35,6 +35,7 @@
 #include "driver.h"
 #include "meshgen.h"
 #include "model.h"
+#include "method.h"
 #include "scene.h"
 #include "util.h"
 
@@ -198,6 +199,16 @@ static int test_scene(const char *path)
         CHECK(0, "cannot build %s", path);
         scene_free(&sc);
         return 1;
+    }
+    {   /* a method the CUDA backend does not run (method.h: newton, mixed-fem) */
+        char why[160];
+        const sipd_method_info *mi = method_info(sc.method);
+        if (mi && !(mi->backends & SIPD_BACKEND_CUDA) && method_cpu_only(&sc, why, sizeof why)) {
+            printf("scene %s: %s runs on the CPU backend only: skipped\n", path, why);
+            model_free(&m);
+            scene_free(&sc);
+            return 77;
+        }
     }
     if (sc.contact && sim_sweep(&sc) == SIPD_SWEEP_GS) {   /* the CUDA backend refuses this combination */
         printf("scene %s: contact with a Gauss-Seidel sweep runs on the CPU backend only so far: skipped\n", path);

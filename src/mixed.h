@@ -1,0 +1,46 @@
+/* mixed.h — the mixed variational FEM solve (DESIGN.md §3.11, seed 002): the host side of one
+ * outer iteration over the shared element math of physics/mixed.h.
+ *
+ * The driver (driver.c, solve_mixed) owns the iteration: residual of the real energy, line
+ * search on the Lagrangian, stopping.  This module owns the per-element unknowns — s (carried
+ * across steps and stored in checkpoints) and λ (restarting at 0 each step, recomputed in closed
+ * form each outer iteration) — and the global system: the backend's non-elastic blocks
+ * (inertia, contact; backend.h mixed_terms) plus Σ_e w (BJ)ᵀ H_e (BJ) assembled into the same
+ * block-CSR pattern as Newton's (sparse.h, bsr_pattern; rows gathered per vertex over its
+ * incidences, no races), solved by CHOLMOD (symbolic analysis once, numeric factorisation per
+ * outer iteration) or block-Jacobi PCG.
+ *
+ * CPU only: the element pass runs here on host copies of y (a GPU port would move
+ * mixed_tet_system into a backend pass and needs a device sparse Cholesky or PCG; README).
+ */
+#ifndef SIPD_MIXED_H
+#define SIPD_MIXED_H
+
+#include "model.h"
+#include "sparse.h"
+
+typedef struct sipd_mixed sipd_mixed;
+
+/* linear = SIPD_LINEAR_* (scene.h); cg_tol: PCG's relative tolerance.  s starts at ŝ(X0). */
+int mixed_create(sipd_mixed **mx, const sipd_model *m, int linear, double cg_tol);
+void mixed_free(sipd_mixed *mx);
+
+/* One outer iteration's direction at y (nv*3): H holds the non-elastic blocks and gbase their
+ * gradient (backend.h mixed_terms); the element blocks are added to H, the system solved for
+ * dx (nv*3), and Δs, λ computed per element.  *cg_iters: PCG iterations (0 with CHOLMOD).
+ * SIPD_EFAIL when the factorisation fails (not positive definite) or memory runs out. */
+int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, const double *gbase, const double *y,
+                    double *dx, int *cg_iters);
+/* The elements' part of the Lagrangian at y + α dx, s + α Δs with the current λ. */
+double mixed_lagrangian(const sipd_mixed *mx, double alpha);
+/* Accept the step: s ← s + α Δs. */
+void mixed_accept(sipd_mixed *mx, double alpha);
+/* The start of a step: λ = 0 (s is kept). */
+void mixed_begin_step(sipd_mixed *mx);
+/* The carried stretches (nt*6): read for checkpoints, written on resume. */
+double *mixed_stretch(sipd_mixed *mx);
+int mixed_stretch_count(const sipd_mixed *mx);
+/* max |Δs| over the elements of the last direction. */
+double mixed_ds_max(const sipd_mixed *mx);
+
+#endif

@@ -1,0 +1,261 @@
+/* mixed.h — the per-element math of the mixed variational FEM solver (DESIGN.md §3.11,
+ * seed 002), written once for host and device (SIPD_HD).
+ *
+ * Per tet e (rest volume w, Bm, current corners y):
+ *   F = Ds Bm;  R, S = polar(F) with R a proper rotation (det R = +1) and S symmetric, so an
+ *   inverted F gets a negative eigenvalue in S (polar.h);
+ *   ŝ = the 6 entries of sym(RᵀF) = S, in sym3 order (xx, yy, zz, xy, xz, yz);
+ *   Sym = diag(1, 1, 1, 2, 2, 2) weighs the off-diagonal entries (sᵀ Sym t = S : T);
+ *   B = ∂ŝ/∂F (6x9, F row-major: column 3i + j is F_ij), including dR/dF;
+ *   BJ = B dF/dy (6x12, column 3a + k = coordinate k of corner a).
+ * The S-form materials Ψ(s) (a function of the 6-vector: the derivatives w.r.t. an
+ * off-diagonal entry count both of its tensor entries):
+ *   stable neo-Hookean  μ/2 (|S|² − 3) − μ (det S − 1) + λ/2 (det S − 1)²
+ *   ARAP                μ |S − I|²                 (= μ‖F − R‖², DESIGN.md §3.10)
+ *   corotational        μ |S − I|² + λ/2 tr(S − I)²
+ *   neo-Hookean         μ/2 (|S|² − 3) − μ ln det S + λ/2 (ln det S)²; +∞ for det S ≤ 0 (the line
+ *                       search on the Lagrangian then halves), its derivatives there are those
+ *                       at det S = SIPD_MIXED_JMIN (finite, so the 6x6 system stays defined)
+ * μ and λ are the material's (material.h) coefficients, so Ψ(ŝ(F)) is the material's Ψ(F).
+ * StVK has no S-form here (its S² term is not done yet).
+ *
+ * The element system of one outer iteration (H_e = ∇²Ψ(s) PSD-projected, g_e = ∇Ψ(s)):
+ *   K_e = w (BJ)ᵀ H_e (BJ)                        (12x12, PSD)
+ *   r_e = −w (BJ)ᵀ [H_e (ŝ − s) + g_e]              (12)
+ * and, after the global solve for Δx, per element in closed form
+ *   Δs = ŝ − s + BJ Δx_e,   λ = −Sym⁻¹ (H_e Δs + g_e).
+ *
+ * Polar decomposition and dR/dF: polar.h (the rotation nearest F, inversion-safe, with its guarded
+ * derivative where R is not differentiable: σ_i + σ_j → 0); B = ∂ sym(RᵀF)/∂F from them.
+ */
+#ifndef SIPD_PHYSICS_MIXED_H
+#define SIPD_PHYSICS_MIXED_H
+
+#include "eig.h"
+#include "material.h"
+#include "polar.h"
+#include "tet.h"
+
+#define SIPD_MIXED_JMIN SIPD_R(1e-6)
+
+/* Sym weights of the 6 entries */
+SIPD_HD sipd_real mixed_sym(int k) { return k < 3 ? SIPD_R(1) : SIPD_R(2); }
+
+/* B = ∂ŝ/∂F, B[9 k + c] = ∂ŝ_k/∂F_c (6x9 row-major), for R, S = polar_decompose(F) (polar.h):
+ * dŝ = sym(dRᵀ F + Rᵀ dF), dR from polar.h (one eigen-solve of S, nine directions). */
+SIPD_HD void mixed_B(mat3 F, mat3 R, sym3 S, sipd_real *B)
+{
+    vec3 s;
+    mat3 V;
+    sipd_real delta;
+    int c, k;
+    s3_eig(S, &s, &V);
+    delta = polar_guard(s);
+    for (c = 0; c < 9; c++) {
+        mat3 dF = m3_zero(), dR, T;
+        dF.m[c] = 1;
+        dR = polar_dR_eig(R, s, V, delta, dF);
+        T = m3_mul(m3_transpose(dR), F);
+        /* Rᵀ dF with dF = e_i e_jᵀ (c = 3i + j): column j of the result is row i of R */
+        for (k = 0; k < 3; k++) T.m[3 * k + c % 3] += R.m[3 * (c / 3) + k];
+        B[9 * 0 + c] = T.m[0];
+        B[9 * 1 + c] = T.m[4];
+        B[9 * 2 + c] = T.m[8];
+        B[9 * 3 + c] = SIPD_R(0.5) * (T.m[1] + T.m[3]);
+        B[9 * 4 + c] = SIPD_R(0.5) * (T.m[2] + T.m[6]);
+        B[9 * 5 + c] = SIPD_R(0.5) * (T.m[5] + T.m[7]);
+    }
+}
+
+/* BJ = B dF/dy (6x12): dF_ij/dy_{a,i} = (∇N_a)_j. */
+SIPD_HD void mixed_BJ(const sipd_real *B, const sipd_real *Bm, sipd_real *BJ)
+{
+    int a, i, j, k;
+    for (a = 0; a < 4; a++) {
+        vec3 gN = tet_gradN(Bm, a);
+        for (i = 0; i < 3; i++)
+            for (k = 0; k < 6; k++) {
+                sipd_real acc = 0;
+                for (j = 0; j < 3; j++) acc += B[9 * k + 3 * i + j] * gN.v[j];
+                BJ[12 * k + 3 * a + i] = acc;
+            }
+    }
+}
+
+/* ---- S-form materials -------------------------------------------------------------------- */
+
+/* |S|² and det S of the 6-vector, with gradients and Hessians (6x6 row-major; NULL: skip). */
+SIPD_HD sipd_real mixed_frob2(const sipd_real *s, sipd_real *g, sipd_real *H)
+{
+    int k;
+    if (g)
+        for (k = 0; k < 6; k++) g[k] = 2 * mixed_sym(k) * s[k];
+    if (H)
+        for (k = 0; k < 36; k++) H[k] = (k % 7 == 0) ? 2 * mixed_sym(k / 6) : SIPD_R(0);
+    return s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + 2 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]);
+}
+
+/* s = (xx, yy, zz, xy, xz, yz) */
+SIPD_HD sipd_real mixed_det(const sipd_real *s, sipd_real *g, sipd_real *H)
+{
+    sipd_real xx = s[0], yy = s[1], zz = s[2], xy = s[3], xz = s[4], yz = s[5];
+    if (g) {
+        g[0] = yy * zz - yz * yz;
+        g[1] = xx * zz - xz * xz;
+        g[2] = xx * yy - xy * xy;
+        g[3] = 2 * (xz * yz - zz * xy);
+        g[4] = 2 * (xy * yz - yy * xz);
+        g[5] = 2 * (xy * xz - xx * yz);
+    }
+    if (H) {
+        int k;
+        for (k = 0; k < 36; k++) H[k] = 0;
+#define MIXED_HSET(i, j, v) (H[6 * (i) + (j)] = H[6 * (j) + (i)] = (v))
+        MIXED_HSET(0, 1, zz); MIXED_HSET(0, 2, yy); MIXED_HSET(1, 2, xx);
+        MIXED_HSET(2, 3, -2 * xy); MIXED_HSET(1, 4, -2 * xz); MIXED_HSET(0, 5, -2 * yz);
+        H[21] = -2 * zz; H[28] = -2 * yy; H[35] = -2 * xx;   /* (3,3), (4,4), (5,5) */
+        MIXED_HSET(3, 4, 2 * yz); MIXED_HSET(3, 5, 2 * xz); MIXED_HSET(4, 5, 2 * xy);
+#undef MIXED_HSET
+    }
+    return xx * yy * zz + 2 * xy * xz * yz - xx * yz * yz - yy * xz * xz - zz * xy * xy;
+}
+
+/* Whether `model` has an S-form here. */
+SIPD_HD int mixed_model_valid(int model)
+{
+    return model == SIPD_MAT_STABLE_NEOHOOKEAN || model == SIPD_MAT_ARAP || model == SIPD_MAT_COROTATIONAL ||
+           model == SIPD_MAT_NEOHOOKEAN;
+}
+
+/* Ψ(s); gradient g (6) and Hessian H (36, not projected) when non-NULL. */
+SIPD_HD sipd_real mixed_psi(const sipd_material *mat, const sipd_real *s, sipd_real *g, sipd_real *H)
+{
+    sipd_real gf[6], Hf[36], gd[6], Hd[36], f2, J, psi;
+    const sipd_real mu = mat->mu, la = mat->lambda;
+    int k, l;
+    switch (mat->model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN:
+    case SIPD_MAT_NEOHOOKEAN: {
+        sipd_real c1, c2;   /* Ψ = μ/2 |S|² + f(J): g = μ/2 ∇|S|² + f' ∇J, H = μ/2 ∇²|S|² + f'' ∇J∇Jᵀ + f' ∇²J */
+        f2 = mixed_frob2(s, gf, Hf);
+        J = mixed_det(s, gd, Hd);
+        if (mat->model == SIPD_MAT_STABLE_NEOHOOKEAN) {
+            psi = SIPD_R(0.5) * mu * (f2 - 3) - mu * (J - 1) + SIPD_R(0.5) * la * (J - 1) * (J - 1);
+            c1 = la * (J - 1) - mu;
+            c2 = la;
+        } else {
+            sipd_real Jc = sipd_max(J, SIPD_MIXED_JMIN), lj = log(Jc);
+            psi = J > 0 ? SIPD_R(0.5) * mu * (f2 - 3) - mu * lj + SIPD_R(0.5) * la * lj * lj : (sipd_real)INFINITY;
+            c1 = (la * lj - mu) / Jc;
+            c2 = (la + mu - la * lj) / (Jc * Jc);
+        }
+        if (g)
+            for (k = 0; k < 6; k++) g[k] = SIPD_R(0.5) * mu * gf[k] + c1 * gd[k];
+        if (H)
+            for (k = 0; k < 6; k++)
+                for (l = 0; l < 6; l++)
+                    H[6 * k + l] = SIPD_R(0.5) * mu * Hf[6 * k + l] + c2 * gd[k] * gd[l] + c1 * Hd[6 * k + l];
+        return psi;
+    }
+    case SIPD_MAT_ARAP:
+    case SIPD_MAT_COROTATIONAL: {
+        sipd_real d[6], tr = s[0] + s[1] + s[2] - 3, lc = mat->model == SIPD_MAT_COROTATIONAL ? la : SIPD_R(0);
+        for (k = 0; k < 6; k++) d[k] = s[k] - (k < 3 ? SIPD_R(1) : SIPD_R(0));
+        f2 = mixed_frob2(d, gf, Hf);
+        psi = mu * f2 + SIPD_R(0.5) * lc * tr * tr;
+        if (g)
+            for (k = 0; k < 6; k++) g[k] = mu * gf[k] + (k < 3 ? lc * tr : SIPD_R(0));
+        if (H)
+            for (k = 0; k < 6; k++)
+                for (l = 0; l < 6; l++) H[6 * k + l] = mu * Hf[6 * k + l] + (k < 3 && l < 3 ? lc : SIPD_R(0));
+        return psi;
+    }
+    default: break;
+    }
+    if (g)
+        for (k = 0; k < 6; k++) g[k] = (sipd_real)NAN;
+    if (H)
+        for (k = 0; k < 36; k++) H[k] = (sipd_real)NAN;
+    return (sipd_real)NAN;
+}
+
+/* ---- one element of an outer iteration ----------------------------------------------------- */
+
+/* ŝ at corners y (the start value of s, and the constraint's value). */
+SIPD_HD void mixed_tet_shat(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3 y3, sipd_real *shat)
+{
+    mat3 R, F = tet_F(Bm, y0, y1, y2, y3);
+    sym3 S;
+    int k;
+    polar_decompose(F, &R, &S);
+    for (k = 0; k < 6; k++) shat[k] = S.s[k];
+}
+
+/* The element system at corners y with stretch s: K (144, row/col 3a + k), r (12), and what the
+ * closed-form update needs: BJ (72), Hs (36, projected), gs (6), shat (6). */
+SIPD_HD void mixed_tet_system(const sipd_material *mat, const sipd_real *Bm, sipd_real w, vec3 y0, vec3 y1, vec3 y2,
+                              vec3 y3, const sipd_real *s, sipd_real *K, sipd_real *r, sipd_real *BJ, sipd_real *Hs,
+                              sipd_real *gs, sipd_real *shat)
+{
+    mat3 R, F = tet_F(Bm, y0, y1, y2, y3);
+    sym3 S;
+    sipd_real B[54], HB[72], q[6];
+    int i, j, k, l;
+    polar_decompose(F, &R, &S);
+    for (k = 0; k < 6; k++) shat[k] = S.s[k];
+    mixed_B(F, R, S, B);
+    mixed_BJ(B, Bm, BJ);
+    mixed_psi(mat, s, gs, Hs);
+    sym_project(6, Hs, SIPD_PROJECT_CLAMP);
+    for (k = 0; k < 6; k++) {   /* q = H (ŝ − s) + g */
+        sipd_real acc = gs[k];
+        for (l = 0; l < 6; l++) acc += Hs[6 * k + l] * (shat[l] - s[l]);
+        q[k] = acc;
+    }
+    for (k = 0; k < 6; k++)
+        for (j = 0; j < 12; j++) {
+            sipd_real acc = 0;
+            for (l = 0; l < 6; l++) acc += Hs[6 * k + l] * BJ[12 * l + j];
+            HB[12 * k + j] = acc;
+        }
+    for (i = 0; i < 12; i++) {
+        sipd_real acc = 0;
+        for (k = 0; k < 6; k++) acc += BJ[12 * k + i] * q[k];
+        r[i] = -w * acc;
+        for (j = 0; j < 12; j++) {
+            sipd_real a2 = 0;
+            for (k = 0; k < 6; k++) a2 += BJ[12 * k + i] * HB[12 * k + j];
+            K[12 * i + j] = w * a2;
+        }
+    }
+}
+
+/* Closed-form local update: Δs = ŝ − s + BJ Δx_e, λ = −Sym⁻¹ (H Δs + g). */
+SIPD_HD void mixed_local_update(const sipd_real *BJ, const sipd_real *Hs, const sipd_real *gs, const sipd_real *shat,
+                                const sipd_real *s, const sipd_real *dxe, sipd_real *ds, sipd_real *lam)
+{
+    int k, j;
+    for (k = 0; k < 6; k++) {
+        sipd_real acc = shat[k] - s[k];
+        for (j = 0; j < 12; j++) acc += BJ[12 * k + j] * dxe[j];
+        ds[k] = acc;
+    }
+    for (k = 0; k < 6; k++) {
+        sipd_real acc = gs[k];
+        for (j = 0; j < 6; j++) acc += Hs[6 * k + j] * ds[j];
+        lam[k] = -acc / mixed_sym(k);
+    }
+}
+
+/* The element's part of the Lagrangian at corners y: w [Ψ(s) − λᵀ Sym (ŝ(y) − s)]. */
+SIPD_HD sipd_real mixed_tet_lagrangian(const sipd_material *mat, const sipd_real *Bm, sipd_real w, vec3 y0, vec3 y1,
+                                       vec3 y2, vec3 y3, const sipd_real *s, const sipd_real *lam)
+{
+    sipd_real shat[6], c = 0;
+    int k;
+    mixed_tet_shat(Bm, y0, y1, y2, y3, shat);
+    for (k = 0; k < 6; k++) c += lam[k] * mixed_sym(k) * (shat[k] - s[k]);
+    return w * (mixed_psi(mat, s, NULL, NULL) - c);
+}
+
+#endif

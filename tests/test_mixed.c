@@ -1,0 +1,537 @@
+/* test_mixed.c — the mixed variational FEM solver (DESIGN.md §3.11; src/mixed.c, src/physics/mixed.h).
+ *
+ *   derivs      B = ∂ŝ/∂F (over polar.h's R, dR/dF; polar.h itself is tested by materials_polar)
+ *               against central differences (also inverted F), the S-form materials'
+ *               gradients and Hessians against differences, their projected Hessians PSD,
+ *               Ψ(ŝ(F)) = material.h's Ψ(F) and Bᵀ∇Ψ(ŝ) = material.h's P(F) (stable neo-Hookean),
+ *               and the element system at s = ŝ: r_e = −(the element's FEM gradient), K_e PSD
+ *   newton      one step of mixed-fem reaches Newton's solution of the same step within 1e-4 of
+ *               the model size: stretch, compression, bending × ν = 0.3, 0.45, 0.499 × E = 1e5, 1e9
+ *   trajectory  a clamped 1 GPa beam, dt = 1/60, 30 steps, 1..5 outer iterations per step against
+ *               Newton's converged trajectory (printed; asserted within 2% of Newton's displacement
+ *               from 2 iterations on: 1 iteration measured 12.8%, 2 iterations 1e-5)
+ *   linear      mixed-fem with PCG equals mixed-fem with CHOLMOD, Newton with CHOLMOD equals Newton
+ *               with PCG (converged steps, within 1e-6 of the model size)
+ *   contact     ground contact (block dropped on the ground, CHOLMOD) and body–body pairs with
+ *               friction (a block dropped onto another on the ground, PCG): mixed-fem follows Newton
+ *               within 1e-4 of the size and converges wherever Newton does
+ *   backend_fail  a failing mixed_terms / mixed_energy / set_direction ends the step with an error
+ *               naming it; a backend without the mixed ops is refused by sim_init
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+
+#include "fixture.h"
+#include "mixed.h"
+#include "physics/mixed.h"
+
+static unsigned rng_state = 12345u;
+static double urand(void)   /* uniform in [-1, 1) */
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (double)(rng_state >> 8) / (double)(1u << 24) * 2 - 1;
+}
+
+static mat3 rand_F(int kind)
+{
+    mat3 F = m3_identity();
+    int i;
+    for (i = 0; i < 9; i++) F.m[i] += 0.4 * urand();
+    if (kind == 1)   /* inverted: flip a column */
+        for (i = 0; i < 3; i++) F.m[3 * i] = -F.m[3 * i];
+    if (kind == 2)   /* near-singular: shrink a column */
+        for (i = 0; i < 3; i++) F.m[3 * i + 2] *= 1e-3;
+    return F;
+}
+
+static void shat_of(mat3 F, double *s)
+{
+    mat3 R;
+    sym3 S;
+    int k;
+    polar_decompose(F, &R, &S);
+    for (k = 0; k < 6; k++) s[k] = S.s[k];
+}
+
+static const char *model_name(int model)
+{
+    static const char *const names[SIPD_MAT_NMODELS] = {"stable-neohookean", "neohookean", "arap", "corotational",
+                                                        "stvk"};
+    return model >= 0 && model < SIPD_MAT_NMODELS ? names[model] : "?";
+}
+
+static double min_eig(int n, const double *A)
+{
+    double M[144], ev[12], V[144], mn = INFINITY;
+    int i;
+    memcpy(M, A, sizeof(double) * n * n);
+    sym_eig(n, M, ev, V);
+    for (i = 0; i < n; i++) mn = fmin(mn, ev[i]);
+    return mn;
+}
+
+static void test_derivs(void)
+{
+    const double h = 1e-6;
+    int trial, kind, model, k, c;
+    /* B against central differences (polar.h's R; also inverted F), where R is differentiable
+       (σ_i + σ_j away from 0) */
+    for (kind = 0; kind < 3; kind++)
+        for (trial = 0; trial < 40; trial++) {
+            mat3 F = rand_F(kind), R, V;
+            vec3 sig;
+            double B[54], err = 0, scale = 0, minsum;
+            sym3 S;
+            polar_decompose(F, &R, &S);
+            s3_eig(S, &sig, &V);
+            minsum = fmin(fmin(fabs(sig.v[0] + sig.v[1]), fabs(sig.v[0] + sig.v[2])), fabs(sig.v[1] + sig.v[2]));
+            if (kind == 1)
+                CHECK(fmin(fmin(sig.v[0], sig.v[1]), sig.v[2]) < 0, "inverted F but S has no negative eigenvalue");
+            if (minsum < 0.05)
+                continue;
+            mixed_B(F, R, S, B);
+            for (c = 0; c < 9; c++) {
+                mat3 Fp = F, Fm = F;
+                double sp[6], sm[6];
+                Fp.m[c] += h;
+                Fm.m[c] -= h;
+                shat_of(Fp, sp);
+                shat_of(Fm, sm);
+                for (k = 0; k < 6; k++) {
+                    double fd = (sp[k] - sm[k]) / (2 * h);
+                    err = fmax(err, fabs(fd - B[9 * k + c]));
+                    scale = fmax(scale, fabs(fd));
+                }
+            }
+            CHECK(err < 1e-6 * fmax(1, scale) / minsum, "kind %d trial %d: |B - FD| = %g (scale %g, min σi+σj %g)", kind,
+                  trial, err, scale, minsum);
+        }
+    /* S-form materials */
+    for (model = 0; model < SIPD_MAT_NMODELS; model++) {
+        sipd_material mat;
+        if (!mixed_model_valid(model))
+            continue;
+        mat.model = model;
+        mat.mu = 3.0;
+        mat.lambda = 7.0;
+        mat.alpha = 1 + mat.mu / mat.lambda;
+        for (trial = 0; trial < 40; trial++) {
+            double s[6], g[6], H[36], Hp[36], gerr = 0, herr = 0, gs = 0, hs = 0;
+            for (k = 0; k < 6; k++) s[k] = (k < 3) + 0.25 * urand();
+            mixed_psi(&mat, s, g, H);
+            for (c = 0; c < 6; c++) {
+                double sp[6], sm[6], gp[6], gm[6], fd;
+                memcpy(sp, s, sizeof sp);
+                memcpy(sm, s, sizeof sm);
+                sp[c] += h;
+                sm[c] -= h;
+                fd = (mixed_psi(&mat, sp, gp, NULL) - mixed_psi(&mat, sm, gm, NULL)) / (2 * h);
+                gerr = fmax(gerr, fabs(fd - g[c]));
+                gs = fmax(gs, fabs(g[c]));
+                for (k = 0; k < 6; k++) {
+                    herr = fmax(herr, fabs((gp[k] - gm[k]) / (2 * h) - H[6 * k + c]));
+                    hs = fmax(hs, fabs(H[6 * k + c]));
+                }
+            }
+            CHECK(gerr < 1e-7 * fmax(1, gs), "model %s: |∇Ψ - FD| = %g", model_name(model), gerr);
+            CHECK(herr < 1e-7 * fmax(1, hs), "model %s: |∇²Ψ - FD| = %g", model_name(model), herr);
+            memcpy(Hp, H, sizeof Hp);
+            sym_project(6, Hp, SIPD_PROJECT_CLAMP);
+            CHECK(min_eig(6, Hp) > -1e-12 * hs, "model %s: projected Hessian min eigenvalue %g",
+                  model_name(model), min_eig(6, Hp));
+        }
+    }
+    /* the S-form equals material.h's F-form: energy and (chain rule through B) stress */
+    {
+        sipd_material mat = material_stable_neohookean(1e6, 0.45);
+        for (kind = 0; kind < 2; kind++)
+            for (trial = 0; trial < 20; trial++) {
+                mat3 F = rand_F(kind), R, P = material_P(&mat, F);
+                sym3 S;
+                double s[6], g[6], B[54], perr = 0, ps = 0, psiF = material_psi(&mat, F), psiS;
+                polar_decompose(F, &R, &S);
+                shat_of(F, s);
+                psiS = mixed_psi(&mat, s, g, NULL);
+                CHECK(fabs(psiS - psiF) < 1e-9 * fmax(1, fabs(psiF)), "Ψ(ŝ) = %.17g, Ψ(F) = %.17g", psiS, psiF);
+                mixed_B(F, R, S, B);
+                for (c = 0; c < 9; c++) {
+                    double acc = 0;
+                    for (k = 0; k < 6; k++) acc += g[k] * B[9 * k + c];
+                    perr = fmax(perr, fabs(acc - P.m[c]));
+                    ps = fmax(ps, fabs(P.m[c]));
+                }
+                CHECK(perr < 1e-8 * ps, "kind %d: |Bᵀ∇Ψ(ŝ) - P(F)| = %g (|P| %g)", kind, perr, ps);
+            }
+    }
+    /* the element system at s = ŝ: r_e = −(V P ∇N_a), K_e symmetric PSD */
+    {
+        sipd_material mat = material_stable_neohookean(1e6, 0.3);
+        vec3 X[4] = {{{0, 0, 0}}, {{1, 0, 0}}, {{0, 1, 0}}, {{0, 0, 1}}}, y[4], gr[4];
+        double Bm[9], K[144], r[12], BJ[72], Hs[36], gs[6], shat[6], s[6], vol;
+        double err = 0, sc = 0, asym = 0;
+        sym3 Kp;
+        int a;
+        vol = tet_rest(X[0], X[1], X[2], X[3], Bm);
+        for (a = 0; a < 4; a++) y[a] = v3(X[a].v[0] + 0.2 * urand(), X[a].v[1] + 0.2 * urand(), X[a].v[2] + 0.2 * urand());
+        mixed_tet_shat(Bm, y[0], y[1], y[2], y[3], s);
+        mixed_tet_system(&mat, Bm, vol, y[0], y[1], y[2], y[3], s, K, r, BJ, Hs, gs, shat);
+        tet_element(&mat, SIPD_SPLIT_EXPANDED, Bm, vol, y[0], y[1], y[2], y[3], gr, &Kp);
+        for (a = 0; a < 4; a++)
+            for (k = 0; k < 3; k++) {
+                err = fmax(err, fabs(r[3 * a + k] + gr[a].v[k]));
+                sc = fmax(sc, fabs(gr[a].v[k]));
+            }
+        for (k = 0; k < 144; k++) asym = fmax(asym, fabs(K[k] - K[12 * (k % 12) + k / 12]));
+        CHECK(err < 1e-9 * sc, "element rhs at s = ŝ differs from the FEM gradient by %g (scale %g)", err, sc);
+        CHECK(asym < 1e-9 * mat.lambda, "K_e not symmetric (%g)", asym);
+        CHECK(min_eig(12, K) > -1e-8 * mat.lambda, "K_e min eigenvalue %g", min_eig(12, K));
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Load a scene on a box mesh (text with %s for the mesh base). */
+static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, double lz, const char *fmt)
+{
+    char base[600], text[8192];
+    if (write_box(base, sizeof base, nx, ny, nz, lx, ly, lz))
+        return 1;
+    snprintf(text, sizeof text, fmt, base);
+    return fixture_load(f, text);
+}
+
+/* Run `steps` steps of 1/60 s; positions after each step into traj (steps * nv * 3, may be NULL),
+ * the last into x (nv*3, malloc'ed).  *conv = all steps converged. */
+static int run(const char *fmt, int steps, double **x, double **traj, int *conv, int *iters, double *diag, int *nv)
+{
+    fixture f;
+    sipd_solve_result r;
+    int k;
+    *conv = 1;
+    *iters = 0;
+    if (setup(&f, 10, 2, 2, 1.0, 0.2, 0.2, fmt))
+        return 1;
+    *x = malloc(sizeof(double) * 3 * f.m.nv);
+    if (traj)
+        *traj = malloc(sizeof(double) * 3 * f.m.nv * steps);
+    for (k = 0; k < steps; k++) {
+        if (sim_step(&f.s, 1.0 / 60, &r) != SIPD_OK) {
+            fixture_free(&f);
+            return 1;
+        }
+        *conv = *conv && r.converged;
+        *iters += r.iterations;
+        f.s.ops->download(f.s.b, *x, NULL);
+        if (traj)
+            memcpy(*traj + (size_t)3 * f.m.nv * k, *x, sizeof(double) * 3 * f.m.nv);
+    }
+    *diag = f.m.bbox_diag;
+    *nv = f.m.nv;
+    fixture_free(&f);
+    return 0;
+}
+
+static double maxdiff(const double *a, const double *b, int n)
+{
+    double d = 0;
+    int i;
+    for (i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+static void test_newton(void)
+{
+    static const char *cases[3] = {
+        /* stretch: right end pulled at 3 m/s */
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
+        "  move = { box_min = [0.99, -1.0, -1.0]; box_max = [1.01, 1.0, 1.0]; velocity = [3.0, 0.0, 0.0]; }; } );\n",
+        /* compression: released from 70% */
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [0.7, 0.7, 0.7]; } );\n",
+        /* bending: clamped at x = 0, the free end moved down at 3 m/s (a load that bends a 1 GPa
+           beam as much as a soft one) */
+        "gravity = [0.0, -9.81, 0.0];\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
+        "  move = { box_min = [0.99, -1.0, -1.0]; box_max = [1.01, 1.0, 1.0]; velocity = [0.0, -3.0, 0.0]; }; } );\n"};
+    static const char *names[3] = {"stretch", "compression", "bending"};
+    static const double nus[3] = {0.3, 0.45, 0.499}, Es[2] = {1e5, 1e9};
+    int c, v, e;
+    for (c = 0; c < 3; c++)
+        for (v = 0; v < 3; v++)
+            for (e = 0; e < 2; e++) {
+                char fmt[2][4096];
+                double *x[2] = {NULL, NULL}, diag = 1;
+                int conv[2], it[2], nv = 0, k;
+                for (k = 0; k < 2; k++) {
+                    snprintf(fmt[k], sizeof fmt[k],
+                             "time = { dt = 0.0166667; frames = 2; };\n"
+                             "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-9; };\n"
+                             "materials = ( { name = \"m\"; youngs = %.1e; poisson = %.3f; } );\n%s",
+                             k ? "mixed-fem" : "newton", Es[e], nus[v], cases[c]);
+                    CHECK(run(fmt[k], 1, &x[k], NULL, &conv[k], &it[k], &diag, &nv) == 0, "run failed");
+                }
+                if (x[0] && x[1]) {
+                    double d = maxdiff(x[0], x[1], 3 * nv) / diag;
+                    printf("newton: %-11s nu=%.3f E=%.0e  newton %2d, mixed-fem %2d outer iterations, max|x - x_newton| "
+                           "/ size = %.1e\n",
+                           names[c], nus[v], Es[e], it[0], it[1], d);
+                    CHECK(conv[0] && conv[1], "%s nu=%g E=%g: not converged (newton %d, mixed %d)", names[c], nus[v],
+                          Es[e], conv[0], conv[1]);
+                    CHECK(d < 1e-4, "%s nu=%g E=%g: mixed-fem differs from Newton by %.2e of the size", names[c],
+                          nus[v], Es[e], d);
+                }
+                free(x[0]);
+                free(x[1]);
+            }
+}
+
+/* Trajectory error at a frugal budget: max over steps of max_a |x − x_newton| over the max over
+ * steps of max_a |x_newton − X| (the displacement scale). */
+static void test_trajectory(void)
+{
+    const char *fmt_base = "time = { dt = 0.0166667; frames = 30; };\n"
+                           "solver = { method = \"%s\"; iterations = %d; tolerance = %s; };\n"
+                           "gravity = [0.0, -9.81, 0.0];\n"
+                           "materials = ( { name = \"m\"; youngs = 1.0e9; poisson = 0.3; density = 1000.0; } );\n"
+                           "bodies = ( { mesh = \"%%s\"; material = \"m\";\n"
+                           "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n";
+    const int steps = 30;
+    char fmt[4096];
+    double *xn = NULL, *tn = NULL, diag, dscale = 0;
+    int conv, it, nv, k, n;
+    snprintf(fmt, sizeof fmt, fmt_base, "newton", 50, "1.0e-8");   /* (its round-off floor: ~2e-9) */
+    if (run(fmt, steps, &xn, &tn, &conv, &it, &diag, &nv)) {
+        CHECK(0, "newton run failed");
+        return;
+    }
+    CHECK(conv, "newton did not converge");
+    {   /* displacement scale from the rest state (frame 0 = rest, X = the mesh) */
+        fixture f;
+        if (setup(&f, 10, 2, 2, 1.0, 0.2, 0.2, "materials = ( { name = \"m\"; youngs = 1.0e9; poisson = 0.3; } );\n"
+                                               "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n") == 0) {
+            for (k = 0; k < steps; k++) dscale = fmax(dscale, maxdiff(tn + (size_t)3 * nv * k, f.m.X0, 3 * nv));
+            fixture_free(&f);
+        }
+    }
+    for (n = 1; n <= 5; n++) {
+        double *xm = NULL, *tm = NULL, err = 0;
+        int cm, im, nv2;
+        snprintf(fmt, sizeof fmt, fmt_base, "mixed-fem", n, "1.0e-12");   /* (the whole budget) */
+        if (run(fmt, steps, &xm, &tm, &cm, &im, &diag, &nv2)) {
+            CHECK(0, "mixed run failed (%d outer iterations)", n);
+            continue;
+        }
+        for (k = 0; k < steps; k++)
+            err = fmax(err, maxdiff(tm + (size_t)3 * nv * k, tn + (size_t)3 * nv * k, 3 * nv));
+        printf("trajectory: 1 GPa beam, 30 steps of 1/60 s, mixed-fem with %d outer iteration%s per step: max |x - x_newton| "
+               "= %.3g of Newton's max displacement (%.3g m)\n",
+               n, n > 1 ? "s" : "", err / dscale, dscale);
+        CHECK(n < 2 || err < 0.02 * dscale, "%d outer iterations: trajectory error %.3g of the displacement", n,
+              err / dscale);
+        free(xm);
+        free(tm);
+    }
+    free(xn);
+    free(tn);
+}
+
+static void test_linear(void)
+{
+    const char *fmt_base = "time = { dt = 0.0166667; frames = 3; };\n"
+                           "solver = { method = \"%s\"; iterations = 100; tolerance = 1.0e-9; linear = \"%s\"; %s };\n"
+                           "gravity = [0.0, -98.1, 0.0];\n"
+                           "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.45; } );\n"
+                           "bodies = ( { mesh = \"%%s\"; material = \"m\";\n"
+                           "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n";
+    static const char *methods[2] = {"mixed-fem", "newton"};
+    int k;
+    for (k = 0; k < 2; k++) {
+        char fmt[2][4096];
+        double *x[2] = {NULL, NULL}, diag = 1;
+        int conv[2], it[2], nv = 0, l;
+        for (l = 0; l < 2; l++) {
+            snprintf(fmt[l], sizeof fmt[l], fmt_base, methods[k], l ? "pcg" : "cholmod", l ? "cg_tolerance = 1.0e-8;" : "");
+            CHECK(run(fmt[l], 3, &x[l], NULL, &conv[l], &it[l], &diag, &nv) == 0, "%s run failed", methods[k]);
+        }
+        if (x[0] && x[1]) {
+            double d = maxdiff(x[0], x[1], 3 * nv) / diag;
+            printf("linear: %-9s cholmod %d, pcg %d iterations in 3 steps, max|x_cholmod - x_pcg| / size = %.1e\n",
+                   methods[k], it[0], it[1], d);
+            CHECK(conv[0] && conv[1], "%s: not converged", methods[k]);
+            CHECK(d < 1e-6, "%s: cholmod and pcg differ by %.2e of the size", methods[k], d);
+        }
+        free(x[0]);
+        free(x[1]);
+    }
+}
+
+static void test_contact(void)
+{
+    static const char *cases[2] = {
+        /* a block dropped onto the ground (CHOLMOD, the default) */
+        "time = { dt = 0.0166667; frames = 20; };\n"
+        "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-8; };\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.4; } );\n"
+        "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.05, 0.0]; } );\n"
+        "contact = { enabled = true; dhat = 0.01; ground = { height = 0.0; }; };\n",
+        /* a second block dropped onto the first (pairs: PCG) */
+        "time = { dt = 0.0166667; frames = 20; };\n"
+        "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-8; linear = \"pcg\"; };\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.4; } );\n"
+        "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.011, 0.0]; },\n"
+        "           { mesh = \"%%s\"; material = \"m\"; translate = [0.1, 0.25, 0.0]; } );\n"
+        "contact = { enabled = true; dhat = 0.01; friction = 0.3; ground = { height = 0.0; }; };\n"};
+    static const char *names[2] = {"ground", "pairs"};
+    int c, k;
+    for (c = 0; c < 2; c++) {
+        double *x[2] = {NULL, NULL}, diag = 1;
+        int nv = 0, nconv[2] = {0, 0};
+        for (k = 0; k < 2; k++) {
+            char fmt1[4096], fmt[4096], base[600];
+            fixture f;
+            sipd_solve_result r;
+            int s, conv = 0, contacts = 0;
+            if (write_box(base, sizeof base, 4, 2, 2, 0.4, 0.2, 0.2)) {
+                CHECK(0, "mesh");
+                return;
+            }
+            snprintf(fmt1, sizeof fmt1, cases[c], k ? "mixed-fem" : "newton");
+            snprintf(fmt, sizeof fmt, fmt1, base, base);
+            if (fixture_load(&f, fmt)) {
+                CHECK(0, "%s: load failed", names[c]);
+                return;
+            }
+            for (s = 0; s < 20; s++) {
+                if (sim_step(&f.s, 1.0 / 60, &r) != SIPD_OK) {
+                    CHECK(0, "%s %s: step %d failed", names[c], k ? "mixed-fem" : "newton", s);
+                    break;
+                }
+                if (!r.converged)
+                    printf("contact: %s %s step %d: %s, r = %.2e after %d\n", names[c], k ? "mixed-fem" : "newton", s,
+                           sim_status_name(r.status), r.residual, r.iterations);
+                conv += r.converged;
+                contacts = r.contacts > contacts ? r.contacts : contacts;
+            }
+            nconv[k] = conv;
+            CHECK(contacts > 0, "%s %s: no contact happened", names[c], k ? "mixed-fem" : "newton");
+            x[k] = malloc(sizeof(double) * 3 * f.m.nv);
+            f.s.ops->download(f.s.b, x[k], NULL);
+            nv = f.m.nv;
+            diag = f.m.bbox_diag;
+            fixture_free(&f);
+        }
+        {
+            double d = maxdiff(x[0], x[1], 3 * nv) / diag, ymin = INFINITY;
+            int a;
+            for (a = 0; a < nv; a++) ymin = fmin(ymin, x[1][3 * a + 1]);
+            printf("contact: %-6s 20 steps, converged: newton %d, mixed-fem %d; max|x - x_newton| / size = %.1e, lowest "
+                   "vertex of mixed-fem at y = %.4f\n",
+                   names[c], nconv[0], nconv[1], d, ymin);
+            /* (the impact steps of the pairs case reach the iteration cap with Newton too, at a
+               residual near 1e-4: the frozen pairs, not the method) */
+            CHECK(nconv[1] >= nconv[0] && nconv[0] >= 15, "%s: converged steps: newton %d, mixed-fem %d of 20", names[c],
+                  nconv[0], nconv[1]);
+            CHECK(d < 1e-4, "%s: mixed-fem differs from Newton by %.2e of the size", names[c], d);
+            CHECK(ymin > -0.01, "%s: mixed-fem sank through the ground (y = %g)", names[c], ymin);
+        }
+        free(x[0]);
+        free(x[1]);
+    }
+}
+
+/* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
+ * set_direction ends the step with an error that names the op. */
+static const char *fail_op = "";
+static int f_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y, sipd_bsr_extra *x)
+{
+    return strcmp(fail_op, "mixed_terms") ? sipd_backend_cpu.mixed_terms(b, H, g, y, x) : SIPD_EFAIL;
+}
+static int f_energy(sipd_backend *b, double a, double *E)
+{
+    return strcmp(fail_op, "mixed_energy") ? sipd_backend_cpu.mixed_energy(b, a, E) : SIPD_EFAIL;
+}
+static int f_setdir(sipd_backend *b, const double *d)
+{
+    return strcmp(fail_op, "set_direction") ? sipd_backend_cpu.set_direction(b, d) : SIPD_EFAIL;
+}
+
+static void test_backend_fail(void)
+{
+    static const char *ops_[3] = {"mixed_terms", "mixed_energy", "set_direction"};
+    sipd_backend_ops ops = sipd_backend_cpu;
+    int i;
+    ops.mixed_terms = f_terms;
+    ops.mixed_energy = f_energy;
+    ops.set_direction = f_setdir;
+    for (i = 0; i < 3; i++) {
+        char base[600], text[2048];
+        fixture f;
+        sipd_solve_result r;
+        int rc;
+        fail_op = ops_[i];
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        snprintf(text, sizeof text,
+                 "solver = { method = \"mixed-fem\"; iterations = 5; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\";\n"
+                 "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n",
+                 base);
+        if (fixture_load_ops(&f, text, "fail", &ops)) {
+            CHECK(0, "load");
+            return;
+        }
+        rc = sim_step(&f.s, 1.0 / 60, &r);
+        CHECK(rc != SIPD_OK, "%s failed but the step returned OK", ops_[i]);
+        CHECK(strstr(f.s.why, ops_[i]) != NULL, "%s: the error does not name it: '%s'", ops_[i], f.s.why);
+        fixture_free(&f);
+    }
+    fail_op = "";
+    {   /* a backend without the mixed ops cannot run mixed-fem: sim_init refuses */
+        char base[600], text[2048];
+        fixture f;
+        sipd_backend_ops none = sipd_backend_cpu;
+        none.mixed_terms = NULL;
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2) == 0) {
+            snprintf(text, sizeof text,
+                     "solver = { method = \"mixed-fem\"; };\n"
+                     "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                     "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n",
+                     base);
+            CHECK(fixture_load_ops(&f, text, "none", &none) != 0, "sim_init accepted a backend without mixed_terms");
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "";
+    sipd_quiet = 1;
+    if (scratch_open("mixed", which))
+        return 1;
+    if (!strcmp(which, "derivs"))
+        test_derivs();
+    else if (!strcmp(which, "newton"))
+        test_newton();
+    else if (!strcmp(which, "trajectory"))
+        test_trajectory();
+    else if (!strcmp(which, "linear"))
+        test_linear();
+    else if (!strcmp(which, "contact"))
+        test_contact();
+    else if (!strcmp(which, "backend_fail"))
+        test_backend_fail();
+    else {
+        fprintf(stderr, "unknown case '%s'\n", which);
+        failures++;
+    }
+    scratch_close();
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
