@@ -19,6 +19,7 @@
 #include "mesh.h"
 #include "initpos.h"
 #include "method.h"
+#include "physics/mixed.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -1329,6 +1330,17 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
         (rc = load_materials(sc, root)) || (rc = load_bodies(sc, root)) ||
         (rc = load_contact(sc, root)) || (rc = load_output(sc, root)))
         return rc;
+    if (sc->method == SIPD_METHOD_MIXED)   /* mixed-fem needs the model in terms of S (physics/mixed.h) */
+        for (int b = 0; b < sc->nbodies; b++) {
+            const sipd_scene_material *mt = &sc->materials[sc->bodies[b].material];
+            if (!mixed_model_valid((int)mt->model)) {
+                sipd_error_at(sc->path, mt->line, "materials[%d].model: \"%s\" (material \"%s\", used by bodies[%d]) has "
+                              "no stretch (S) form for solver.method = \"mixed-fem\" (it has: stable-neohookean, "
+                              "neohookean, arap, corotational)",
+                              sc->bodies[b].material, scene_model_name(mt->model), mt->name, b);
+                return SIPD_EINPUT;
+            }
+        }
     if (sc->linear == SIPD_LINEAR_CHOLMOD && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
         /* contact pairs couple vertices outside the element pattern; they enter the PCG
            product matrix-free, which a factorisation cannot take */
