@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "coarse.h"
 #include "h5out.h"
 #include "model.h"
 #include "scene.h"
@@ -81,6 +82,9 @@ typedef struct {
     int newton;
     sipd_bsr H;
     double *ng, *ndy, *nrhs, *nPinv, *nwork;
+    /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
+       (NULL when off) */
+    sipd_coarse *coarse;
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner by the method table,

@@ -124,7 +124,16 @@ static const char *const root_keys[] = {"time", "solver", "device", "gravity", "
 static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
                                           "line_search", "projection", "chebyshev",
-                                          "chebyshev_rho", "omega", "strict", NULL};
+                                          "chebyshev_rho", "omega", "strict", "coarse", NULL};
+/* solver.coarse (two-level SIPD, src/coarse.h; README "Two-level SIPD"):
+ *   levels  1 (default: off) or 2 (a coarse correction on a trilinear grid);
+ *   every   iterations between coarse corrections, the first at iteration 1 (default 10, >= 1);
+ *   size    grid cells along the longest edge of the initial bounding box (default 8, 1..1024);
+ *   refresh corrections that share one coarse operator (Hessian assembly, Pᵀ H P, Cholesky):
+ *           1 = a new one for every correction; 0 = one per time step, at its first correction
+ *           (default 0, >= 0).
+ * Only for method "sipd" with the Jacobi sweep on the CPU backend, without contact pairs. */
+static const char *const coarse_keys[] = {"levels", "every", "size", "refresh", NULL};
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
@@ -906,6 +915,24 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)) ||
         (rc = get_bool(sc, g, "solver", "strict", &sc->strict)))
         return rc;
+    {   /* solver.coarse */
+        const config_setting_t *cg;
+        if ((rc = get_group(sc, g, "solver", "coarse", &cg)))
+            return rc;
+        if (cg) {
+            if ((rc = check_keys(sc, cg, "solver.coarse", coarse_keys)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "levels", 0, &sc->coarse_levels, 1, 2)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "every", 0, &sc->coarse_every, 1, SIPD_MAX_ITERATIONS)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "size", 0, &sc->coarse_size, 1, 1024)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "refresh", 0, &sc->coarse_refresh, 0, SIPD_MAX_ITERATIONS)))
+                return rc;
+            if (sc->coarse_levels > 1 && (method != SIPD_METHOD_SIPD || sweep != SIPD_SWEEP_JACOBI))
+                return err(sc, cg, "solver.coarse",
+                           "a coarse level needs method \"sipd\" with sweep \"jacobi\" (got \"%s\", \"%s\")",
+                           method_info(method) ? method_info(method)->name : "?",
+                           sweep == SIPD_SWEEP_JACOBI ? "jacobi" : "gauss-seidel");
+        }
+    }
     if (sc->quasistatic && method_info(method)->no_quasistatic)   /* method.h */
         return err(sc, config_setting_get_member(g, "method"), "solver.method",
                    "\"%s\" %s: not usable with time.quasistatic = true", method_info(method)->name,
@@ -1305,6 +1332,11 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
         (rc = load_materials(sc, root)) || (rc = load_bodies(sc, root)) ||
         (rc = load_contact(sc, root)) || (rc = load_output(sc, root)))
         return rc;
+    if (sc->coarse_levels > 1 && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        const config_setting_t *s = config_setting_get_member(root, "solver");
+        return err(sc, s ? config_setting_get_member(s, "coarse") : NULL, "solver.coarse",
+                   "is not supported yet with contact pairs (several bodies or self contact; the ground is fine)");
+    }
     sc->device = (sipd_device)device;
     return SIPD_OK;
 }
@@ -1328,6 +1360,10 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->chebyshev = 0;
     sc->chebyshev_rho = 0.0;
     sc->omega = 1.0;
+    sc->coarse_levels = 1;
+    sc->coarse_every = 10;
+    sc->coarse_size = 8;
+    sc->coarse_refresh = 0;
     sc->device = SIPD_DEVICE_AUTO;
     sc->gravity[0] = 0.0;
     sc->gravity[1] = -9.81;
@@ -1500,7 +1536,11 @@ void scene_print(FILE *f, const sipd_scene *sc)
     print_float(f, sc->chebyshev_rho);
     fputs(";\n  omega = ", f);
     print_float(f, sc->omega);
-    fprintf(f, ";\n  strict = %s;\n};\n", tf(sc->strict));
+    fprintf(f, ";\n  strict = %s;\n", tf(sc->strict));
+    if (sc->coarse_levels > 1)   /* (printed only when on: older dumps stay as they were) */
+        fprintf(f, "  coarse = { levels = %d; every = %d; size = %d; refresh = %d; };\n", sc->coarse_levels,
+                sc->coarse_every, sc->coarse_size, sc->coarse_refresh);
+    fputs("};\n", f);
 
     fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));
     print_vec3(f, sc->gravity);
