@@ -21,6 +21,7 @@ static int cmp_int(const void *a, const void *b)
 
 void coarse_free(sipd_coarse *c)
 {
+    free(c->cnode);
     free(c->vnode);
     free(c->vw);
     free(c->t_off);
@@ -87,8 +88,11 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     for (l = 0; l < ngrid; l++)
         if (gmap[l] == 0)
             gmap[l] = c->nc++;
-    if (c->nc == 0)
+    if (c->nc == 0 || !(c->cnode = sipd_malloc((size_t)c->nc * sizeof(int))))
         goto fail;
+    for (l = 0; l < ngrid; l++)
+        if (gmap[l] >= 0)
+            c->cnode[gmap[l]] = l;
     for (a = 0; a < 8 * nv; a++) {
         int j = gmap[c->vnode[a]];
         c->vnode[a] = c->vw[a] > 0 ? j : -1;

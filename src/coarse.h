@@ -33,6 +33,7 @@ typedef struct {
     double origin[3];   /* the grid's lower corner (the bounding box's)                 */
     double cell;        /* cell width (m)                                               */
     int nv;
+    int *cnode;         /* nc: the grid node of each coarse node, i + (dims0+1)(j + (dims1+1) k) */
     int *vnode;         /* nv*8: the coarse node of corner l of vertex a's cell (-1: none) */
     double *vw;         /* nv*8: its weight (0 for Dirichlet vertices)                   */
     int *t_off, *t_v;   /* Pᵀ as CSR: coarse node i sees vertices t_v[t_off[i] ..]        */
