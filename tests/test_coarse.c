@@ -280,7 +280,7 @@ static void test_newton(void)
 static void test_budget(void)
 {
     static const double cases[][2] = {{1e9, 0.3}, {1e6, 0.49}};
-    const int tip = 20 + 21 * (2 + 5 * 2), steps = 6;   /* vertex (20, 2, 2): centre of the free end */
+    const int tip = 20 + 21 * (2 + 5 * 2), steps = 10;   /* vertex (20, 2, 2): centre of the free end */
     int c;
     for (c = 0; c < 2; c++) {
         double diag, yn, yp, y2, ep, e2;
