@@ -1105,6 +1105,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     NULL,          /* hessian: newton runs on the CPU backend only (method.h) */
     NULL,          /* set_direction */
     FLT_EPSILON,
+    NULL,          /* gradient: two-level SIPD (solver.coarse) runs on the CPU backend only (method.c) */
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */
