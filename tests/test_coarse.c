@@ -8,7 +8,7 @@
  *              from the hat-function formula Π_k max(0, 1 − |x_k − n_k| / cell) (not from
  *              coarse_vertex_weights) and H the assembled Newton Hessian at a deformed state;
  *              it is symmetric; the coarse direction solves it (residual of Hc e = −Pᵀ g)
- *   newton     two-level SIPD at a tight tolerance reaches Newton's solution of the same steps
+ *   newton     two-level SIPD at a relative residual of 1e-6 reaches Newton's solution of the same steps
  *              (within 1e-4 of the model size; ν = 0.45 and a stiff E = 1e9)
  *   budget     at a fixed budget (1 step × 100 iterations per frame) two-level SIPD is much
  *              closer to Newton's cantilever tip than plain SIPD (Jacobi + Chebyshev) on a
@@ -259,7 +259,7 @@ static void test_newton(void)
         double *xn = beam_run(20, cases[c][0], cases[c][1], 2, "method = \"newton\"; iterations = 100; tolerance = 1.0e-10;",
                               &diag, &used, &itn);
         double *x2 = beam_run(20, cases[c][0], cases[c][1], 2,
-                              "chebyshev = true; iterations = 5000; tolerance = 1.0e-8; coarse = { levels = 2; size = 4; };",
+                              "chebyshev = true; iterations = 5000; tolerance = 1.0e-6; coarse = { levels = 2; size = 4; };",
                               &diag, &used, &it2);
         if (!xn || !x2) {
             free(xn);
