@@ -1107,6 +1107,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     FLT_EPSILON,
     NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */
     NULL,          /* mixed_energy */
+    NULL,          /* gradient: two-level SIPD (solver.coarse) runs on the CPU backend only (method.c) */
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -43,6 +43,9 @@ typedef struct {
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
     int pairs, self, detect_every;
+    /* the `hessian` op is wanted with another precond (two-level SIPD's coarse level,
+       solver.coarse): the backend then evaluates the element Hessians in `hessian` itself */
+    int hessian;
 } sipd_backend_params;
 
 /* Reductions of one direction pass (all sums over free vertices). */
@@ -115,6 +118,8 @@ typedef struct {
        m/h² I + ground contact/friction blocks + the pairs' diagonal blocks + Σ element blocks,
        Dirichlet rows and columns eliminated (identity rows); copy g out (nv*3); *extra = the
        contact pairs' couplings, applied matrix-free (valid until the next detect).
+       With another precond (params.hessian: the coarse level of two-level SIPD) the op
+       evaluates the element Hessians at y itself, after a direction pass at y; no pairs then.
        NULL when the backend has no Newton. */
     int (*hessian)(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
     /* dy ← dy_host (nv*3): the direction the driver computed.  NULL with hessian. */
@@ -130,6 +135,9 @@ typedef struct {
        *extra (as hessian).  mixed_energy: *E = their energy at y + α dy.  NULL: no mixed FEM. */
     int (*mixed_terms)(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra);
     int (*mixed_energy)(sipd_backend *b, double alpha, double *E);
+    /* g_host (nv*3) ← the gradient of the last direction pass (two-level SIPD between
+       refreshes of its coarse operator, driver.c).  NULL when not provided. */
+    int (*gradient)(sipd_backend *b, double *g_host);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

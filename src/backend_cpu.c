@@ -207,7 +207,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->egrad = sipd_malloc((ngrad ? ngrad : 1) * sizeof(double));
     b->eblk = sipd_malloc((nblk ? nblk : 1) * sizeof(double));
     if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
-        (p->precond == SIPD_PRECOND_NEWTON && newton_alloc(b) != SIPD_OK)) {
+        ((p->precond == SIPD_PRECOND_NEWTON || p->hessian) && newton_alloc(b) != SIPD_OK)) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -378,6 +378,16 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
     int a;
     if ((elements && !b->eH) || H->n != m->nv || H->ne != m->nt || H->k != 4)
         return SIPD_EFAIL;
+    if (elements && b->precond != SIPD_PRECOND_NEWTON) {   /* (two-level SIPD) the element Hessians at y */
+        int g, e;
+        if (b->npr)
+            return SIPD_EFAIL;   /* Newton's per-pair blocks are not kept (scene.c refuses this) */
+        for (g = 0; g < b->vw.ngroups; g++) {
+            const int ne = b->vw.grp[g].ne;
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
+        }
+    }
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
         double *D = H->val + 9 * (size_t)H->diag[a];
@@ -636,6 +646,12 @@ static int cpu_end_step(sipd_backend *b)
     return SIPD_OK;
 }
 
+static int cpu_gradient(sipd_backend *b, double *g)
+{
+    memcpy(g, b->g, sizeof(double) * 3 * (size_t)b->m->nv);
+    return SIPD_OK;
+}
+
 static int cpu_download(sipd_backend *b, double *x, double *v)
 {
     size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
@@ -650,4 +666,5 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON, cpu_mixed_terms, cpu_mixed_energy,
+    cpu_gradient,
 };

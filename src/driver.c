@@ -100,6 +100,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
+    bp->hessian = sc->coarse_levels > 1;              /* two-level SIPD: the coarse level's H */
 }
 
 sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }
@@ -190,6 +191,31 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             return SIPD_EFAIL;
         }
     }
+    if (sc->coarse_levels > 1) {
+        /* two-level SIPD (coarse.h): Newton's assembly of H, g out, the prolonged direction */
+        size_t n3 = (size_t)m->nv * 3 * sizeof(double);
+        if (!ops->hessian || !ops->set_direction || !bp->hessian) {
+            sipd_error("solver.coarse: the %s backend has no Hessian assembly (hessian, set_direction)", ops->name);
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+        if (!s->newton) {
+            s->ng = sipd_malloc(n3);
+            s->ndy = sipd_malloc(n3);
+            if (!s->ng || !s->ndy || bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+                sim_free(s);
+                return SIPD_EFAIL;
+            }
+        }
+        s->coarse = sipd_calloc(1, sizeof *s->coarse);
+        if (!s->coarse || coarse_build(s->coarse, m, &s->H, sc->coarse_size) != SIPD_OK) {
+            sipd_error("solver.coarse: could not build the coarse level (out of memory, or no free vertex)");
+            free(s->coarse);
+            s->coarse = NULL;
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+    }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {
         sim_free(s);
@@ -218,6 +244,10 @@ void sim_free(sipd_sim *s)
         chol_free(&s->nchol);
     mixed_free(s->mx);
     free(s->my);
+    if (s->coarse) {
+        coarse_free(s->coarse);
+        free(s->coarse);
+    }
     memset(s, 0, sizeof *s);
 }
 
@@ -446,6 +476,44 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
+/* Two-level SIPD (solver.coarse, coarse.h; README "Two-level SIPD"): right after a direction
+ * pass at y, the coarse correction dy = P e, Pᵀ H P e = −Pᵀ g (H: Newton's PSD-projected
+ * assembly at y), replaces the pass's direction and is line-searched on the energy from α = 1
+ * (Armijo, halving; E evaluated first when unknown).  *alpha = the step taken (0: none: the
+ * coarse matrix was not positive definite, the direction was no descent, or no α decreased E;
+ * y is then unchanged).  *gs = Σ g·(y_new − y). */
+static int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double *alpha, double *gs)
+{
+    sipd_bsr_extra extra = {NULL, NULL};
+    double gdy = 0, En = NAN;
+    int a, rc, n = 3 * s->m->nv;
+    *alpha = 0;
+    if (isnan(*E) && (rc = BK(s, energy, 0, E)) != SIPD_OK)
+        return rc;
+    if (refresh || !s->ops->gradient) {   /* a new coarse operator: H at y (and g) */
+        if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)
+            return rc;
+        if (coarse_factor(s->coarse, &s->H) != SIPD_OK)
+            return SIPD_OK;
+    } else if ((rc = BK(s, gradient, s->ng)) != SIPD_OK) {
+        return rc;
+    }
+    if (coarse_apply(s->coarse, s->ng, s->ndy) != SIPD_OK)
+        return SIPD_OK;
+    for (a = 0; a < n; a++) gdy += s->ng[a] * s->ndy[a];
+    if (!(gdy < 0))
+        return SIPD_OK;
+    if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK ||
+        (rc = line_search(s, *E, gdy, &En, halvings, alpha)) != SIPD_OK)
+        return rc;
+    if (*alpha > 0) {
+        if ((rc = BK(s, apply, *alpha, 1, gs)) != SIPD_OK)
+            return rc;
+        *E = En;
+    }
+    return SIPD_OK;
+}
+
 /* One direction pass: g, D and dy = −D⁻¹g (the backend's), or Newton's. */
 static int direction(sipd_sim *s, sipd_dir_stats *st)
 {
@@ -482,6 +550,8 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
+    int coarse_next = 0, coarse_n = 0;   /* two-level SIPD: the iteration of the next coarse
+                                            correction, corrections so far in this step */
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     int stalled;
 
@@ -577,6 +647,37 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             res->at_roundoff = stalled == 2;
             log_iter(s, r, rd, E, 0, st.gmax);
             break;
+        }
+        if (s->coarse && it >= coarse_next) {
+            /* two-level SIPD: the coarse correction instead of this iteration's smoothing step
+               (an open "auto" window is closed first: the correction's line search needs E at
+               y; if E rose, the snapshot is back and the correction waits an iteration).  The
+               Chebyshev recurrence restarts after it, and its step is no Rayleigh sample. */
+            if (window != 0 && ls == SIPD_LS_AUTO) {
+                if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+                    return rc;
+                if (rose) {
+                    res->restarts++;
+                    k = 0;
+                    force_plain = 1;
+                    rq_valid = 0;
+                    trust = 0;
+                    measured = 0;
+                    log_iter(s, r, rd, E, 0, st.gmax);
+                    continue;
+                }
+            }
+            if ((rc = coarse_correction(s, sc->coarse_refresh > 0 ? coarse_n % sc->coarse_refresh == 0 : coarse_n == 0,
+                                        &E, &res->ls_steps, &alpha, &gs_prev)) != SIPD_OK)
+                return rc;
+            coarse_n++;
+            coarse_next = it + sc->coarse_every;
+            k = 0;
+            rq_valid = 0;
+            if (alpha > 0)
+                measured = 0;
+            log_iter(s, r, rd, E, alpha, st.gmax);
+            continue;
         }
         if (cheb && rho > 0 && it >= warmup && !force_plain) {
             /* Chebyshev step, α = 1 */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "coarse.h"
 #include "h5out.h"
 #include "model.h"
 #include "scene.h"
@@ -87,6 +88,9 @@ typedef struct {
        system; H, ng (the non-elastic gradient), ndy (Δx) and my (y) are shared with the above */
     struct sipd_mixed *mx;
     double *my;
+    /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
+       (NULL when off) */
+    sipd_coarse *coarse;
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner by the method table,

@@ -128,7 +128,16 @@ static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
                                           "line_search", "projection", "chebyshev",
                                           "chebyshev_rho", "omega", "strict", "linear",
-                                          "cg_tolerance", NULL};
+                                          "cg_tolerance", "coarse", NULL};
+/* solver.coarse (two-level SIPD, src/coarse.h; README "Two-level SIPD"):
+ *   levels  1 (default: off) or 2 (a coarse correction on a trilinear grid);
+ *   every   iterations between coarse corrections, the first at iteration 1 (default 10, >= 1);
+ *   size    grid cells along the longest edge of the initial bounding box (default 8, 1..1024);
+ *   refresh corrections that share one coarse operator (Hessian assembly, Pᵀ H P, Cholesky):
+ *           1 = a new one for every correction; 0 = one per time step, at its first correction
+ *           (default 0, >= 0).
+ * Only for method "sipd" with the Jacobi sweep on the CPU backend, without contact pairs. */
+static const char *const coarse_keys[] = {"levels", "every", "size", "refresh", NULL};
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
@@ -931,6 +940,24 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         if (cgt >= 0)
             sc->cg_tolerance = cgt;
     }
+    {   /* solver.coarse */
+        const config_setting_t *cg;
+        if ((rc = get_group(sc, g, "solver", "coarse", &cg)))
+            return rc;
+        if (cg) {
+            if ((rc = check_keys(sc, cg, "solver.coarse", coarse_keys)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "levels", 0, &sc->coarse_levels, 1, 2)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "every", 0, &sc->coarse_every, 1, SIPD_MAX_ITERATIONS)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "size", 0, &sc->coarse_size, 1, 1024)) ||
+                (rc = int_range(sc, cg, "solver.coarse", "refresh", 0, &sc->coarse_refresh, 0, SIPD_MAX_ITERATIONS)))
+                return rc;
+            if (sc->coarse_levels > 1 && (method != SIPD_METHOD_SIPD || sweep != SIPD_SWEEP_JACOBI))
+                return err(sc, cg, "solver.coarse",
+                           "a coarse level needs method \"sipd\" with sweep \"jacobi\" (got \"%s\", \"%s\")",
+                           method_info(method) ? method_info(method)->name : "?",
+                           sweep == SIPD_SWEEP_JACOBI ? "jacobi" : "gauss-seidel");
+        }
+    }
     if (sc->quasistatic && method_info(method)->no_quasistatic)   /* method.h */
         return err(sc, config_setting_get_member(g, "method"), "solver.method",
                    "\"%s\" %s: not usable with time.quasistatic = true", method_info(method)->name,
@@ -1350,6 +1377,11 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
                    "\"cholmod\"%s cannot take contact pairs (contact with %s): set solver.linear = \"pcg\"",
                    l ? "" : " (the default of mixed-fem)", sc->self_contact ? "contact.self" : "several bodies");
     }
+    if (sc->coarse_levels > 1 && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        const config_setting_t *s = config_setting_get_member(root, "solver");
+        return err(sc, s ? config_setting_get_member(s, "coarse") : NULL, "solver.coarse",
+                   "is not supported yet with contact pairs (several bodies or self contact; the ground is fine)");
+    }
     sc->device = (sipd_device)device;
     return SIPD_OK;
 }
@@ -1375,6 +1407,10 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->omega = 1.0;
     sc->linear = SIPD_LINEAR_PCG;
     sc->cg_tolerance = 1e-10;
+    sc->coarse_levels = 1;
+    sc->coarse_every = 10;
+    sc->coarse_size = 8;
+    sc->coarse_refresh = 0;
     sc->device = SIPD_DEVICE_AUTO;
     sc->gravity[0] = 0.0;
     sc->gravity[1] = -9.81;
@@ -1556,6 +1592,9 @@ void scene_print(FILE *f, const sipd_scene *sc)
             fputs(";\n", f);
         }
     }
+    if (sc->coarse_levels > 1)   /* (printed only when on: older dumps stay as they were) */
+        fprintf(f, "  coarse = { levels = %d; every = %d; size = %d; refresh = %d; };\n", sc->coarse_levels,
+                sc->coarse_every, sc->coarse_size, sc->coarse_refresh);
     fputs("};\n", f);
 
     fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));

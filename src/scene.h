@@ -105,6 +105,13 @@ typedef struct {
                                     newton, cholmod for mixed-fem (which takes no contact
                                     pairs: they are applied matrix-free)                   */
     double cg_tolerance;         /* PCG: relative residual, default 1e-10                  */
+    /* solver.coarse (two-level SIPD, coarse.h; off by default): levels 1 = off, 2 = a coarse
+       correction every coarse_every iterations on a grid of coarse_size cells along the
+       model's longest bounding-box edge */
+    int coarse_levels;           /* default 1 (off)              */
+    int coarse_every;            /* default 10                   */
+    int coarse_size;             /* default 8                    */
+    int coarse_refresh;          /* corrections per coarse operator; 0: one per step */
     /* device */
     sipd_device device;
     double gravity[3];           /* default (0, -9.81, 0)        */

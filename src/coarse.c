@@ -1,0 +1,291 @@
+/* coarse.c — the coarse level of two-level SIPD (coarse.h). */
+#include "coarse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "util.h"
+
+#define PAR_MIN 256   /* coarse rows below which the loops run serially */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void coarse_free(sipd_coarse *c)
+{
+    free(c->cnode);
+    free(c->vnode);
+    free(c->vw);
+    free(c->t_off);
+    free(c->t_v);
+    free(c->t_w);
+    bsr_free(&c->Hc);
+    if (c->analysed)
+        chol_free(&c->C);
+    free(c->rc);
+    free(c->ec);
+    free(c->pos);
+    memset(c, 0, sizeof *c);
+}
+
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size)
+{
+    const int nv = m->nv;
+    double lo[3], hi[3], L = 0;
+    int a, k, l, ngrid, *gmap = NULL, *mark = NULL, *cols = NULL;
+    memset(c, 0, sizeof *c);
+    c->nv = nv;
+    if (size < 1 || nv < 1 || !H || H->n != nv)
+        return SIPD_EFAIL;
+    for (k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (a = 0; a < nv; a++)
+        for (k = 0; k < 3; k++) {
+            double x = m->X0[3 * a + k];
+            if (x < lo[k])
+                lo[k] = x;
+            if (x > hi[k])
+                hi[k] = x;
+        }
+    for (k = 0; k < 3; k++)
+        if (hi[k] - lo[k] > L)
+            L = hi[k] - lo[k];
+    if (!(L > 0))
+        return SIPD_EFAIL;
+    c->cell = L / size;
+    for (k = 0; k < 3; k++) {
+        int d = (int)ceil((hi[k] - lo[k]) / c->cell - 1e-9);
+        c->dims[k] = d < 1 ? 1 : d;
+        c->origin[k] = lo[k];
+    }
+    ngrid = (c->dims[0] + 1) * (c->dims[1] + 1) * (c->dims[2] + 1);
+    c->vnode = sipd_malloc((size_t)nv * 8 * sizeof(int));
+    c->vw = sipd_malloc((size_t)nv * 8 * sizeof(double));
+    gmap = sipd_malloc((size_t)ngrid * sizeof(int));
+    if (!c->vnode || !c->vw || !gmap)
+        goto fail;
+    /* weights; grid nodes seen by a free vertex with a positive weight are kept, in grid order */
+    for (l = 0; l < ngrid; l++) gmap[l] = -1;
+    for (a = 0; a < nv; a++) {
+        coarse_vertex_weights(m->X0 + 3 * a, c->origin, c->cell, c->dims, c->vnode + 8 * a, c->vw + 8 * a);
+        for (l = 0; l < 8; l++) {
+            if (m->fixed[a] || m->mass[a] <= 0)
+                c->vw[8 * a + l] = 0;
+            if (c->vw[8 * a + l] > 0)
+                gmap[c->vnode[8 * a + l]] = 0;
+        }
+    }
+    for (l = 0; l < ngrid; l++)
+        if (gmap[l] == 0)
+            gmap[l] = c->nc++;
+    if (c->nc == 0 || !(c->cnode = sipd_malloc((size_t)c->nc * sizeof(int))))
+        goto fail;
+    for (l = 0; l < ngrid; l++)
+        if (gmap[l] >= 0)
+            c->cnode[gmap[l]] = l;
+    for (a = 0; a < 8 * nv; a++) {
+        int j = gmap[c->vnode[a]];
+        c->vnode[a] = c->vw[a] > 0 ? j : -1;
+        if (c->vnode[a] < 0)
+            c->vw[a] = 0;
+    }
+    /* Pᵀ as CSR (vertices of each coarse node in increasing order) */
+    c->t_off = sipd_calloc((size_t)c->nc + 1, sizeof(int));
+    c->t_v = sipd_malloc((size_t)nv * 8 * sizeof(int) + 1);
+    c->t_w = sipd_malloc((size_t)nv * 8 * sizeof(double) + 1);
+    if (!c->t_off || !c->t_v || !c->t_w)
+        goto fail;
+    for (a = 0; a < 8 * nv; a++)
+        if (c->vnode[a] >= 0)
+            c->t_off[c->vnode[a] + 1]++;
+    for (l = 0; l < c->nc; l++) c->t_off[l + 1] += c->t_off[l];
+    {
+        int *fill = gmap;   /* reused: ngrid >= nc */
+        for (l = 0; l < c->nc; l++) fill[l] = c->t_off[l];
+        for (a = 0; a < nv; a++)
+            for (l = 0; l < 8; l++) {
+                int j = c->vnode[8 * a + l];
+                if (j < 0)
+                    continue;
+                c->t_v[fill[j]] = a;
+                c->t_w[fill[j]] = c->vw[8 * a + l];
+                fill[j]++;
+            }
+    }
+    /* Hc's pattern: j is in row i when some H_ab couples a ∈ supp i to b ∈ supp j */
+    {
+        sipd_bsr *A = &c->Hc;
+        int i, q, nnz = 0, cap = 0;
+        mark = sipd_malloc((size_t)c->nc * sizeof(int));
+        cols = sipd_malloc((size_t)c->nc * sizeof(int));
+        A->n = c->nc;
+        A->row_off = sipd_calloc((size_t)c->nc + 1, sizeof(int));
+        A->diag = sipd_malloc((size_t)c->nc * sizeof(int));
+        if (!mark || !cols || !A->row_off || !A->diag)
+            goto fail;
+        for (i = 0; i < c->nc; i++) mark[i] = -1;
+        for (int pass = 0; pass < 2; pass++) {
+            nnz = 0;
+            for (i = 0; i < c->nc; i++) {
+                int n = 0;
+                for (k = c->t_off[i]; k < c->t_off[i + 1]; k++) {
+                    int av = c->t_v[k];
+                    for (q = H->row_off[av]; q < H->row_off[av + 1]; q++) {
+                        int b = H->col[q];
+                        for (l = 0; l < 8; l++) {
+                            int j = c->vnode[8 * b + l];
+                            if (j >= 0 && mark[j] != i) {
+                                mark[j] = i;
+                                cols[n++] = j;
+                            }
+                        }
+                    }
+                }
+                if (pass == 0) {
+                    A->row_off[i + 1] = A->row_off[i] + n;
+                } else {
+                    qsort(cols, (size_t)n, sizeof(int), cmp_int);
+                    memcpy(A->col + A->row_off[i], cols, (size_t)n * sizeof(int));
+                    for (k = 0; k < n; k++)
+                        if (cols[k] == i)
+                            A->diag[i] = A->row_off[i] + k;
+                }
+                nnz += n;
+            }
+            if (pass == 0) {
+                cap = nnz;
+                A->nnzb = nnz;
+                A->col = sipd_malloc(((size_t)cap + 1) * sizeof(int));
+                A->val = sipd_calloc(((size_t)cap + 1) * 9, sizeof(double));
+                if (!A->col || !A->val)
+                    goto fail;
+                for (i = 0; i < c->nc; i++) mark[i] = -1;
+            }
+        }
+    }
+    c->rc = sipd_malloc((size_t)c->nc * 3 * sizeof(double));
+    c->ec = sipd_malloc((size_t)c->nc * 3 * sizeof(double));
+#ifdef _OPENMP
+    c->npos = omp_get_max_threads();
+#else
+    c->npos = 1;
+#endif
+    c->pos = sipd_malloc((size_t)c->npos * c->nc * sizeof(int));
+    if (!c->rc || !c->ec || !c->pos)
+        goto fail;
+    free(gmap);
+    free(mark);
+    free(cols);
+    return SIPD_OK;
+fail:
+    free(gmap);
+    free(mark);
+    free(cols);
+    coarse_free(c);
+    return SIPD_EFAIL;
+}
+
+void coarse_restrict(const sipd_coarse *c, const double *f, double *r)
+{
+    int i;
+#pragma omp parallel for schedule(static) if (c->nc > PAR_MIN)
+    for (i = 0; i < c->nc; i++) coarse_restrict_node(c->t_off, c->t_v, c->t_w, f, i, r + 3 * i);
+}
+
+void coarse_prolong(const sipd_coarse *c, const double *e, double *dy)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (c->nv > 8 * PAR_MIN)
+    for (a = 0; a < c->nv; a++) coarse_prolong_vertex(c->vnode, c->vw, e, a, dy + 3 * a);
+}
+
+void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H)
+{
+    sipd_bsr *A = &c->Hc;
+    int i;
+    memset(A->val, 0, (size_t)A->nnzb * 9 * sizeof(double));
+#pragma omp parallel if (c->nc > PAR_MIN)
+    {
+        int t = 0, k;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        if (t >= c->npos)
+            t = 0;   /* (cannot happen: npos = the maximum team size) */
+#endif
+        int *pos = c->pos + (size_t)t * c->nc;
+#pragma omp for schedule(dynamic, 16)
+        for (i = 0; i < c->nc; i++) {
+            for (k = A->row_off[i]; k < A->row_off[i + 1]; k++) pos[A->col[k]] = k;
+            coarse_galerkin_row(c->t_off, c->t_v, c->t_w, c->vnode, c->vw, H->row_off, H->col, H->val, pos, A->val,
+                                i);
+        }
+    }
+}
+
+int coarse_factor(sipd_coarse *c, const sipd_bsr *H)
+{
+    double t0 = sipd_now(), t1;
+    int i, rc;
+    coarse_galerkin(c, H);
+    t1 = sipd_now();
+    c->t_assemble += t1 - t0;
+    if (!c->analysed) {
+        if ((rc = chol_analyse(&c->C, &c->Hc)) != SIPD_OK)
+            return rc;
+        c->analysed = 1;
+    }
+    rc = chol_factor(&c->C, &c->Hc);
+    if (rc != SIPD_OK) {   /* a coarse space too fine for its mesh leaves Hc (nearly) singular */
+        double dmax = 0;
+        for (i = 0; i < c->nc; i++) {
+            const double *D = c->Hc.val + 9 * (size_t)c->Hc.diag[i];
+            int r;
+            for (r = 0; r < 3; r++)
+                if (D[4 * r] > dmax)
+                    dmax = D[4 * r];
+        }
+        for (i = 0; i < c->nc; i++) {
+            double *D = c->Hc.val + 9 * (size_t)c->Hc.diag[i];
+            D[0] += 1e-10 * dmax;
+            D[4] += 1e-10 * dmax;
+            D[8] += 1e-10 * dmax;
+        }
+        rc = chol_factor(&c->C, &c->Hc);
+    }
+    c->t_factor += sipd_now() - t1;
+    if (rc != SIPD_OK)
+        c->factor_failures++;
+    return rc;
+}
+
+int coarse_apply(sipd_coarse *c, const double *g, double *dy)
+{
+    double t0 = sipd_now();
+    int i, rc;
+    if (!c->analysed || !c->C.ok)
+        return SIPD_EFAIL;
+    c->corrections++;
+    coarse_restrict(c, g, c->rc);
+    for (i = 0; i < 3 * c->nc; i++) c->rc[i] = -c->rc[i];
+    if ((rc = chol_solve(&c->C, c->rc, c->ec)) != SIPD_OK)
+        return rc;
+    coarse_prolong(c, c->ec, dy);
+    c->t_solve += sipd_now() - t0;
+    return SIPD_OK;
+}
+
+int coarse_direction(sipd_coarse *c, const sipd_bsr *H, const double *g, double *dy)
+{
+    int rc = coarse_factor(c, H);
+    return rc != SIPD_OK ? rc : coarse_apply(c, g, dy);
+}

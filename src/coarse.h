@@ -1,0 +1,162 @@
+/* coarse.h — the coarse level of two-level SIPD (solver.coarse, issue 15).
+ *
+ * Coarse space: a regular grid of cubic cells laid over the model's initial bounding box
+ * (`size` cells along its longest edge, as many cells of the same width along the others as
+ * cover it); every free vertex is interpolated trilinearly from the 8 nodes of the cell that
+ * contains its initial position.  P (3·nv × 3·nc) has the rows
+ *     dy_a = Σ_l w_al e_{n(a,l)}        (each 3-vector coarse unknown scaled by a weight),
+ * Dirichlet vertices get zero rows (they never move), and grid nodes that no free vertex
+ * sees with a positive weight are dropped.  The weights of a free vertex sum to 1 and
+ * reproduce every linear field exactly (partition of unity; trilinear interpolation is exact
+ * on affine functions), so P contains the rigid and affine motions of the whole body.
+ *
+ * Coarse operator: the Galerkin product Hc = Pᵀ H P of the PSD-projected Hessian H that
+ * Newton assembles (backend.h, hessian; block-CSR over the model's tets), assembled per
+ * coarse row (no races), factored by CHOLMOD (sparse.h, chol_*).  The coarse correction
+ * solves Hc e = −Pᵀ g and returns dy = P e; the driver line-searches it on the energy
+ * (driver.c, coarse_correction).
+ *
+ * The per-item maths below (SIPD_HD: a vertex's weights, a vertex's prolongation, a coarse
+ * node's restriction, a coarse row of the Galerkin product) is what a GPU port runs per
+ * thread; the factorisation and the coarse solve stay on the host.
+ */
+#ifndef SIPD_COARSE_H
+#define SIPD_COARSE_H
+
+#include "model.h"
+#include "physics/common.h"
+#include "sparse.h"
+
+typedef struct {
+    int nc;             /* coarse nodes kept (block rows of Hc)                         */
+    int dims[3];        /* grid cells per axis                                          */
+    double origin[3];   /* the grid's lower corner (the bounding box's)                 */
+    double cell;        /* cell width (m)                                               */
+    int nv;
+    int *cnode;         /* nc: the grid node of each coarse node, i + (dims0+1)(j + (dims1+1) k) */
+    int *vnode;         /* nv*8: the coarse node of corner l of vertex a's cell (-1: none) */
+    double *vw;         /* nv*8: its weight (0 for Dirichlet vertices)                   */
+    int *t_off, *t_v;   /* Pᵀ as CSR: coarse node i sees vertices t_v[t_off[i] ..]        */
+    double *t_w;        /* ... with weights t_w                                          */
+    sipd_bsr Hc;        /* Pᵀ H P (pattern from H's, ne = 0)                              */
+    sipd_chol C;
+    int analysed;
+    double *rc, *ec;    /* nc*3: −Pᵀ g and the coarse solution                            */
+    int *pos;           /* nthreads*nc column → block maps (Galerkin assembly)           */
+    int npos;
+    /* statistics of a run */
+    long corrections, factor_failures;
+    double t_assemble, t_factor, t_solve;   /* seconds in Pᵀ H P, chol_factor, the rest     */
+} sipd_coarse;
+
+/* The 8 trilinear weights of point x in the grid (origin, cell, dims): cell corner l =
+ * (l&1, (l>>1)&1, l>>2) of the cell that contains x (clamped to the grid), grid node index
+ * i + (dims0+1)(j + (dims1+1) k) into node[l]. */
+SIPD_HD void coarse_vertex_weights(const double x[3], const double origin[3], double cell, const int dims[3],
+                                   int node[8], double w[8])
+{
+    int c[3], l, k;
+    double u[3];
+    for (k = 0; k < 3; k++) {
+        double t = (x[k] - origin[k]) / cell;
+        int ci = (int)floor(t);
+        if (ci < 0)
+            ci = 0;
+        if (ci > dims[k] - 1)
+            ci = dims[k] - 1;
+        u[k] = t - ci;
+        if (u[k] < 0)
+            u[k] = 0;
+        if (u[k] > 1)
+            u[k] = 1;
+        c[k] = ci;
+    }
+    for (l = 0; l < 8; l++) {
+        int b0 = l & 1, b1 = (l >> 1) & 1, b2 = l >> 2;
+        w[l] = (b0 ? u[0] : 1 - u[0]) * (b1 ? u[1] : 1 - u[1]) * (b2 ? u[2] : 1 - u[2]);
+        node[l] = (c[0] + b0) + (dims[0] + 1) * ((c[1] + b1) + (dims[1] + 1) * (c[2] + b2));
+    }
+}
+
+/* Prolongation of vertex a: dy_a = Σ_l w_al e_{n(a,l)}. */
+SIPD_HD void coarse_prolong_vertex(const int *vnode, const double *vw, const double *e, int a, double out[3])
+{
+    int l;
+    out[0] = out[1] = out[2] = 0;
+    for (l = 0; l < 8; l++) {
+        int j = vnode[8 * a + l];
+        double w = vw[8 * a + l];
+        if (j < 0 || w == 0)
+            continue;
+        out[0] += w * e[3 * j];
+        out[1] += w * e[3 * j + 1];
+        out[2] += w * e[3 * j + 2];
+    }
+}
+
+/* Restriction onto coarse node i: out = Σ_{a ∈ supp i} w_ai f_a. */
+SIPD_HD void coarse_restrict_node(const int *t_off, const int *t_v, const double *t_w, const double *f, int i,
+                                  double out[3])
+{
+    int k;
+    out[0] = out[1] = out[2] = 0;
+    for (k = t_off[i]; k < t_off[i + 1]; k++) {
+        int a = t_v[k];
+        out[0] += t_w[k] * f[3 * a];
+        out[1] += t_w[k] * f[3 * a + 1];
+        out[2] += t_w[k] * f[3 * a + 2];
+    }
+}
+
+/* Coarse row i of Pᵀ H P: Hc_ij = Σ_{a ∈ supp i} Σ_{b: H_ab stored} Σ_l w_ai w_bl H_ab (j =
+ * n(b,l)).  pos: column j → index of block (i, j) in Hc (set for row i's columns by the
+ * caller).  Dirichlet vertices have zero weights and are skipped. */
+SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double *t_w, const int *vnode,
+                                 const double *vw, const int *H_row_off, const int *H_col, const double *H_val,
+                                 const int *pos, double *Hc_val, int i)
+{
+    int k, q, l, r;
+    for (k = t_off[i]; k < t_off[i + 1]; k++) {
+        int a = t_v[k];
+        double wa = t_w[k];
+        for (q = H_row_off[a]; q < H_row_off[a + 1]; q++) {
+            int b = H_col[q];
+            const double *B = H_val + 9 * (size_t)q;
+            for (l = 0; l < 8; l++) {
+                int j = vnode[8 * b + l];
+                double w = wa * vw[8 * b + l];
+                double *C;
+                if (j < 0 || w == 0)
+                    continue;
+                C = Hc_val + 9 * (size_t)pos[j];
+                for (r = 0; r < 9; r++) C[r] += w * B[r];
+            }
+        }
+    }
+}
+
+/* Build the coarse space of model m with `size` cells along the longest edge of its initial
+ * bounding box and Hc's pattern from H's (the fine pattern, bsr_pattern over the tets).
+ * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size);
+void coarse_free(sipd_coarse *c);
+
+/* r (nc*3) = Pᵀ f (f: nv*3). */
+void coarse_restrict(const sipd_coarse *c, const double *f, double *r);
+/* dy (nv*3) = P e (e: nc*3). */
+void coarse_prolong(const sipd_coarse *c, const double *e, double *dy);
+/* Hc = Pᵀ H P. */
+void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H);
+
+/* The coarse operator of the PSD-projected Hessian H (block-CSR over the vertices): Hc = PᵀHP,
+ * factored (when that fails, once more with 1e-10 of its largest diagonal entry added to the
+ * diagonal).  SIPD_OK, or SIPD_EFAIL (out of memory, or Hc not positive definite:
+ * factor_failures counts it, and coarse_apply refuses until a factor succeeds). */
+int coarse_factor(sipd_coarse *c, const sipd_bsr *H);
+/* The coarse correction of gradient g (nv*3) with the last factored operator: Hc e = −Pᵀ g,
+ * dy = P e.  SIPD_OK or SIPD_EFAIL (no factor). */
+int coarse_apply(sipd_coarse *c, const double *g, double *dy);
+/* Both: coarse_factor(H), then coarse_apply(g). */
+int coarse_direction(sipd_coarse *c, const sipd_bsr *H, const double *g, double *dy);
+
+#endif

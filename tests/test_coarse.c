@@ -1,0 +1,474 @@
+/* test_coarse.c — two-level SIPD (solver.coarse, src/coarse.h) against independent references.
+ *
+ *   partition  P's rows: the weights of every free vertex sum to 1, Dirichlet rows are zero, and
+ *              P reproduces affine fields exactly (coarse values = the field at the grid nodes,
+ *              whose positions come from the grid, not from P), on grids aligned and not aligned
+ *              with the mesh and on a rotated body
+ *   galerkin   the coarse operator equals Pᵀ H P computed densely on a tiny mesh, with P built
+ *              from the hat-function formula Π_k max(0, 1 − |x_k − n_k| / cell) (not from
+ *              coarse_vertex_weights) and H the assembled Newton Hessian at a deformed state;
+ *              it is symmetric; the coarse direction solves it (residual of Hc e = −Pᵀ g)
+ *   newton     two-level SIPD at a relative residual of 1e-6 reaches Newton's solution of the same steps
+ *              (within 1e-4 of the model size; ν = 0.45 and a stiff E = 1e9)
+ *   budget     at a fixed budget (1 step × 100 iterations per frame) two-level SIPD is much
+ *              closer to Newton's cantilever tip than plain SIPD (Jacobi + Chebyshev) on a
+ *              stiff (E = 1e9) and a ν = 0.49 beam
+ *   energy     with line_search = "always" the logged energies never increase (beyond the
+ *              driver's round-off allowance, 1e-12 relative here), and coarse corrections were
+ *              taken (the correction's own line search)
+ *   scene      the solver.coarse keys: defaults, printed and read back, and every bad key or
+ *              value refused
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+
+#include "coarse.h"
+#include "fixture.h"
+
+static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, double lz, const char *scene_fmt)
+{
+    char base[600], text[8192];
+    if (write_box(base, sizeof base, nx, ny, nz, lx, ly, lz))
+        return 1;
+    snprintf(text, sizeof text, scene_fmt, base);
+    return fixture_load(f, text);
+}
+
+static void node_pos(const sipd_coarse *c, int i, double p[3])
+{
+    int g = c->cnode[i], gi = g % (c->dims[0] + 1), gj = (g / (c->dims[0] + 1)) % (c->dims[1] + 1),
+        gk = g / ((c->dims[0] + 1) * (c->dims[1] + 1));
+    p[0] = c->origin[0] + c->cell * gi;
+    p[1] = c->origin[1] + c->cell * gj;
+    p[2] = c->origin[2] + c->cell * gk;
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void partition_case(int nx, int ny, int nz, int size, const char *extra)
+{
+    fixture f;
+    char fmt[2048];
+    static const double A[9] = {0.3, -1.2, 0.5, 2.0, 0.1, -0.7, 0.4, 0.9, -1.5}, t[3] = {0.25, -3.0, 1.5};
+    double *e, *dy, err = 0, wsum_err = 0;
+    int a, i, k, nfree = 0, fixed_nonzero = 0;
+    snprintf(fmt, sizeof fmt,
+             "time = { dt = 0.0166667; frames = 1; };\n"
+             "solver = { coarse = { levels = 2; size = %d; }; };\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%%s\"; material = \"m\"; %s\n"
+             "  pin = { box_min = [-10.0, -10.0, -10.0]; box_max = [0.01, 10.0, 10.0]; }; } );\n",
+             size, extra);
+    if (setup(&f, nx, ny, nz, 0.1 * nx, 0.1 * ny, 0.1 * nz, fmt)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    const sipd_coarse *c = f.s.coarse;
+    CHECK(c && c->nc > 0, "no coarse level");
+    if (!c) {
+        fixture_free(&f);
+        return;
+    }
+    e = malloc(sizeof(double) * 3 * c->nc);
+    dy = malloc(sizeof(double) * 3 * f.m.nv);
+    for (i = 0; i < c->nc; i++) {   /* the affine field at the grid nodes */
+        double p[3];
+        node_pos(c, i, p);
+        for (k = 0; k < 3; k++) e[3 * i + k] = A[3 * k] * p[0] + A[3 * k + 1] * p[1] + A[3 * k + 2] * p[2] + t[k];
+    }
+    coarse_prolong(c, e, dy);
+    for (a = 0; a < f.m.nv; a++) {
+        double ws = 0;
+        int l;
+        for (l = 0; l < 8; l++) ws += c->vw[8 * a + l];
+        if (f.m.fixed[a]) {
+            fixed_nonzero += ws != 0 || dy[3 * a] != 0 || dy[3 * a + 1] != 0 || dy[3 * a + 2] != 0;
+            continue;
+        }
+        nfree++;
+        wsum_err = fmax(wsum_err, fabs(ws - 1));
+        for (k = 0; k < 3; k++) {
+            const double *X = f.m.X0 + 3 * a;
+            double want = A[3 * k] * X[0] + A[3 * k + 1] * X[1] + A[3 * k + 2] * X[2] + t[k];
+            err = fmax(err, fabs(dy[3 * a + k] - want));
+        }
+    }
+    printf("partition: %dx%dx%d cells, size %d%s: %d coarse nodes (grid %dx%dx%d), %d free vertices: "
+           "max |sum w - 1| = %.2e, affine field error %.2e\n",
+           nx, ny, nz, size, extra[0] ? " (rotated)" : "", c->nc, c->dims[0], c->dims[1], c->dims[2], nfree,
+           wsum_err, err);
+    CHECK(nfree > 0 && fixed_nonzero == 0, "%d Dirichlet vertices with a nonzero row of P", fixed_nonzero);
+    CHECK(wsum_err < 1e-12, "partition of unity broken by %g", wsum_err);
+    CHECK(err < 1e-11, "affine field reproduced with error %g", err);
+    free(e);
+    free(dy);
+    fixture_free(&f);
+}
+
+static void test_partition(void)
+{
+    partition_case(8, 2, 2, 4, "");   /* grid aligned with the mesh's cells */
+    partition_case(7, 3, 2, 3, "");   /* vertices inside coarse cells */
+    partition_case(6, 3, 3, 5, "rotate_deg = [20.0, 35.0, 10.0];");
+}
+
+/* ------------------------------------------------------------------------------------- */
+static double hat(double x, double n, double h)
+{
+    double u = 1 - fabs(x - n) / h;
+    return u > 0 ? u : 0;
+}
+
+static void test_galerkin(void)
+{
+    fixture f;
+    sipd_dir_stats st;
+    sipd_bsr_extra extra = {NULL, NULL};
+    int a, b, i, j, q, r, s, n, N, nc;
+    double *P, *Hd, *HP, *Hc, *g, scale = 0, err = 0, asym = 0, res = 0, rnorm = 0;
+    const char *fmt = "time = { dt = 0.0166667; frames = 1; };\n"
+                      "solver = { coarse = { levels = 2; size = 2; }; };\n"
+                      "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.45; } );\n"
+                      "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [1.3, 0.8, 1.1];\n"
+                      "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n";
+    if (setup(&f, 3, 2, 2, 0.3, 0.2, 0.2, fmt)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    sipd_coarse *c = f.s.coarse;
+    n = f.m.nv;
+    N = 3 * n;
+    nc = c->nc;
+    P = calloc((size_t)N * 3 * nc, sizeof(double));
+    Hd = calloc((size_t)N * N, sizeof(double));
+    HP = calloc((size_t)N * 3 * nc, sizeof(double));
+    Hc = calloc((size_t)9 * nc * nc, sizeof(double));
+    g = malloc(sizeof(double) * N);
+    /* H at the (stretched) initial guess of a step */
+    CHECK(f.s.ops->begin_step(f.s.b, 1.0 / 60, 1.0 / 60, f.sc.gravity, 0) == SIPD_OK, "begin_step");
+    memset(&st, 0, sizeof st);
+    CHECK(f.s.ops->direction(f.s.b, &st) == SIPD_OK, "direction");
+    CHECK(f.s.ops->hessian(f.s.b, &f.s.H, g, &extra) == SIPD_OK, "hessian");
+    for (a = 0; a < n; a++)
+        for (q = f.s.H.row_off[a]; q < f.s.H.row_off[a + 1]; q++)
+            for (r = 0; r < 3; r++)
+                for (s = 0; s < 3; s++) Hd[(size_t)(3 * a + r) * N + 3 * f.s.H.col[q] + s] = f.s.H.val[9 * q + 3 * r + s];
+    /* P from the hat functions of the kept grid nodes */
+    for (a = 0; a < n; a++) {
+        if (f.m.fixed[a])
+            continue;
+        for (i = 0; i < nc; i++) {
+            double p[3], w;
+            node_pos(c, i, p);
+            w = hat(f.m.X0[3 * a], p[0], c->cell) * hat(f.m.X0[3 * a + 1], p[1], c->cell) *
+                hat(f.m.X0[3 * a + 2], p[2], c->cell);
+            for (r = 0; r < 3; r++) P[(size_t)(3 * a + r) * 3 * nc + 3 * i + r] = w;
+        }
+    }
+    for (i = 0; i < N; i++)   /* HP */
+        for (j = 0; j < 3 * nc; j++) {
+            double sum = 0;
+            for (b = 0; b < N; b++) sum += Hd[(size_t)i * N + b] * P[(size_t)b * 3 * nc + j];
+            HP[(size_t)i * 3 * nc + j] = sum;
+        }
+    coarse_galerkin(c, &f.s.H);
+    for (i = 0; i < nc; i++)   /* the module's Hc, dense */
+        for (q = c->Hc.row_off[i]; q < c->Hc.row_off[i + 1]; q++)
+            for (r = 0; r < 3; r++)
+                for (s = 0; s < 3; s++)
+                    Hc[(size_t)(3 * i + r) * 3 * nc + 3 * c->Hc.col[q] + s] = c->Hc.val[9 * q + 3 * r + s];
+    for (i = 0; i < 3 * nc; i++)
+        for (j = 0; j < 3 * nc; j++) {
+            double sum = 0;
+            for (b = 0; b < N; b++) sum += P[(size_t)b * 3 * nc + i] * HP[(size_t)b * 3 * nc + j];
+            scale = fmax(scale, fabs(sum));
+            err = fmax(err, fabs(sum - Hc[(size_t)i * 3 * nc + j]));
+            asym = fmax(asym, fabs(Hc[(size_t)i * 3 * nc + j] - Hc[(size_t)j * 3 * nc + i]));
+        }
+    /* the coarse direction solves Hc e = −Pᵀ g */
+    {
+        double *dy = malloc(sizeof(double) * N);
+        CHECK(coarse_direction(c, &f.s.H, g, dy) == SIPD_OK, "coarse_direction");
+        for (i = 0; i < 3 * nc; i++) {
+            double lhs = 0, rhs = 0;
+            for (j = 0; j < 3 * nc; j++) lhs += Hc[(size_t)i * 3 * nc + j] * c->ec[j];
+            for (b = 0; b < N; b++) rhs -= P[(size_t)b * 3 * nc + i] * g[b];
+            res = fmax(res, fabs(lhs - rhs));
+            rnorm = fmax(rnorm, fabs(rhs));
+        }
+        free(dy);
+    }
+    printf("galerkin: %d vertices, %d coarse nodes: max |Hc - PᵀHP| = %.2e of %.2e, asymmetry %.2e, "
+           "coarse solve residual %.2e of %.2e\n", n, nc, err, scale, asym, res, rnorm);
+    CHECK(nc >= 8 && scale > 0, "degenerate coarse level (%d nodes)", nc);
+    CHECK(err < 1e-12 * scale, "Hc differs from the dense PᵀHP by %g (scale %g)", err, scale);
+    CHECK(asym < 1e-12 * scale, "Hc not symmetric (%g)", asym);
+    CHECK(rnorm > 0 && res < 1e-8 * rnorm, "coarse solve residual %g of %g", res, rnorm);
+    free(P);
+    free(Hd);
+    free(HP);
+    free(Hc);
+    free(g);
+    fixture_free(&f);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Positions after `steps` steps of a clamped beam 1 x 0.2 x 0.2 (nx x nx/5 x nx/5 cells) under
+ * gravity. */
+static double *beam_run(int nx, double E, double nu, int steps, const char *solver, double *diag, int *coarse_used,
+                        int *iters)
+{
+    fixture f;
+    char fmt[2048];
+    double *x;
+    int k;
+    snprintf(fmt, sizeof fmt,
+             "time = { dt = 0.0166667; frames = %d; };\n"
+             "solver = { %s };\n"
+             "gravity = [0.0, -9.81, 0.0];\n"
+             "materials = ( { name = \"m\"; youngs = %.6e; poisson = %.4f; } );\n"
+             "bodies = ( { mesh = \"%%s\"; material = \"m\";\n"
+             "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n",
+             steps, solver, E, nu);
+    if (setup(&f, nx, nx / 5, nx / 5, 1.0, 0.2, 0.2, fmt)) {
+        CHECK(0, "setup failed (%s)", solver);
+        return NULL;
+    }
+    *iters = 0;
+    for (k = 0; k < steps; k++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed (%s)", solver);
+        *iters += r.iterations;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    *diag = f.m.bbox_diag;
+    *coarse_used = f.s.coarse ? (int)f.s.coarse->corrections : 0;
+    if (f.s.coarse)
+        printf("  (coarse level: %d nodes for %d vertices)\n", f.s.coarse->nc, f.m.nv);
+    fixture_free(&f);
+    return x;
+}
+
+static void test_newton(void)
+{
+    static const double cases[][2] = {{1e6, 0.45}, {1e9, 0.3}};
+    int c;
+    for (c = 0; c < 2; c++) {
+        double diag, d = 0;
+        int used, itn, it2, nv = 21 * 5 * 5, a;
+        double *xn = beam_run(20, cases[c][0], cases[c][1], 2, "method = \"newton\"; iterations = 100; tolerance = 1.0e-10;",
+                              &diag, &used, &itn);
+        double *x2 = beam_run(20, cases[c][0], cases[c][1], 2,
+                              "chebyshev = true; iterations = 5000; tolerance = 1.0e-6; coarse = { levels = 2; size = 4; };",
+                              &diag, &used, &it2);
+        if (!xn || !x2) {
+            free(xn);
+            free(x2);
+            return;
+        }
+        for (a = 0; a < 3 * nv; a++) d = fmax(d, fabs(xn[a] - x2[a]));
+        printf("newton: E = %g, nu = %g: two-level SIPD (%d iterations, %d coarse corrections) vs Newton (%d): "
+               "max |x - x_newton| = %.2e of the model size\n", cases[c][0], cases[c][1], it2, used, itn, d / diag);
+        CHECK(used > 0, "no coarse correction was made");
+        CHECK(d < 1e-4 * diag, "two-level SIPD %.3g of the model size away from Newton", d / diag);
+        free(xn);
+        free(x2);
+    }
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void test_budget(void)
+{
+    static const double cases[][2] = {{1e9, 0.3}, {1e6, 0.49}};
+    const int tip = 20 + 21 * (2 + 5 * 2), steps = 10;   /* vertex (20, 2, 2): centre of the free end */
+    int c;
+    for (c = 0; c < 2; c++) {
+        double diag, yn, yp, y2, ep, e2;
+        int used, it;
+        double *xn = beam_run(20, cases[c][0], cases[c][1], steps,
+                              "method = \"newton\"; iterations = 50; tolerance = 1.0e-10;", &diag, &used, &it);
+        double *xp = beam_run(20, cases[c][0], cases[c][1], steps, "chebyshev = true; iterations = 100; tolerance = 0.0;",
+                              &diag, &used, &it);
+        double *x2 = beam_run(20, cases[c][0], cases[c][1], steps,
+                              "chebyshev = true; iterations = 100; tolerance = 0.0; coarse = { levels = 2; };", &diag,
+                              &used, &it);
+        if (!xn || !xp || !x2) {
+            free(xn);
+            free(xp);
+            free(x2);
+            return;
+        }
+        yn = xn[3 * tip + 1] - 0.1;   /* deflection: rest y of the tip = 0.1 */
+        yp = xp[3 * tip + 1] - 0.1;
+        y2 = x2[3 * tip + 1] - 0.1;
+        ep = fabs(yp - yn) / fabs(yn);
+        e2 = fabs(y2 - yn) / fabs(yn);
+        printf("budget: E = %g, nu = %g, 1 x 100, tip deflection after %d steps: newton %.4g mm, plain SIPD %.4g mm "
+               "(error %.3g%%), two-level %.4g mm (error %.3g%%)\n",
+               cases[c][0], cases[c][1], steps, 1000 * yn, 1000 * yp, 100 * ep, 1000 * y2, 100 * e2);
+        CHECK(e2 < 0.02, "two-level SIPD %.3g%% off Newton (limit 2%%)", 100 * e2);
+        CHECK(e2 < 0.05 * ep, "two-level error %.3g%% not 20x below plain SIPD's %.3g%%", 100 * e2, 100 * ep);
+        free(xn);
+        free(xp);
+        free(x2);
+    }
+}
+
+/* ------------------------------------------------------------------------------------- */
+static void test_energy(void)
+{
+    static const char *variants[] = {
+        "chebyshev = false; coarse = { levels = 2; every = 5; size = 4; };",
+        "chebyshev = true; coarse = { levels = 2; every = 10; size = 4; refresh = 1; };",
+    };
+    int v;
+    for (v = 0; v < 2; v++) {
+        fixture f;
+        char fmt[2048];
+        int step, checked = 0;
+        snprintf(fmt, sizeof fmt,
+                 "time = { dt = 0.0166667; frames = 5; };\n"
+                 "solver = { %s iterations = 60; tolerance = 0.0; line_search = \"always\"; };\n"
+                 "gravity = [0.0, -9.81, 0.0];\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.45; } );\n"
+                 "bodies = ( { mesh = \"%%s\"; material = \"m\"; initial_stretch = [0.6, 1.3, 0.7]; } );\n",
+                 variants[v]);
+        if (setup(&f, 4, 4, 4, 0.4, 0.4, 0.4, fmt)) {
+            CHECK(0, "setup failed");
+            return;
+        }
+        for (step = 0; step < 5; step++) {
+            sipd_solve_result r;
+            int i;
+            double prev = INFINITY;
+            CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed");
+            for (i = 0; i < f.s.nhist; i++) {
+                double E = f.s.hE[i];
+                if (isnan(E))
+                    continue;
+                /* (the driver's round-off allowance, driver.c energy_rose: 1e-13 |E| + the sum's noise) */
+                CHECK(E <= prev + 1e-12 * fabs(prev), "variant %d step %d iteration %d: energy rose %.17g -> %.17g", v,
+                      step, i, prev, E);
+                prev = E;
+                checked++;
+            }
+        }
+        printf("energy: variant %d: %d logged energies, all non-increasing; %ld coarse corrections\n", v, checked,
+               f.s.coarse->corrections);
+        CHECK(checked > 100, "variant %d: only %d energies logged", v, checked);
+        CHECK(f.s.coarse->corrections >= 5 * (v == 0 ? 12 : 6), "variant %d: %ld coarse corrections", v,
+              f.s.coarse->corrections);
+        fixture_free(&f);
+    }
+}
+
+/* ------------------------------------------------------------------------------------- */
+static int load_text(const char *text, sipd_scene *sc)
+{
+    char cfg[700];
+    FILE *fp;
+    snprintf(cfg, sizeof cfg, "%s/s.cfg", scratch);
+    fp = fopen(cfg, "w");
+    if (!fp)
+        return -1;
+    fputs(text, fp);
+    fclose(fp);
+    return scene_load(cfg, sc);
+}
+
+static void test_scene(void)
+{
+    char base[600], text[4096];
+    sipd_scene sc;
+    static const struct {
+        const char *solver, *extra;
+    } bad[] = {
+        {"coarse = { levels = 2; depth = 3; };", ""},                 /* unknown key    */
+        {"coarse = { levels = 3; };", ""},                            /* levels range   */
+        {"coarse = { levels = 0; };", ""},
+        {"coarse = { levels = 2; every = 0; };", ""},                 /* every >= 1     */
+        {"coarse = { levels = 2; size = 0; };", ""},                  /* size >= 1      */
+        {"coarse = { levels = 2; size = 2000; };", ""},
+        {"coarse = { levels = 2; refresh = -1; };", ""},
+        {"coarse = { levels = 2; every = 5.0; };", ""},               /* float for int  */
+        {"coarse = 2;", ""},                                          /* not a group    */
+        {"method = \"vbd\"; coarse = { levels = 2; };", ""},           /* method         */
+        {"sweep = \"gauss-seidel\"; coarse = { levels = 2; };", ""},   /* sweep          */
+        {"coarse = { levels = 2; };", "contact = { self = true; };"},  /* pairs          */
+    };
+    unsigned i;
+    if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
+        CHECK(0, "mesh");
+        return;
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc;
+        snprintf(text, sizeof text,
+                 "solver = { %s };\nmaterials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n%s\n",
+                 bad[i].solver, base, bad[i].extra);
+        rc = load_text(text, &sc);
+        CHECK(rc != SIPD_OK, "accepted: %s %s", bad[i].solver, bad[i].extra);
+        if (rc == SIPD_OK)
+            scene_free(&sc);
+    }
+    /* defaults, and a scene with the ground (no pairs) is fine; printed and read back */
+    snprintf(text, sizeof text,
+             "solver = { iterations = 10; };\nmaterials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n", base);
+    CHECK(load_text(text, &sc) == SIPD_OK, "plain scene refused");
+    CHECK(sc.coarse_levels == 1 && sc.coarse_every == 10 && sc.coarse_size == 8 && sc.coarse_refresh == 0,
+          "defaults %d %d %d %d", sc.coarse_levels, sc.coarse_every, sc.coarse_size, sc.coarse_refresh);
+    scene_free(&sc);
+    snprintf(text, sizeof text,
+             "solver = { coarse = { levels = 2; every = 7; size = 5; refresh = 3; }; };\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\ncontact = { ground = { height = 0.0; }; };\n", base);
+    CHECK(load_text(text, &sc) == SIPD_OK, "coarse scene with ground contact refused");
+    if (sc.coarse_levels == 2) {
+        char path[700];
+        sipd_scene sc2;
+        FILE *fp;
+        CHECK(sc.coarse_every == 7 && sc.coarse_size == 5 && sc.coarse_refresh == 3, "values %d %d %d", sc.coarse_every,
+              sc.coarse_size, sc.coarse_refresh);
+        snprintf(path, sizeof path, "%s/printed.cfg", scratch);
+        fp = fopen(path, "w");
+        scene_print(fp, &sc);
+        fclose(fp);
+        CHECK(scene_load(path, &sc2) == SIPD_OK, "printed scene refused");
+        CHECK(sc2.coarse_levels == 2 && sc2.coarse_every == 7 && sc2.coarse_size == 5 && sc2.coarse_refresh == 3,
+              "read back %d %d %d %d", sc2.coarse_levels, sc2.coarse_every, sc2.coarse_size, sc2.coarse_refresh);
+        scene_free(&sc2);
+    }
+    scene_free(&sc);
+    printf("scene: %u bad solver.coarse settings refused; defaults and print/read-back checked\n",
+           (unsigned)(sizeof bad / sizeof bad[0]));
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "partition";
+    sipd_quiet = 1;
+    if (scratch_open("coarse", which))
+        return 1;
+    if (strcmp(which, "partition") == 0)
+        test_partition();
+    else if (strcmp(which, "galerkin") == 0)
+        test_galerkin();
+    else if (strcmp(which, "newton") == 0)
+        test_newton();
+    else if (strcmp(which, "budget") == 0)
+        test_budget();
+    else if (strcmp(which, "energy") == 0)
+        test_energy();
+    else if (strcmp(which, "scene") == 0)
+        test_scene();
+    else {
+        fprintf(stderr, "unknown case %s\n", which);
+        failures++;
+    }
+    scratch_close();
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
