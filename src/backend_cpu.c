@@ -372,8 +372,11 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
-    int a;
-    if (!b->eH || H->n != m->nv || H->ne != m->nt || H->k != 4)
+    int a, gi, goff[SIPD_KIND_COUNT + 1];
+    const int K = SIPD_MAX_CORNERS;
+    goff[0] = 0;   /* group gi's elements start at goff[gi] in the pattern (model_pattern_elements) */
+    for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
+    if (!b->eH || H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
         return SIPD_EFAIL;
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
@@ -406,15 +409,17 @@ static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
             }
             for (i = m->inc_off[a]; i < m->inc_off[a + 1]; i++) {
-                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s;
-                const double *He = b->eH + 144 * e;
-                for (c = 0; c < 4; c++) {
+                const sipd_group_view *G = &b->vw.grp[m->inc_group[i]];
+                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s, nc = G->nc, n3 = 3 * nc;
+                const double *He = G->hess + (size_t)kind_hessian_size(G->kind) * e;
+                const int pe = goff[m->inc_group[i]] + e;
+                for (c = 0; c < nc; c++) {
                     double *B;
-                    if (m->fixed[m->tets[4 * e + c]])
+                    if (m->fixed[G->v[(size_t)nc * e + c]])
                         continue;
-                    B = H->val + 9 * H->elem_blk[16 * e + 4 * l + c];
+                    B = H->val + 9 * H->elem_blk[(size_t)K * K * pe + K * l + c];
                     for (r = 0; r < 3; r++)
-                        for (s = 0; s < 3; s++) B[3 * r + s] += He[12 * (3 * l + r) + 3 * c + s];
+                        for (s = 0; s < 3; s++) B[3 * r + s] += He[n3 * (3 * l + r) + 3 * c + s];
                 }
             }
         }

@@ -133,10 +133,11 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
                 s->f_weight = m->mass[i] * gn;
         }
         s->eps = ops->unit_roundoff > 0 ? ops->unit_roundoff : DBL_EPSILON;
-        for (i = 0; i < m->nt; i++) {   /* elements round independently: a random walk, √Σw² */
-            double w = (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
-            s->e_noise += w * w;
-        }
+        for (int g = 0; g < m->ngroups; g++)   /* elements round independently: a random walk, √Σw² */
+            for (i = 0; i < m->groups[g].ne; i++) {
+                double w = model_element_scale(m, g, i);
+                s->e_noise += w * w;
+            }
         s->e_noise = ENERGY_NOISE * s->eps * sqrt(s->e_noise);
         note_extent(s, m->X0);
     }
@@ -166,11 +167,15 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         s->nrhs = sipd_malloc(n3);
         s->nPinv = sipd_malloc(3 * n3);
         s->nwork = sipd_malloc(4 * n3);
+        int *pe = NULL, npe = 0;   /* the pattern over every element kind (model.h) */
         if (!s->ng || !s->ndy || !s->nrhs || !s->nPinv || !s->nwork ||
-            bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+            model_pattern_elements(m, &pe, &npe) != SIPD_OK ||
+            bsr_pattern(&s->H, m->nv, pe, npe, SIPD_MAX_CORNERS) != SIPD_OK) {
+            free(pe);
             sim_free(s);
             return SIPD_EFAIL;
         }
+        free(pe);
     }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {

@@ -138,7 +138,10 @@ static int check_output_is_not_input(const sipd_scene *sc)
             }
         for (j = 0; j < sc->nbodies && rc == SIPD_OK; j++) {
             const char *m = sc->bodies[j].mesh;
-            size_t lm = strlen(m);
+            size_t lm;
+            if (!m)   /* a generated body (bodies[].generate) reads no file */
+                continue;
+            lm = strlen(m);
             int tetgen = !(lm >= 4 && strcmp(m + lm - 4, ".msh") == 0);
             for (k = 0; k < (tetgen ? 3 : 1) && rc == SIPD_OK; k++) {
                 char *p = malloc(lm + 8);

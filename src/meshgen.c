@@ -84,6 +84,20 @@ int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_me
     return SIPD_OK;
 }
 
+int meshgen_rod(int segments, double length, sipd_mesh *m)
+{
+    int i;
+    memset(m, 0, sizeof *m);
+    if (segments < 1 || !(length > 0))
+        return SIPD_EINPUT;
+    m->nv = segments + 1;
+    m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));
+    if (!m->x)
+        return SIPD_EFAIL;
+    for (i = 0; i <= segments; i++) m->x[3 * i] = length * i / segments;
+    return SIPD_OK;
+}
+
 int mesh_write_tetgen(const char *base, const sipd_mesh *m)
 {
     size_t n = strlen(base) + 8;

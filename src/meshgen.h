@@ -1,4 +1,4 @@
-/* meshgen.h — structured tetrahedral meshes of a box, and a TetGen writer: for example
+/* meshgen.h — structured tetrahedral meshes of a box, rod polylines, and a TetGen writer: for example
  * scenes, benchmarks and refinement studies.  Each grid cell is split into 6 tets along its
  * main diagonal (Kuhn triangulation), which is conforming across cells. */
 #ifndef SIPD_MESHGEN_H
@@ -16,6 +16,9 @@ int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_me
  * called); the model is built into *m.  SIPD_OK or an error. */
 int meshgen_bench_model(int nx, int ny, int nz, double lx, double ly, double lz, sipd_scene *sc,
                         sipd_scene_material *mat, sipd_scene_body *body, sipd_model *m);
+/* Rod polyline: segments + 1 vertices from the origin to (length, 0, 0), no tets or triangles
+ * (the model connects consecutive vertices: bodies[].generate, scene.h). */
+int meshgen_rod(int segments, double length, sipd_mesh *m);
 /* Write base.node / base.ele / base.face (1-based). */
 int mesh_write_tetgen(const char *base, const sipd_mesh *m);
 

@@ -7,7 +7,9 @@
 
 #include "initpos.h"
 #include "mesh.h"
+#include "physics/edge.h"
 #include "physics/kinematic.h"
+#include "meshgen.h"
 #include "physics/tet.h"
 #include "util.h"
 
@@ -36,6 +38,13 @@ void model_free(sipd_model *m)
     free(m->inc_w);
     free(m->color_off);
     free(m->color_verts);
+    for (int g = 0; g < m->ngroups; g++)
+        if (m->groups[g].kind != SIPD_KIND_TET) {   /* the tet group points at tets, Bm, vol, tet_mat */
+            free(m->groups[g].v);
+            free(m->groups[g].rest);
+            free(m->groups[g].vol);
+            free(m->groups[g].mat);
+        }
     memset(m, 0, sizeof *m);
 }
 
@@ -65,9 +74,6 @@ static int in_box(const sipd_scene_box *b, const double *p)
 /* The element groups (one per kind present; only tets today) over the model's arrays. */
 static void build_groups(sipd_model *m)
 {
-    int k;
-    for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
-    m->ngroups = 0;
     if (m->nt > 0) {
         sipd_elem_group *G = &m->groups[m->ngroups];
         G->kind = SIPD_KIND_TET;
@@ -86,6 +92,8 @@ static double corner_weight(const sipd_elem_group *G, int e, int l)
 {
     switch (G->kind) {
     case SIPD_KIND_TET: return G->vol[e] * v3_norm2(tet_gradN(G->rest + 9 * (size_t)e, l));
+    case SIPD_KIND_EDGE: return 1;       /* K = k(1 − L/l) I pairs the two ends with weight 1 */
+    case SIPD_KIND_ROD_BEND: return 1;   /* per-corner blocks (elements.h kind_split_per_corner) */
     default: return NAN;
     }
 }
@@ -186,6 +194,155 @@ static int build_colouring(sipd_model *m)
     return SIPD_OK;
 }
 
+/* ---- edge kinds (springs, rods) ---------------------------------------------------------- */
+
+/* A group being filled: elements of nc corners with two rest values, a measure and a material. */
+typedef struct {
+    int nc, n, cap;
+    int *v, *mat;
+    double *rest, *vol;
+} grow_group;
+
+static int gg_push(grow_group *g, const int *v, double r0, double r1, double vol, int mat)
+{
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 256;
+        int *nv = realloc(g->v, (size_t)cap * g->nc * sizeof(int)), *nm;
+        double *nr, *nvol;
+        if (!nv)
+            return SIPD_EFAIL;
+        g->v = nv;
+        if (!(nr = realloc(g->rest, (size_t)cap * 2 * sizeof(double))))
+            return SIPD_EFAIL;
+        g->rest = nr;
+        if (!(nvol = realloc(g->vol, (size_t)cap * sizeof(double))))
+            return SIPD_EFAIL;
+        g->vol = nvol;
+        if (!(nm = realloc(g->mat, (size_t)cap * sizeof(int))))
+            return SIPD_EFAIL;
+        g->mat = nm;
+        g->cap = cap;
+    }
+    memcpy(g->v + (size_t)g->nc * g->n, v, (size_t)g->nc * sizeof(int));
+    g->rest[2 * (size_t)g->n] = r0;
+    g->rest[2 * (size_t)g->n + 1] = r1;
+    g->vol[g->n] = vol;
+    g->mat[g->n] = mat;
+    g->n++;
+    return SIPD_OK;
+}
+
+static void gg_free(grow_group *g)
+{
+    free(g->v);
+    free(g->rest);
+    free(g->vol);
+    free(g->mat);
+    memset(g, 0, sizeof *g);
+}
+
+/* Hand a filled group to the model as kind k (nothing when empty). */
+static void gg_adopt(sipd_model *m, grow_group *g, int kind)
+{
+    sipd_elem_group *G;
+    if (g->n == 0) {
+        gg_free(g);
+        return;
+    }
+    G = &m->groups[m->ngroups];
+    G->kind = kind;
+    G->nc = g->nc;
+    G->ne = g->n;
+    G->v = g->v;
+    G->rest = g->rest;
+    G->vol = g->vol;
+    G->mat = g->mat;
+    m->group_of[kind] = m->ngroups++;
+    memset(g, 0, sizeof *g);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const int *x = (const int *)a, *y = (const int *)b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* What body b's mesh becomes (scene.h sipd_body_elements, auto resolved). */
+static int body_kind(const sipd_scene_body *bd)
+{
+    if (bd->gen_shape == SIPD_GEN_ROD)
+        return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_ROD;
+    return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_SOLID;
+}
+
+/* The spring of world vertices a, b (rest length from X): k = spring_stiffness or E·πr²/L. */
+static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    double L = sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * va), v3_load(m->X + 3 * vb))));
+    int v[2];
+    if (!(L > 0) || !isfinite(L)) {
+        sipd_error_at(sc->path, bd->line, "bodies[%d]: edge %d-%d has length %g: a spring needs a positive rest "
+                      "length", b, va + 1, vb + 1, L);
+        return SIPD_EINPUT;
+    }
+    v[0] = va;
+    v[1] = vb;
+    *Lout = L;
+    return gg_push(ed, v, L, bd->spring_k > 0 ? bd->spring_k : sc->materials[bd->material].youngs * SIPD_PI *
+                   bd->radius * bd->radius / L, L, bd->material);
+}
+
+/* Springs along the unique edges of body b's tets (vertices offset by vo). */
+static int tet_springs(const sipd_scene *sc, int b, const sipd_mesh *me, int vo, sipd_model *m, grow_group *ed)
+{
+    static const int pr[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    int *E = sipd_malloc(((size_t)me->nt * 12 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
+    for (i = 0; i < me->nt; i++)
+        for (k = 0; k < 6; k++) {
+            int a = me->tets[4 * i + pr[k][0]], c = me->tets[4 * i + pr[k][1]];
+            E[2 * n] = a < c ? a : c;
+            E[2 * n + 1] = a < c ? c : a;
+            n++;
+        }
+    qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    for (i = 0; i < n && rc == SIPD_OK; i++)
+        if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
+            rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
+    free(E);
+    return rc;
+}
+
+/* Generated rod of body b (a polyline of nv vertices from vo): stretch springs, the rod's lumped
+ * masses ρ·πr²·L/2 per segment end, and (rod) the bending elements at its interior vertices. */
+static int rod_elements(const sipd_scene *sc, int b, int nv, int vo, int bend, sipd_model *m, grow_group *ed,
+                        grow_group *bg)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    const double A = SIPD_PI * bd->radius * bd->radius, I = SIPD_PI * pow(bd->radius, 4) / 4;
+    double L, Lprev = 0;
+    int i, rc;
+    for (i = 0; i + 1 < nv; i++) {
+        if ((rc = push_spring(sc, b, m, ed, vo + i, vo + i + 1, &L)) != SIPD_OK)
+            return rc;
+        m->mass[vo + i] += mat->density * A * L / 2;
+        m->mass[vo + i + 1] += mat->density * A * L / 2;
+        if (bend && i > 0) {
+            int v[3] = {vo + i - 1, vo + i, vo + i + 1};
+            vec3 kv = rod_kappa(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), NULL);
+            if ((rc = gg_push(bg, v, sqrt(v3_norm2(kv)), mat->youngs * I / (Lprev + L), (Lprev + L) / 2,
+                              bd->material)) != SIPD_OK)
+                return rc;
+        }
+        Lprev = L;
+    }
+    return SIPD_OK;
+}
+
 int model_build(const sipd_scene *sc, sipd_model *m)
 {
     sipd_mesh *meshes;
@@ -195,7 +352,9 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     if (!meshes)
         return SIPD_EFAIL;
     for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++)
-        rc = mesh_load(sc->bodies[b].mesh, &meshes[b]);
+        rc = sc->bodies[b].gen_shape == SIPD_GEN_ROD
+                 ? meshgen_rod(sc->bodies[b].gen_segments, sc->bodies[b].gen_length, &meshes[b])
+                 : mesh_load(sc->bodies[b].mesh, &meshes[b]);
     if (rc == SIPD_OK)
         rc = model_build_meshes(sc, meshes, m);
     for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);
@@ -207,11 +366,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
 {
     int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    grow_group ged, gbend;
 
     memset(m, 0, sizeof *m);
+    memset(&ged, 0, sizeof ged);
+    memset(&gbend, 0, sizeof gbend);
+    ged.nc = 2;
+    gbend.nc = 3;
+    for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
     for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
-        m->nt += meshes[b].nt;
+        m->nt += body_kind(&sc->bodies[b]) == SIPD_ELEMENTS_SOLID ? meshes[b].nt : 0;
         m->nf += meshes[b].nf;
         m->nmotions += sc->bodies[b].nmove + (sc->bodies[b].obstacle ? 1 : 0);
     }
@@ -274,15 +439,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 if (p.v[k] > hi[k]) hi[k] = p.v[k];
             }
         }
+        const int solid = body_kind(bd) == SIPD_ELEMENTS_SOLID;
         for (i = 0; i < me->nt; i++) {
-            int e = to + i, *t = m->tets + 4 * e;
-            double V;
+            /* a springs body's tets give the lumped masses only: computed in scratch */
+            int e = to + i, tt[4], *t = solid ? m->tets + 4 * e : tt;
+            double V, Bs[9], *Bm = solid ? m->Bm + 9 * e : Bs;
             for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
             /* tet_rest leaves Bm unwritten when it cannot invert the rest shape: NaN marks that */
-            for (k = 0; k < 9; k++) m->Bm[9 * e + k] = NAN;
+            for (k = 0; k < 9; k++) Bm[k] = NAN;
             V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
-                         v3_load(m->X + 3 * t[3]), m->Bm + 9 * e);
-            for (k = 0; k < 9 && isfinite(m->Bm[9 * e + k]); k++) {}
+                         v3_load(m->X + 3 * t[3]), Bm);
+            for (k = 0; k < 9 && isfinite(Bm[k]); k++) {}
             if (!(V > 0) || !isfinite(V) || k < 9) { /* the loader refuses degenerate tets */
                 sipd_error_at(sc->path, bd->line, "bodies[%d]: tet %d of %s: %s after the body transform (volume %g, "
                               "scale %g): the body is too %s", b, i + 1, bd->mesh,
@@ -291,10 +458,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 rc = SIPD_EINPUT;
                 goto done;
             }
-            m->vol[e] = V;
-            m->tet_mat[e] = bd->material;
+            if (solid) {
+                m->vol[e] = V;
+                m->tet_mat[e] = bd->material;
+            }
             for (k = 0; k < 4; k++) m->mass[t[k]] += mat->density * V / 4;
         }
+        if (!solid && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
+            goto done;
+        if (bd->gen_shape == SIPD_GEN_ROD &&
+            (rc = rod_elements(sc, b, me->nv, vo, body_kind(bd) == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
+            goto done;
         for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
         {   /* the body's bounding-box centre (also that of its initial positions, stretched about it) */
             double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -356,7 +530,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             }
         }
         vo += me->nv;
-        to += me->nt;
+        to += solid ? me->nt : 0;
         fo += me->nf;
     }
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
@@ -385,6 +559,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 cnt++;
             }
         m->mean_edge = cnt > 0 ? sum / (6.0 * cnt) : 0;
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets: the springs' rest lengths */
+            for (i = 0; i < ged.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[ged.v[2 * i]]].obstacle)
+                    continue;
+                sum += ged.rest[2 * i];
+                if (sc->materials[ged.mat[i]].youngs > emax)
+                    emax = sc->materials[ged.mat[i]].youngs;
+                cnt++;
+            }
+        if (m->mean_edge == 0 && cnt > 0)
+            m->mean_edge = sum / cnt;
         m->contact_k_auto = emax * m->mean_edge;
     }
     m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
@@ -392,13 +577,46 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     if (!(m->bbox_diag > 0))
         m->bbox_diag = 1;
     build_groups(m);
+    gg_adopt(m, &ged, SIPD_KIND_EDGE);
+    gg_adopt(m, &gbend, SIPD_KIND_ROD_BEND);
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);
 done:
+    gg_free(&ged);
+    gg_free(&gbend);
     if (rc != SIPD_OK)
         model_free(m);
     return rc;
+}
+
+int model_pattern_elements(const sipd_model *m, int **elems, int *ne)
+{
+    size_t n = 0, o = 0;
+    int g, e, l;
+    for (g = 0; g < m->ngroups; g++) n += (size_t)m->groups[g].ne;
+    *ne = (int)n;
+    *elems = sipd_malloc((n * SIPD_MAX_CORNERS + 1) * sizeof(int));
+    if (!*elems)
+        return SIPD_EFAIL;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        for (e = 0; e < G->ne; e++, o++)
+            for (l = 0; l < SIPD_MAX_CORNERS; l++)
+                (*elems)[SIPD_MAX_CORNERS * o + l] = G->v[(size_t)G->nc * e + (l < G->nc ? l : G->nc - 1)];
+    }
+    return SIPD_OK;
+}
+
+double model_element_scale(const sipd_model *m, int g, int e)
+{
+    const sipd_elem_group *G = &m->groups[g];
+    switch (G->kind) {
+    case SIPD_KIND_TET: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
+    case SIPD_KIND_EDGE: return G->rest[2 * e + 1] * G->rest[2 * e] * G->rest[2 * e];
+    case SIPD_KIND_ROD_BEND: return G->rest[2 * e + 1];
+    default: return 0;
+    }
 }
 
 void model_prescribed(const sipd_model *m, int a, double t, double out[3])

@@ -107,6 +107,10 @@ const char *scene_model_name(sipd_material_model m)
     return "?";
 }
 
+static const enum_entry elements_table[] = {{"auto", SIPD_ELEMENTS_AUTO}, {"solid", SIPD_ELEMENTS_SOLID},
+                                            {"shell", -1}, {"springs", SIPD_ELEMENTS_SPRINGS},
+                                            {"rod", SIPD_ELEMENTS_ROD}, {NULL, 0}};
+static const enum_entry gen_table[] = {{"rod", SIPD_GEN_ROD}, {"cloth", -1}, {NULL, 0}};
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
@@ -129,7 +133,9 @@ static const char *const material_keys[] = {"name", "model", "youngs", "poisson"
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
                                         "velocity", "initial_stretch", "pin", "move", "obstacle",
-                                        "angular_velocity", "center", "initial_positions", NULL};
+                                        "angular_velocity", "center", "initial_positions", "elements",
+                                        "radius", "spring_stiffness", "generate", NULL};
+static const char *const generate_keys[] = {"shape", "length", "segments", NULL};
 static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
@@ -1151,10 +1157,55 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
         b->line = setting_line(sc, g);
         b->scale = 1.0;
         b->initial_stretch[0] = b->initial_stretch[1] = b->initial_stretch[2] = 1.0;
-        if ((rc = check_keys(sc, g, path, body_keys)) ||
-            (rc = get_string(sc, g, path, "mesh", 1, &mesh)) ||
-            (rc = get_string(sc, g, path, "material", 1, &mat)))
-            return rc;
+        b->radius = 0.001;
+        b->gen_length = 1.0;
+        b->gen_segments = 20;
+        {
+            const config_setting_t *gen = NULL;
+            if ((rc = check_keys(sc, g, path, body_keys)) ||
+                (rc = get_group(sc, g, path, "generate", &gen)))
+                return rc;
+            if (gen) {   /* a generated body (meshgen.h) instead of a mesh file */
+                char gpath[KEYLEN];
+                key_join(gpath, path, "generate");
+                if ((rc = check_keys(sc, gen, gpath, generate_keys)) ||
+                    (rc = get_enum(sc, gen, gpath, "shape", gen_table, &b->gen_shape)) ||
+                    (rc = float_range(sc, gen, gpath, "length", 0, &b->gen_length, 0.0, 0, INFINITY, 0)) ||
+                    (rc = int_range(sc, gen, gpath, "segments", 0, &b->gen_segments, 1, 10000000)))
+                    return rc;
+                if (!config_setting_get_member(gen, "shape")) {
+                    key_join(key, gpath, "shape");
+                    return missing(sc, gen, key, "\"rod\"");
+                }
+                if (config_setting_get_member(g, "mesh")) {
+                    key_join(key, path, "mesh");
+                    return err(sc, config_setting_get_member(g, "mesh"), key,
+                               "mesh and generate both make the body: give one");
+                }
+            }
+            if ((!gen && (rc = get_string(sc, g, path, "mesh", 1, &mesh))) ||
+                (rc = get_string(sc, g, path, "material", 1, &mat)) ||
+                (rc = get_enum(sc, g, path, "elements", elements_table, &b->elements)) ||
+                (rc = float_range(sc, g, path, "radius", 0, &b->radius, 0.0, 0, INFINITY, 0)) ||
+                (rc = float_range(sc, g, path, "spring_stiffness", 0, &b->spring_k, 0.0, 0, INFINITY, 0)))
+                return rc;
+            if (b->gen_shape == SIPD_GEN_ROD && b->elements == SIPD_ELEMENTS_SOLID) {
+                key_join(key, path, "elements");
+                return err(sc, config_setting_get_member(g, "elements"), key,
+                           "a generated rod has no tetrahedra: use \"rod\", \"springs\" or \"auto\"");
+            }
+            if (b->elements == SIPD_ELEMENTS_ROD && !gen) {
+                key_join(key, path, "elements");
+                return err(sc, config_setting_get_member(g, "elements"), key,
+                           "rods come from generate = { shape = \"rod\"; ... } in this version (the mesh "
+                           "loaders read tetrahedra only)");
+            }
+            if (config_setting_get_member(g, "spring_stiffness") && b->elements != SIPD_ELEMENTS_SPRINGS) {
+                key_join(key, path, "spring_stiffness");
+                return err(sc, config_setting_get_member(g, "spring_stiffness"), key,
+                           "only meaningful with elements = \"springs\"");
+            }
+        }
         b->material = -1;
         for (int j = 0; j < sc->nmaterials; j++)
             if (strcmp(sc->materials[j].name, mat) == 0)
@@ -1170,7 +1221,7 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
             return err(sc, config_setting_get_member(g, "material"), key,
                        "unknown material \"%s\" (defined: %s)", mat, list);
         }
-        if ((rc = resolve_mesh(sc, g, path, mesh, &b->mesh)) ||
+        if ((mesh && (rc = resolve_mesh(sc, g, path, mesh, &b->mesh))) ||
             (rc = get_vec3(sc, g, path, "translate", 0, b->translate)) ||
             (rc = get_vec3(sc, g, path, "rotate_deg", 0, b->rotate_deg)) ||
             (rc = float_range(sc, g, path, "scale", 0, &b->scale, 0.0, 0, INFINITY, 0)) ||
@@ -1524,8 +1575,26 @@ void scene_print(FILE *f, const sipd_scene *sc)
     fputs("bodies = (\n", f);
     for (int i = 0; i < sc->nbodies; i++) {
         const sipd_scene_body *b = &sc->bodies[i];
-        fputs("  { mesh = ", f);
-        print_path(f, b->mesh ? b->mesh : "");
+        if (b->gen_shape == SIPD_GEN_ROD) {
+            fputs("  { generate = { shape = \"rod\"; length = ", f);
+            print_float(f, b->gen_length);
+            fprintf(f, "; segments = %d; }", b->gen_segments);
+        } else {
+            fputs("  { mesh = ", f);
+            print_path(f, b->mesh ? b->mesh : "");
+        }
+        if (b->elements != SIPD_ELEMENTS_AUTO) {   /* the kind keys only when used (older outputs unchanged) */
+            static const char *const en[] = {"auto", "solid", "shell", "springs", "rod"};
+            fprintf(f, ";\n    elements = \"%s\"", en[b->elements]);
+        }
+        if (b->elements == SIPD_ELEMENTS_SPRINGS || b->elements == SIPD_ELEMENTS_ROD || b->gen_shape == SIPD_GEN_ROD) {
+            fputs(";\n    radius = ", f);
+            print_float(f, b->radius);
+        }
+        if (b->spring_k > 0) {
+            fputs(";\n    spring_stiffness = ", f);
+            print_float(f, b->spring_k);
+        }
         fputs(";\n    material = ", f);
         print_string(f, b->material >= 0 && b->material < sc->nmaterials
                             ? sc->materials[b->material].name
