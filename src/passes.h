@@ -236,7 +236,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         v3_store(G->grad + 6 * (size_t)e, g0);
         v3_store(G->grad + 6 * (size_t)e + 3, v3_scale(g0, -1));
         if (precond == SIPD_PRECOND_SPLIT) {
-            s3_store(G->blk + 6 * (size_t)e, s3_diag(r[1]));
+            s3_store(G->blk + 6 * (size_t)e, spring_kplus(r[0], r[1], y[0], y[1], split));
         } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
             sym3 B = spring_block_psd(r[0], r[1], y[0], y[1]);
             if (precond == SIPD_PRECOND_DIAG)
@@ -324,7 +324,7 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
         *energy = spring_energy(L, kk, y[0], y[1]);
         *scale = kk * L * L;   /* the energy at unit strain */
         if (precond == SIPD_PRECOND_SPLIT) {
-            *D = s3_axpy(w * kk, s3_diag(1), *D);
+            *D = s3_axpy(w, spring_kplus(L, kk, y[0], y[1], split), *D);
         } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
             sym3 B = spring_block_psd(L, kk, y[0], y[1]);
             if (precond == SIPD_PRECOND_DIAG)

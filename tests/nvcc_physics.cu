@@ -17,6 +17,7 @@
 #include "physics/distance.h"
 #include "physics/broad.h"
 #include "physics/elements.h"
+#include "physics/edge.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -190,7 +191,27 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
 
     /* elements.h (the kinds' sizes) */
     acc += (sipd_real)(kind_corners(split) + kind_rest_size(split) + kind_grad_size(split) +
-                       kind_block_size(split, split) + kind_hessian_size(split));
+                       kind_block_size(split, split) + kind_hessian_size(split) + kind_split_per_corner(split));
+
+    /* edge.h (springs, rod bending) */
+    {
+        vec3 p0 = v3(in[30], in[31], in[32]), p1 = v3(in[33], in[34], in[35]), p2 = v3(in[36], in[37], in[38]);
+        vec3 gr[3];
+        sym3 B[3], W;
+        mat3 J[3];
+        sipd_real H[81], c;
+        acc += spring_energy(in[40], in[41], p0, p1) + spring_gradient0(in[40], in[41], p0, p1).v[0] +
+               spring_block_psd(in[40], in[41], p0, p1).s[0] +
+               spring_kplus(in[40], in[41], p0, p1, split).s[1];
+        spring_element_hessian(in[40], in[41], p0, p1, H);
+        acc += H[7] + m3_skew(p0).m[1];
+        acc += rod_kappa(p0, p1, p2, J).v[0] + J[1].m[4] + rod_bend_energy(in[42], in[43], p0, p1, p2);
+        W = rod_bend_weights(in[42], in[43], p2, &c);
+        acc += c + rod_sym(rod_jtwj(J[0], W, J[2])).s[3];
+        rod_bend_element(in[42], in[43], p0, p1, p2, gr, B);
+        rod_bend_element_hessian(in[42], in[43], p0, p1, p2, H);
+        acc += gr[2].v[1] + B[1].s[5] + H[80];
+    }
 
     out[9] = acc + x.v[0];
 }

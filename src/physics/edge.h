@@ -3,8 +3,8 @@
  * Spring (kind SIPD_KIND_EDGE, corners a = 0, 1; rest data [L, k]):
  *   E = k/2 (l − L)²,  l = |y1 − y0|,  d̂ = (y1 − y0)/l
  *   gradient on 0: k (1 − L/l)(y0 − y1)   (on 1: the negative)
- *   pairwise form: K = k (1 − L/l) I with weight 1; SIPD's split K⁺ = k I (every projection):
- *   it majorises the true vertex block k [d̂d̂ᵀ + (1 − L/l)(I − d̂d̂ᵀ)], which is indefinite under
+ *   pairwise form: K = k (1 − L/l) I with weight 1; SIPD's split K⁺ = k I (expanded, the
+ *   default; other projections: spring_kplus): it majorises the true vertex block k [d̂d̂ᵀ + (1 − L/l)(I − d̂d̂ᵀ)], which is indefinite under
  *   compression; VBD and Newton use its PSD form B = k [d̂d̂ᵀ + max(0, 1 − L/l)(I − d̂d̂ᵀ)]
  *   (element Hessian [[B, −B], [−B, B]]).
  *
@@ -54,6 +54,24 @@ SIPD_HD sym3 spring_block_psd(sipd_real L, sipd_real k, vec3 y0, vec3 y1)
         return s3_diag(k);
     t = sipd_max(SIPD_R(0), 1 - L / l);
     return s3_axpy(k * (1 - t) / l2, s3_outer(d), s3_diag(k * t));
+}
+
+/* SIPD's K⁺ of a spring by the scene's projection (material.h split codes; 0 = expanded):
+ *   expanded: k I (majorises the vertex block; conservative across a slack or compressed spring)
+ *   sign:     the PSD vertex block k [d̂d̂ᵀ + max(0, 1 − L/l)(I − d̂d̂ᵀ)] (the positive parts of the
+ *             Hessian's axial and transverse terms; relies on the line search like the tets' sign)
+ *   none:     K = k (1 − L/l) I (the ablation: negative under compression)
+ *   clamp:    max(0, k (1 − L/l)) I;   abs: |k (1 − L/l)| I   (the eigenvalue baselines of K) */
+SIPD_HD sym3 spring_kplus(sipd_real L, sipd_real k, vec3 y0, vec3 y1, int split)
+{
+    sipd_real l = sipd_sqrt(v3_norm2(v3_sub(y1, y0))), c = l > 0 ? k * (1 - L / l) : SIPD_R(0);
+    switch (split) {
+    case 1: return spring_block_psd(L, k, y0, y1);
+    case 2: return s3_diag(c);
+    case 3: return s3_diag(sipd_max(c, SIPD_R(0)));
+    case 4: return s3_diag(sipd_fabs(c));
+    default: return s3_diag(k);
+    }
 }
 
 /* 6x6 PSD element Hessian [[B, −B], [−B, B]], row-major, index 3a + k */
