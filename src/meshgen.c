@@ -98,6 +98,37 @@ int meshgen_rod(int segments, double length, sipd_mesh *m)
     return SIPD_OK;
 }
 
+int meshgen_cloth(int nx, int nz, double lx, double lz, sipd_mesh *m)
+{
+    int i, k, f = 0;
+    memset(m, 0, sizeof *m);
+    if (nx < 1 || nz < 1 || !(lx > 0) || !(lz > 0))
+        return SIPD_EINPUT;
+    m->nv = (nx + 1) * (nz + 1);
+    m->nf = 2 * nx * nz;
+    m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));
+    m->tris = sipd_malloc((size_t)m->nf * 3 * sizeof(int));
+    if (!m->x || !m->tris) {
+        mesh_free(m);
+        return SIPD_EFAIL;
+    }
+    for (k = 0; k <= nz; k++)
+        for (i = 0; i <= nx; i++) {
+            m->x[3 * (i + (nx + 1) * k)] = lx * i / nx;
+            m->x[3 * (i + (nx + 1) * k) + 2] = lz * k / nz;
+        }
+    for (k = 0; k < nz; k++)
+        for (i = 0; i < nx; i++) {
+            int a = i + (nx + 1) * k, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+            /* (a, c, b) and (a, d, c): (c − a) × (b − a) points along +y for x right, z forward;
+               in every other row the other diagonal (b, d): (b, a, d) and (b, d, c) */
+            int t0[6] = {a, c, b, a, d, c}, t1[6] = {b, a, d, b, d, c};
+            memcpy(m->tris + 3 * f, k % 2 ? t1 : t0, sizeof t0);
+            f += 2;
+        }
+    return SIPD_OK;
+}
+
 int mesh_write_tetgen(const char *base, const sipd_mesh *m)
 {
     size_t n = strlen(base) + 8;

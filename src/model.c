@@ -7,7 +7,9 @@
 
 #include "initpos.h"
 #include "mesh.h"
+#include "physics/bend.h"
 #include "physics/edge.h"
+#include "physics/tri.h"
 #include "physics/kinematic.h"
 #include "meshgen.h"
 #include "physics/tet.h"
@@ -94,6 +96,12 @@ static double corner_weight(const sipd_elem_group *G, int e, int l)
     case SIPD_KIND_TET: return G->vol[e] * v3_norm2(tet_gradN(G->rest + 9 * (size_t)e, l));
     case SIPD_KIND_EDGE: return 1;       /* K = k(1 − L/l) I pairs the two ends with weight 1 */
     case SIPD_KIND_ROD_BEND: return 1;   /* per-corner blocks (elements.h kind_split_per_corner) */
+    case SIPD_KIND_HINGE: return 1;
+    case SIPD_KIND_TRI: {
+        sipd_real g[2];
+        tri_gradN(G->rest + 4 * (size_t)e, l, g);
+        return G->vol[e] * (g[0] * g[0] + g[1] * g[1]);
+    }
     default: return NAN;
     }
 }
@@ -198,12 +206,21 @@ static int build_colouring(sipd_model *m)
 
 /* A group being filled: elements of nc corners with two rest values, a measure and a material. */
 typedef struct {
-    int nc, n, cap;
+    int nc, nr, n, cap;   /* corners, rest values per element */
     int *v, *mat;
     double *rest, *vol;
 } grow_group;
 
+static int gg_push_rest(grow_group *g, const int *v, const double *rest, double vol, int mat);
 static int gg_push(grow_group *g, const int *v, double r0, double r1, double vol, int mat)
+{
+    double r[2];
+    r[0] = r0;
+    r[1] = r1;
+    return gg_push_rest(g, v, r, vol, mat);
+}
+
+static int gg_push_rest(grow_group *g, const int *v, const double *rest, double vol, int mat)
 {
     if (g->n == g->cap) {
         int cap = g->cap ? 2 * g->cap : 256;
@@ -212,7 +229,7 @@ static int gg_push(grow_group *g, const int *v, double r0, double r1, double vol
         if (!nv)
             return SIPD_EFAIL;
         g->v = nv;
-        if (!(nr = realloc(g->rest, (size_t)cap * 2 * sizeof(double))))
+        if (!(nr = realloc(g->rest, (size_t)cap * g->nr * sizeof(double))))
             return SIPD_EFAIL;
         g->rest = nr;
         if (!(nvol = realloc(g->vol, (size_t)cap * sizeof(double))))
@@ -224,8 +241,7 @@ static int gg_push(grow_group *g, const int *v, double r0, double r1, double vol
         g->cap = cap;
     }
     memcpy(g->v + (size_t)g->nc * g->n, v, (size_t)g->nc * sizeof(int));
-    g->rest[2 * (size_t)g->n] = r0;
-    g->rest[2 * (size_t)g->n + 1] = r1;
+    memcpy(g->rest + (size_t)g->nr * g->n, rest, (size_t)g->nr * sizeof(double));
     g->vol[g->n] = vol;
     g->mat[g->n] = mat;
     g->n++;
@@ -272,7 +288,110 @@ static int body_kind(const sipd_scene_body *bd)
 {
     if (bd->gen_shape == SIPD_GEN_ROD)
         return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_ROD;
-    return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_SOLID;
+    if (bd->gen_shape == SIPD_GEN_CLOTH)
+        return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_SHELL;
+    return bd->elements == SIPD_ELEMENTS_AUTO ? SIPD_ELEMENTS_SOLID : bd->elements;
+}
+
+static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout);
+
+/* Unique edges of nf triangles (0-based, offset vo) as springs. */
+static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+{
+    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
+    for (i = 0; i < nf; i++)
+        for (k = 0; k < 3; k++) {
+            int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
+            E[2 * n] = a < c ? a : c;
+            E[2 * n + 1] = a < c ? c : a;
+            n++;
+        }
+    qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    for (i = 0; i < n && rc == SIPD_OK; i++)
+        if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
+            rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
+    free(E);
+    return rc;
+}
+
+/* Lumped masses ρ A t / 3 of nf triangles (offset vo). */
+static void tri_masses(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int i, k;
+    for (i = 0; i < nf; i++) {
+        const int *t = tris + 3 * i;
+        vec3 c = v3_cross(v3_sub(v3_load(m->X + 3 * (vo + t[1])), v3_load(m->X + 3 * (vo + t[0]))),
+                          v3_sub(v3_load(m->X + 3 * (vo + t[2])), v3_load(m->X + 3 * (vo + t[0]))));
+        double A = 0.5 * sqrt(v3_norm2(c));
+        for (k = 0; k < 3; k++) m->mass[vo + t[k]] += sc->materials[bd->material].density * A * bd->thickness / 3;
+    }
+}
+
+/* Shell body b: membrane triangles (material index mat_off + the body's material: the plane-stress
+ * copies, model_build_meshes) and a hinge on every edge shared by exactly two triangles. */
+static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, int vo, int mat_off, sipd_model *m,
+                          grow_group *gt, grow_group *gh)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    const double D = bd->bending_stiffness >= 0 ? bd->bending_stiffness
+                     : mat->youngs * pow(bd->thickness, 3) / (12 * (1 - mat->poisson * mat->poisson));
+    int *E = sipd_malloc(((size_t)nf * 12 + 4) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double *area = sipd_malloc(((size_t)nf + 1) * sizeof(double));
+    if (!E || !area) {
+        free(E);
+        free(area);
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i < nf && rc == SIPD_OK; i++) {
+        int v[3];
+        double Bm[4];
+        for (k = 0; k < 3; k++) v[k] = vo + tris[3 * i + k];
+        area[i] = tri_rest(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), Bm);
+        if (!(area[i] > 0) || !isfinite(Bm[0] + Bm[1] + Bm[2] + Bm[3])) {
+            sipd_error_at(sc->path, bd->line, "bodies[%d]: triangle %d is degenerate (area %g)", b, i + 1, area[i]);
+            rc = SIPD_EINPUT;
+            break;
+        }
+        rc = gg_push_rest(gt, v, Bm, area[i] * bd->thickness, mat_off + bd->material);
+        for (k = 0; k < 3; k++) {   /* (min, max, triangle, local index of the edge's first corner) */
+            int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
+            E[4 * n] = a < c ? a : c;
+            E[4 * n + 1] = a < c ? c : a;
+            E[4 * n + 2] = i;
+            E[4 * n + 3] = k;
+            n++;
+        }
+    }
+    if (rc == SIPD_OK && D > 0) {
+        qsort(E, (size_t)n, 4 * sizeof(int), cmp_edge);   /* by (min, max) */
+        for (i = 0; i < n && rc == SIPD_OK;) {
+            int j = i;
+            while (j < n && E[4 * j] == E[4 * i] && E[4 * j + 1] == E[4 * i + 1]) j++;
+            if (j - i == 2) {   /* interior edge (an edge of more than two triangles gets no bending) */
+                const int *t1 = tris + 3 * E[4 * i + 2], *t2 = tris + 3 * E[4 * (i + 1) + 2];
+                int k1 = E[4 * i + 3], k2 = E[4 * (i + 1) + 3], v[4];
+                double r[2], le2;
+                v[0] = vo + t1[k1];
+                v[1] = vo + t1[(k1 + 1) % 3];
+                v[2] = vo + t1[(k1 + 2) % 3];
+                v[3] = vo + t2[(k2 + 2) % 3];
+                r[0] = hinge_theta(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]),
+                                   v3_load(m->X + 3 * v[3]));
+                le2 = v3_norm2(v3_sub(v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[0])));
+                r[1] = D * le2 / (2 * (area[E[4 * i + 2]] + area[E[4 * (i + 1) + 2]]));
+                rc = gg_push_rest(gh, v, r, sqrt(le2), bd->material);
+            }
+            i = j;
+        }
+    }
+    free(E);
+    free(area);
+    return rc;
 }
 
 /* The spring of world vertices a, b (rest length from X): k = spring_stiffness or E·πr²/L. */
@@ -351,10 +470,13 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     meshes = sipd_calloc((size_t)sc->nbodies, sizeof *meshes);
     if (!meshes)
         return SIPD_EFAIL;
-    for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++)
-        rc = sc->bodies[b].gen_shape == SIPD_GEN_ROD
-                 ? meshgen_rod(sc->bodies[b].gen_segments, sc->bodies[b].gen_length, &meshes[b])
-                 : mesh_load(sc->bodies[b].mesh, &meshes[b]);
+    for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++) {
+        const sipd_scene_body *bd = &sc->bodies[b];
+        rc = bd->gen_shape == SIPD_GEN_ROD ? meshgen_rod(bd->gen_segments, bd->gen_length, &meshes[b])
+             : bd->gen_shape == SIPD_GEN_CLOTH
+                 ? meshgen_cloth(bd->gen_cells[0], bd->gen_cells[1], bd->gen_size[0], bd->gen_size[1], &meshes[b])
+                 : mesh_load(bd->mesh, &meshes[b]);
+    }
     if (rc == SIPD_OK)
         rc = model_build_meshes(sc, meshes, m);
     for (b = 0; b < sc->nbodies; b++) mesh_free(&meshes[b]);
@@ -366,13 +488,23 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
 {
     int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    grow_group ged, gbend;
+    grow_group ged, gbend, gtri, ghinge;
+    int nshell = 0;
 
     memset(m, 0, sizeof *m);
     memset(&ged, 0, sizeof ged);
     memset(&gbend, 0, sizeof gbend);
+    memset(&gtri, 0, sizeof gtri);
+    memset(&ghinge, 0, sizeof ghinge);
     ged.nc = 2;
+    ged.nr = 2;
     gbend.nc = 3;
+    gbend.nr = 2;
+    gtri.nc = 3;
+    gtri.nr = 4;
+    ghinge.nc = 4;
+    ghinge.nr = 2;
+    for (b = 0; b < sc->nbodies; b++) nshell += body_kind(&sc->bodies[b]) == SIPD_ELEMENTS_SHELL;
     for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
     for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
@@ -381,7 +513,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         m->nmotions += sc->bodies[b].nmove + (sc->bodies[b].obstacle ? 1 : 0);
     }
     m->nbodies = sc->nbodies;
-    m->nmat = sc->nmaterials;
+    m->nmat = sc->nmaterials * (nshell ? 2 : 1);   /* with shells: the plane-stress copies after the scene's */
     m->X = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
     m->X0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
     m->V0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
@@ -401,7 +533,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         rc = SIPD_EFAIL;
         goto done;
     }
-    for (i = 0; i < m->nmat; i++) {   /* each material as the scene's model (physics/material.h) */
+    for (i = 0; i < sc->nmaterials; i++) {   /* each material as the scene's model (physics/material.h) */
         const sipd_scene_material *sm = &sc->materials[i];
         if (!material_model_valid((int)sm->model)) {   /* the physics switches have no fallback */
             sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): material model %d is not implemented",
@@ -410,6 +542,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             goto done;
         }
         m->mats[i] = material_make((int)sm->model, sm->youngs, sm->poisson);
+        if (nshell)
+            m->mats[sc->nmaterials + i] = tri_material(sm->youngs, sm->poisson);
     }
 
     vo = to = fo = mo = 0;
@@ -462,10 +596,20 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 m->vol[e] = V;
                 m->tet_mat[e] = bd->material;
             }
-            for (k = 0; k < 4; k++) m->mass[t[k]] += mat->density * V / 4;
+            for (k = 0; k < 4 && body_kind(bd) != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
         }
-        if (!solid && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
+        if (body_kind(bd) == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
             goto done;
+        if (body_kind(bd) == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
+            tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
+            if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge)) != SIPD_OK)
+                goto done;
+        }
+        if (bd->gen_shape == SIPD_GEN_CLOTH && body_kind(bd) == SIPD_ELEMENTS_SPRINGS) {
+            tri_masses(sc, b, me->tris, me->nf, vo, m);
+            if ((rc = tri_springs(sc, b, me->tris, me->nf, vo, m, &ged)) != SIPD_OK)
+                goto done;
+        }
         if (bd->gen_shape == SIPD_GEN_ROD &&
             (rc = rod_elements(sc, b, me->nv, vo, body_kind(bd) == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
             goto done;
@@ -579,12 +723,16 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     build_groups(m);
     gg_adopt(m, &ged, SIPD_KIND_EDGE);
     gg_adopt(m, &gbend, SIPD_KIND_ROD_BEND);
+    gg_adopt(m, &gtri, SIPD_KIND_TRI);
+    gg_adopt(m, &ghinge, SIPD_KIND_HINGE);
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);
 done:
     gg_free(&ged);
     gg_free(&gbend);
+    gg_free(&gtri);
+    gg_free(&ghinge);
     if (rc != SIPD_OK)
         model_free(m);
     return rc;
@@ -615,6 +763,8 @@ double model_element_scale(const sipd_model *m, int g, int e)
     case SIPD_KIND_TET: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
     case SIPD_KIND_EDGE: return G->rest[2 * e + 1] * G->rest[2 * e] * G->rest[2 * e];
     case SIPD_KIND_ROD_BEND: return G->rest[2 * e + 1];
+    case SIPD_KIND_TRI: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
+    case SIPD_KIND_HINGE: return G->rest[2 * e + 1];
     default: return 0;
     }
 }

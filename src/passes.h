@@ -22,6 +22,7 @@
 #define SIPD_PASSES_H
 
 #include "backend.h"
+#include "physics/bend.h"
 #include "physics/contact.h"
 #include "physics/edge.h"
 #include "physics/elements.h"
@@ -29,6 +30,7 @@
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
 #include "physics/tet.h"
+#include "physics/tri.h"
 
 #define SIPD_GS_MAX_HALVINGS 12   /* the local line search of a Gauss–Seidel vertex step */
 
@@ -266,9 +268,51 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         }
         break;
     }
+    case SIPD_KIND_TRI: {   /* membrane: one in-plane K⁺ per triangle (physics/tri.h) */
+        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
+        const int *t = G->v + 3 * (size_t)e;
+        for (l = 0; l < 3; l++) y[l] = view_ld(v->y, t[l]);
+        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
+        for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT) {
+            s3_store(G->blk + 6 * (size_t)e, Kp);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_NEWTON) {
+            vec3 f0, f1;
+            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+            if (precond == SIPD_PRECOND_NEWTON) {
+                tri_element_hessian(mat, Bm, vol, f0, f1, G->hess + 81 * (size_t)e);
+            } else {
+                sym3 B[3];
+                tri_vertex_blocks_psd(mat, Bm, vol, f0, f1, B);
+                for (l = 0; l < 3; l++) {
+                    if (precond == SIPD_PRECOND_DIAG)
+                        B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+                    s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
+                }
+            }
+        }
+        break;
+    }
+    case SIPD_KIND_HINGE: {   /* dihedral bending: per-corner Gauss–Newton blocks (physics/bend.h) */
+        const sipd_real *r = G->rest + 2 * (size_t)e;
+        const int *t = G->v + 4 * (size_t)e;
+        sym3 B[4];
+        for (l = 0; l < 4; l++) y[l] = view_ld(v->y, t[l]);
+        hinge_element(r[0], r[1], y[0], y[1], y[2], y[3], gr, B);
+        for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            for (l = 0; l < 4; l++) {
+                if (precond == SIPD_PRECOND_DIAG)
+                    B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+                s3_store(G->blk + 24 * (size_t)e + 6 * l, B[l]);
+            }
+        } else if (precond == SIPD_PRECOND_NEWTON) {
+            hinge_element_hessian(r[1], y[0], y[1], y[2], y[3], G->hess + 144 * (size_t)e);
+        }
+        break;
+    }
     default: break;
     }
-    (void)Kp;
 }
 
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
@@ -285,6 +329,9 @@ SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const s
     case SIPD_KIND_EDGE: return spring_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1]);
     case SIPD_KIND_ROD_BEND:
         return rod_bend_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2]);
+    case SIPD_KIND_TRI: return tri_energy(mat, G->rest + 4 * (size_t)e, G->vol[e], p[0], p[1], p[2]);
+    case SIPD_KIND_HINGE:
+        return hinge_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2], p[3]);
     default: return SIPD_R(0) / SIPD_R(0);   /* an unknown kind is a bug: NaN stops the run */
     }
 }
@@ -341,6 +388,41 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
         ga = gr[l];
         *energy = rod_bend_energy(kbar, kb, y[0], y[1], y[2]);
         *scale = kb;   /* the energy at a unit curvature binormal */
+        if (precond == SIPD_PRECOND_DIAG)
+            B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+        if (precond != SIPD_PRECOND_MASS)
+            *D = s3_axpy(w, B[l], *D);
+        break;
+    }
+    case SIPD_KIND_TRI: {
+        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
+        vec3 gr[3];
+        sym3 Kp;
+        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
+        ga = gr[l];
+        *energy = tri_energy(mat, Bm, vol, y[0], y[1], y[2]);
+        *scale = (mat->mu + mat->lambda) * vol;
+        if (precond == SIPD_PRECOND_SPLIT) {
+            *D = s3_axpy(w, Kp, *D);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            vec3 f0, f1;
+            sym3 B;
+            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+            B = tri_vertex_block_psd(mat, Bm, vol, f0, f1, l);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            *D = s3_add(*D, B);
+        }
+        break;
+    }
+    case SIPD_KIND_HINGE: {
+        const sipd_real thbar = G->rest[2 * (size_t)e], ke = G->rest[2 * (size_t)e + 1];
+        vec3 gr[4];
+        sym3 B[4];
+        hinge_element(thbar, ke, y[0], y[1], y[2], y[3], gr, B);
+        ga = gr[l];
+        *energy = hinge_energy(thbar, ke, y[0], y[1], y[2], y[3]);
+        *scale = ke;   /* the energy at a unit angle */
         if (precond == SIPD_PRECOND_DIAG)
             B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
         if (precond != SIPD_PRECOND_MASS)

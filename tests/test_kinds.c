@@ -20,7 +20,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
+#include "physics/bend.h"
 #include "physics/edge.h"
+#include "physics/tri.h"
 #include "physics/eig.h"
 #include "fixture.h"
 
@@ -35,7 +37,7 @@ static double urand(unsigned *s)
 /* smallest eigenvalue of a symmetric n x n matrix (row-major) */
 static double min_eig(int n, const double *A)
 {
-    double B[81], ev[9], V[81];
+    double B[144], ev[12], V[144];
     int i;
     for (i = 0; i < n * n; i++) B[i] = A[i];
     sym_eig(n, B, ev, V);
@@ -67,7 +69,7 @@ static void bend_G(const double *x, const double *r, double *g)
 static double fd_grad_err(int n, const double *x, const double *r, double (*E)(const double *, const double *),
                           void (*G)(const double *, const double *, double *))
 {
-    double g[9], xp[9], h = 1e-6, err = 0, gmax = 1e-300;
+    double g[12], xp[12], h = 1e-6, err = 0, gmax = 1e-300;
     int i;
     G(x, r, g);
     for (i = 0; i < n; i++) gmax = fabs(g[i]) > gmax ? fabs(g[i]) : gmax;
@@ -88,7 +90,7 @@ static double fd_grad_err(int n, const double *x, const double *r, double (*E)(c
 static void fd_hess(int n, const double *x, const double *r, void (*G)(const double *, const double *, double *),
                     double *H)
 {
-    double xp[9], gp[9], gm[9], h = 1e-6;
+    double xp[12], gp[12], gm[12], h = 1e-6;
     int i, j;
     for (j = 0; j < n; j++) {
         memcpy(xp, x, sizeof(double) * n);
@@ -222,6 +224,197 @@ static void test_fd(void)
             worst = e > worst ? e : worst;
         }
         CHECK(worst < 1e-12, "|kappa b| != 2 tan(phi/2): %.3e", worst);
+    }
+}
+
+/* ---- triangles and hinges -------------------------------------------------------------- */
+
+static sipd_material tmat;
+static void F_from(const double *x, vec3 *f0, vec3 *f1)
+{
+    *f0 = v3_load(x);
+    *f1 = v3_load(x + 3);
+}
+static double membrane_psi(const double *x, const double *r)
+{
+    vec3 f0, f1;
+    (void)r;
+    F_from(x, &f0, &f1);
+    return tri_psi(&tmat, f0, f1);
+}
+/* P in the vec order of tri_dPdF: index 2i + j (row i, column j) */
+static void membrane_P(const double *x, const double *r, double *g)
+{
+    vec3 f0, f1, p0, p1;
+    int i;
+    (void)r;
+    F_from(x, &f0, &f1);
+    tri_eval(&tmat, 0, f0, f1, &p0, &p1, NULL);
+    for (i = 0; i < 3; i++) {
+        g[2 * i] = p0.v[i];
+        g[2 * i + 1] = p1.v[i];
+    }
+}
+/* the same with x in vec order (2i + j) */
+static double membrane_psi_vec(const double *x, const double *r)
+{
+    double y[6];
+    int i;
+    for (i = 0; i < 3; i++) {
+        y[i] = x[2 * i];
+        y[3 + i] = x[2 * i + 1];
+    }
+    return membrane_psi(y, r);
+}
+static void membrane_P_vec(const double *x, const double *r, double *g)
+{
+    double y[6];
+    int i;
+    for (i = 0; i < 3; i++) {
+        y[i] = x[2 * i];
+        y[3 + i] = x[2 * i + 1];
+    }
+    membrane_P(y, r, g);
+}
+static double tri_E(const double *x, const double *r)
+{
+    return tri_energy(&tmat, r, r[4], v3_load(x), v3_load(x + 3), v3_load(x + 6));
+}
+static void tri_G(const double *x, const double *r, double *g)
+{
+    vec3 gr[3];
+    sym3 K;
+    int a;
+    tri_element(&tmat, 0, r, r[4], v3_load(x), v3_load(x + 3), v3_load(x + 6), gr, &K);
+    for (a = 0; a < 3; a++) v3_store(g + 3 * a, gr[a]);
+}
+static double hinge_E(const double *x, const double *r)
+{
+    return hinge_energy(r[0], r[1], v3_load(x), v3_load(x + 3), v3_load(x + 6), v3_load(x + 9));
+}
+static void hinge_G(const double *x, const double *r, double *g)
+{
+    vec3 gr[4];
+    int a;
+    hinge_element(r[0], r[1], v3_load(x), v3_load(x + 3), v3_load(x + 6), v3_load(x + 9), gr, NULL);
+    for (a = 0; a < 4; a++) v3_store(g + 3 * a, gr[a]);
+}
+static double theta_E(const double *x, const double *r)
+{
+    (void)r;
+    return hinge_theta(v3_load(x), v3_load(x + 3), v3_load(x + 6), v3_load(x + 9));
+}
+static void theta_G(const double *x, const double *r, double *g)
+{
+    vec3 gr[4];
+    int a;
+    (void)r;
+    hinge_grad_theta(v3_load(x), v3_load(x + 3), v3_load(x + 6), v3_load(x + 9), gr);
+    for (a = 0; a < 4; a++) v3_store(g + 3 * a, gr[a]);
+}
+
+static void test_fd_shell(void)
+{
+    unsigned seed = 11;
+    double wP = 0, wdP = 0, wg = 0, wth = 0, whg = 0, wpsd = 0, wKF = 0, wblk = 0;
+    int t, i, a, sp;
+    tmat = tri_material(1e5, 0.3);
+    for (t = 0; t < 200; t++) {
+        double x[12], r[5], H[36], Hf[36];
+        for (i = 0; i < 12; i++) x[i] = 2 * urand(&seed) - 1;
+        if (t % 4 == 1)   /* near-singular F: f1 almost parallel to f0 */
+            for (i = 0; i < 3; i++) x[3 + i] = 0.7 * x[i] + 1e-4 * x[3 + i];
+        /* P against finite differences of Ψ, ∂P/∂F against differences of P */
+        double e;
+        {
+            double xv[6];
+            vec3 f0, f1;
+            for (i = 0; i < 3; i++) {
+                xv[2 * i] = x[i];
+                xv[2 * i + 1] = x[3 + i];
+            }
+            F_from(x, &f0, &f1);
+            tri_dPdF(&tmat, f0, f1, 0, H);
+            if (t % 4 != 1) {   /* ∂²J/∂F² ~ 1/J: finite differences are meaningless near J = 0 */
+                fd_hess(6, xv, r, membrane_P_vec, Hf);
+                e = mat_rel_diff(6, H, Hf);
+                wdP = e > wdP ? e : wdP;
+                e = fd_grad_err(6, xv, r, membrane_psi_vec, membrane_P_vec);
+                wP = e > wP ? e : wP;
+            }
+            /* K⁺ PSD for every split but none; K F = P for none (the pairwise identity) */
+            for (sp = 0; sp < 5; sp++) {
+                vec3 p0, p1;
+                sym3 K;
+                tri_eval(&tmat, sp, f0, f1, &p0, &p1, &K);
+                if (sp == SIPD_SPLIT_NONE) {
+                    vec3 k0 = s3_mulv(K, f0), k1 = s3_mulv(K, f1);
+                    double pn = sqrt(v3_norm2(p0) + v3_norm2(p1)) + 1e-300;
+                    e = sqrt(v3_norm2(v3_sub(k0, p0)) + v3_norm2(v3_sub(k1, p1))) / pn;
+                    if (t % 4 != 1)
+                        wKF = e > wKF ? e : wKF;
+                } else {
+                    vec3 ev;
+                    mat3 V;
+                    s3_eig(K, &ev, &V);
+                    for (i = 0; i < 3; i++) wpsd = -ev.v[i] / tmat.mu > wpsd ? -ev.v[i] / tmat.mu : wpsd;
+                }
+            }
+            tri_dPdF(&tmat, f0, f1, 1, H);
+            e = -min_eig(6, H) / tmat.mu;
+            wpsd = e > wpsd ? e : wpsd;
+        }
+        /* element gradient on a random rest triangle */
+        if (tri_rest(v3(0, 0, 0), v3(1 + urand(&seed), 0.1, 0), v3(0.3, 0.8 + urand(&seed), 0.2), r) > 0) {
+            r[4] = 0.01 + urand(&seed);
+            e = fd_grad_err(9, x, r, tri_E, tri_G);
+            wg = e > wg ? e : wg;
+            {   /* the per-vertex PSD block is the diagonal block of the element Hessian */
+                vec3 f0, f1;
+                double He[81], hm = 0;
+                tri_F(r, v3_load(x), v3_load(x + 3), v3_load(x + 6), &f0, &f1);
+                tri_element_hessian(&tmat, r, r[4], f0, f1, He);
+                for (i = 0; i < 81; i++) hm = fabs(He[i]) > hm ? fabs(He[i]) : hm;
+                e = -min_eig(9, He) / hm;
+                wpsd = e > wpsd ? e : wpsd;
+                for (a = 0; a < 3; a++) {
+                    mat3 B = s3_to_m3(tri_vertex_block_psd(&tmat, r, r[4], f0, f1, a));
+                    for (i = 0; i < 9; i++) {
+                        e = fabs(B.m[i] - He[9 * (3 * a + i / 3) + 3 * a + i % 3]) / hm;
+                        wblk = e > wblk ? e : wblk;
+                    }
+                }
+            }
+        }
+        /* hinge: θ and the energy against finite differences (away from the atan2 branch cut) */
+        if (fabs(theta_E(x, r)) < 3.0) {
+            double rr[2] = {0.3 * (urand(&seed) - 0.5), 0.5 + urand(&seed)}, Hh[144];
+            e = fd_grad_err(12, x, rr, theta_E, theta_G);
+            wth = e > wth ? e : wth;
+            e = fd_grad_err(12, x, rr, hinge_E, hinge_G);
+            whg = e > whg ? e : whg;
+            hinge_element_hessian(rr[1], v3_load(x), v3_load(x + 3), v3_load(x + 6), v3_load(x + 9), Hh);
+            double hm = 1e-300;
+            for (i = 0; i < 144; i++) hm = fabs(Hh[i]) > hm ? fabs(Hh[i]) : hm;
+            e = -min_eig(12, Hh) / hm;
+            wpsd = e > wpsd ? e : wpsd;
+        }
+    }
+    printf("fd shell: P %.3e, dP/dF %.3e, element gradient %.3e, K F = P (none) %.3e, PSD defect %.3e, blocks %.3e, "
+           "theta %.3e, hinge gradient %.3e\n", wP, wdP, wg, wKF, wpsd, wblk, wth, whg);
+    CHECK(wP < 1e-6, "membrane P vs finite differences: %.3e", wP);
+    CHECK(wdP < 1e-5, "membrane dP/dF vs finite differences: %.3e", wdP);
+    CHECK(wg < 1e-6, "triangle gradient vs finite differences: %.3e", wg);
+    CHECK(wKF < 1e-10, "membrane K F != P: %.3e", wKF);
+    CHECK(wpsd < 1e-10, "membrane K+ / projected Hessians not PSD: %.3e", wpsd);
+    CHECK(wblk < 1e-13, "triangle vertex blocks vs Hessian diagonal: %.3e", wblk);
+    CHECK(wth < 1e-6, "dihedral angle gradient vs finite differences: %.3e", wth);
+    CHECK(whg < 1e-6, "hinge energy gradient vs finite differences: %.3e", whg);
+    {   /* θ of a known fold: triangles at ±90° fold angle */
+        double th = hinge_theta(v3(0, 0, 0), v3(1, 0, 0), v3(0.5, 1, 0), v3(0.5, 0, 1));
+        CHECK(fabs(fabs(th) - PI / 2) < 1e-14, "fold angle %.17g, expected pi/2", th);
+        th = hinge_theta(v3(0, 0, 0), v3(1, 0, 0), v3(0.5, 1, 0), v3(0.5, -1, 0));
+        CHECK(fabs(th) < 1e-14, "flat hinge angle %.3e", th);
     }
 }
 
@@ -396,6 +589,158 @@ static void test_methods(void)
     }
 }
 
+/* ---- shells ------------------------------------------------------------------------------ */
+
+/* Clamped strip (ν = 0, generated cloth of nx x nz cells, quasi-static Newton): the mean tip
+ * deflection over q L⁴ / (8 D), D = E t³/12; the clamp as for the rod (the two pinned columns
+ * straddle x = 0 at ∓a/2). */
+static double strip_ratio(int nx, int nz)
+{
+    const double L = 1.0, W = 1.0 / 6, E = 1e8, t = 0.01, rho = 1000, g = 0.0981, a = L / (nx - 0.5);
+    const double D = E * t * t * t / 12, ref = rho * t * g * pow(L, 4) / (8 * D);
+    char text[2048];
+    fixture f;
+    sipd_solve_result res;
+    double *x, tip = 0;
+    int k;
+    snprintf(text, sizeof text,
+             "time = { dt = 1.0; frames = 1; quasistatic = true; };\n"
+             "solver = { method = \"newton\"; iterations = 100; tolerance = 1.0e-6; };\n"
+             "gravity = [0.0, %.17e, 0.0];\n"
+             "materials = ( { name = \"m\"; youngs = %.17e; poisson = 0.0; density = %.17e; } );\n"
+             "bodies = ( { generate = { shape = \"cloth\"; size = [%.17e, %.17e]; cells = [%d, %d]; };\n"
+             "  thickness = %.17e; translate = [%.17e, 0.0, 0.0]; material = \"m\";\n"
+             "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [%.17e, 1.0, 1.0]; }; } );\n",
+             -g, E, rho, L + a / 2, W, nx, nz, t, -a / 2, a / 2 + 1e-9);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "strip setup failed");
+        return NAN;
+    }
+    CHECK(f.m.group_of[SIPD_KIND_TRI] >= 0 && f.m.group_of[SIPD_KIND_HINGE] >= 0, "a cloth has triangles and hinges");
+    CHECK(sim_step(&f.s, 1.0, &res) == SIPD_OK, "strip step failed");
+    CHECK(res.converged, "strip %dx%d: Newton did not converge (residual %.3e)", nx, nz, res.residual);
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    for (k = 0; k <= nz; k++) tip += -x[3 * (nx + (nx + 1) * k) + 1] / (nz + 1);
+    printf("strip %d x %d: mean tip deflection %.6e m, plate theory q L^4 / (8 D) %.6e m, ratio %.5f\n", nx, nz, tip,
+           ref, tip / ref);
+    free(x);
+    fixture_free(&f);
+    return tip / ref;
+}
+
+static void test_strip(void)
+{
+    double r4 = strip_ratio(60, 4), r10 = strip_ratio(60, 10);
+    CHECK(fabs(r10 - 1) < 0.05, "60 x 10 strip: tip deflection ratio %.5f (plate theory 1)", r10);
+    CHECK(fabs(r10 - 1) < fabs(r4 - 1), "no convergence under refinement: 60x4 %.5f -> 60x10 %.5f", r4, r10);
+}
+
+/* Quasi-static uniaxial stretch of a membrane strip by 20%: the lateral stretch in the middle
+ * against the stable neo-Hookean membrane's analytic λ2 = λ'αλ1/(μ + λ'λ1²) (lateral stress zero,
+ * the measured λ1 there); and at 0.1% the small-strain Poisson ratio ν of plane stress. */
+static void test_membrane(void)
+{
+    const double E = 1e5, nu = 0.3, stretch[2] = {0.2, 0.001};
+    int c;
+    for (c = 0; c < 2; c++) {
+        char text[2048];
+        fixture f;
+        sipd_solve_result res;
+        double *x;
+        const int n = 41, i = 20;
+        snprintf(text, sizeof text,
+                 "time = { dt = 1.0; frames = 1; quasistatic = true; };\n"
+                 "solver = { method = \"newton\"; iterations = 200; tolerance = 1.0e-9; };\n"
+                 "gravity = [0.0, 0.0, 0.0];\n"
+                 "materials = ( { name = \"m\"; youngs = %.17e; poisson = %.17e; density = 1000.0; } );\n"
+                 "bodies = ( { generate = { shape = \"cloth\"; size = [1.0, 0.1]; cells = [40, 4]; }; material = \"m\";\n"
+                 "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.001, 1.0, 1.0]; };\n"
+                 "  move = { box_min = [0.999, -1.0, -1.0]; box_max = [1.1, 1.0, 1.0]; velocity = [%.17e, 0.0, 0.0]; }; } );\n",
+                 E, nu, stretch[c]);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "membrane setup failed");
+            return;
+        }
+        CHECK(sim_step(&f.s, 1.0, &res) == SIPD_OK && res.converged, "membrane: Newton did not converge");
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        {
+            const double mu = E / (2 * (1 + nu)), lp = E * nu / (1 - nu * nu) + mu, al = 1 + mu / lp;
+            double l1 = (x[3 * (i + 1)] - x[3 * (i - 1)]) / (f.m.X[3 * (i + 1)] - f.m.X[3 * (i - 1)]);
+            double l2 = (x[3 * (4 * n + i) + 2] - x[3 * i + 2]) / 0.1, l2a = lp * al * l1 / (mu + lp * l1 * l1);
+            printf("membrane: stretch %.4f: lateral stretch %.8f, analytic %.8f", l1, l2, l2a);
+            CHECK(fabs(l2 - l2a) < 1e-6, "membrane lateral stretch %.8f against the analytic %.8f", l2, l2a);
+            if (c == 1) {
+                double nu_eff = -(l2 - 1) / (l1 - 1);
+                printf(", small-strain Poisson ratio %.5f (nu %.2f)", nu_eff, nu);
+                CHECK(fabs(nu_eff - nu) < 2e-3, "plane-stress Poisson ratio %.5f, expected %.2f", nu_eff, nu);
+            }
+            printf("\n");
+        }
+        free(x);
+        fixture_free(&f);
+    }
+}
+
+/* Every method reaches Newton's solution of the same steps on a cloth pinned at two corners. */
+static void test_cloth_methods(void)
+{
+    static const char *methods[] = {
+        "method = \"newton\";",
+        "method = \"sipd\"; sweep = \"jacobi\"; chebyshev = true;",
+        "method = \"sipd\"; sweep = \"jacobi\"; projection = \"sign\";",
+        "method = \"sipd\"; sweep = \"gauss-seidel\";",
+        "method = \"vbd\";",
+        "method = \"block-jacobi\";",
+        "method = \"diag-jacobi\"; chebyshev = true;",
+        "method = \"gd\"; chebyshev = true;",
+    };
+    const int nmeth = (int)(sizeof methods / sizeof methods[0]);
+    double *ref = NULL;
+    int k;
+    for (k = 0; k < nmeth; k++) {
+        fixture f;
+        sipd_solve_result r;
+        char text[4096];
+        double *x, dmax = 0;
+        int a, step, ok = 1;
+        snprintf(text, sizeof text,
+                 "time = { dt = 0.0166667; frames = 3; };\n"
+                 "solver = { %s iterations = 2000; tolerance = %s; line_search = \"always\"; };\n"
+                 "gravity = [0.0, -9.81, 0.0];\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.3; density = 200.0; } );\n"
+                 "bodies = ( { generate = { shape = \"cloth\"; size = [0.5, 0.5]; cells = [8, 8]; }; material = \"m\";\n"
+                 "  thickness = 0.002;\n"
+                 "  pin = ( { box_min = [-1.0, -1.0, -1.0]; box_max = [0.001, 1.0, 0.001]; },\n"
+                 "          { box_min = [0.499, -1.0, -1.0]; box_max = [1.0, 1.0, 0.001]; } ); } );\n",
+                 methods[k], k == 0 ? "1.0e-10" : "1.0e-7");
+        if (fixture_load(&f, text)) {
+            CHECK(0, "cloth setup failed");
+            return;
+        }
+        for (step = 0; step < 3; step++) {
+            CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "cloth: step failed");
+            ok = ok && (k == 0 ? (r.converged || r.status == SIPD_SOLVE_STALLED) : r.status != SIPD_SOLVE_DIVERGED);
+        }
+        CHECK(ok, "cloth, %s: a solve %s", methods[k], k == 0 ? "did not converge" : "diverged");
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        if (k == 0) {
+            ref = x;
+        } else {
+            for (a = 0; a < 3 * f.m.nv; a++) dmax = fabs(x[a] - ref[a]) > dmax ? fabs(x[a] - ref[a]) : dmax;
+            printf("cloth methods: %s: max |x - x_newton| / diag = %.3e (last residual %.2e, %d iterations)\n",
+                   methods[k], dmax / f.m.bbox_diag, r.residual, r.iterations);
+            CHECK(dmax / f.m.bbox_diag < 1e-4, "cloth, %s: %.3e of the model size from Newton", methods[k],
+                  dmax / f.m.bbox_diag);
+            free(x);
+        }
+        fixture_free(&f);
+    }
+    free(ref);
+}
+
 /* ------------------------------------------------------------------------------------- */
 
 static void test_model(void)
@@ -465,7 +810,7 @@ static void test_model(void)
         static const char *bad[] = {
             "bodies = ( { mesh = \"%s\"; generate = { shape = \"rod\"; }; material = \"m\"; } );\n",
             "bodies = ( { mesh = \"%s\"; elements = \"rod\"; material = \"m\"; } );\n",
-            "bodies = ( { mesh = \"%s\"; elements = \"shell\"; material = \"m\"; } );\n",
+            "bodies = ( { mesh = \"%s\"; thickness = 0.01; material = \"m\"; } );\n",
             "bodies = ( { mesh = \"%s\"; spring_stiffness = 10.0; material = \"m\"; } );\n",
             "bodies = ( { generate = { shape = \"rod\"; segments = 0; }; material = \"m\"; } );\n",
             "bodies = ( { generate = { length = 1.0; }; material = \"m\"; } );\n",
@@ -494,14 +839,22 @@ int main(int argc, char **argv)
     sipd_quiet = 1;
     if (scratch_open("kinds", argv[1]))
         return 1;
-    if (!strcmp(argv[1], "fd"))
+    if (!strcmp(argv[1], "fd")) {
         test_fd();
+        test_fd_shell();
+    }
     else if (!strcmp(argv[1], "cantilever"))
         test_cantilever();
     else if (!strcmp(argv[1], "chain"))
         test_chain();
     else if (!strcmp(argv[1], "methods"))
         test_methods();
+    else if (!strcmp(argv[1], "strip"))
+        test_strip();
+    else if (!strcmp(argv[1], "membrane"))
+        test_membrane();
+    else if (!strcmp(argv[1], "cloth_methods"))
+        test_cloth_methods();
     else if (!strcmp(argv[1], "model"))
         test_model();
     else {
