@@ -24,7 +24,7 @@ asan:
 # (clang-14 + libclang-rt-14-dev; build tree build-fuzz; see tests/fuzz/README.md).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
-FUZZ_TARGETS = fuzz_gmsh fuzz_gmsh_binary fuzz_tetgen fuzz_scene
+FUZZ_TARGETS = fuzz_gmsh fuzz_gmsh_binary fuzz_tetgen fuzz_scene fuzz_obj
 fuzz:
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=Debug -DSIPD_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)

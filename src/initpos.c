@@ -145,33 +145,47 @@ done:
 
 /* ---------------------------------------------------------------- gmsh .msh */
 
-static int same_tet(const int *a, const int *b)
+/* Whether two elements of k distinct corners have the same corners (a set compare: the
+ * loader's orientation swap does not count as a difference). */
+static int same_elem(const int *a, const int *b, int k)
 {
-    int k, l;
-    for (k = 0; k < 4; k++) {   /* the four corners are distinct: a set compare */
-        for (l = 0; l < 4 && b[l] != a[k]; l++)
+    int i, l;
+    for (i = 0; i < k; i++) {
+        for (l = 0; l < k && b[l] != a[i]; l++)
             ;
-        if (l == 4)
+        if (l == k)
             return 0;
     }
     return 1;
 }
 
+static int same_tet(const int *a, const int *b) { return same_elem(a, b, 4); }
+
+/* A .msh or .obj file through the mesh loader: the same vertex count and body elements (tets,
+ * or for a surface/curve mesh its triangles/segments) as the mesh. */
 static int load_msh(const char *path, const sipd_mesh *me, double *out, char *err, size_t errlen)
 {
+    static const char *what[4] = {"", "segments", "triangles", "tets"};
     sipd_mesh f;
-    int rc = mesh_load_gmsh(path, &f), i;
+    int rc = mesh_load(path, &f), i, ne, nef, k;
+    const int *ea, *eb;
     if (rc != SIPD_OK)
         return fail(err, errlen, rc, "cannot read '%s' (see the message above)", path);
-    if (f.nv != me->nv || f.nt != me->nt) {
-        rc = fail(err, errlen, SIPD_EINPUT, "%s: %d vertices and %d tets, the mesh has %d and %d (identical "
-                  "topology is required)", path, f.nv, f.nt, me->nv, me->nt);
+    ne = me->dim == 3 ? me->nt : me->dim == 2 ? me->nf : me->nl;
+    nef = f.dim == 3 ? f.nt : f.dim == 2 ? f.nf : f.nl;
+    k = me->dim + 1;
+    if (f.nv != me->nv || f.dim != me->dim || nef != ne) {
+        rc = fail(err, errlen, SIPD_EINPUT, "%s: %d vertices and %d %s, the mesh has %d and %d %s (identical "
+                  "topology is required)", path, f.nv, nef, what[f.dim], me->nv, ne, what[me->dim]);
         goto done;
     }
-    for (i = 0; i < f.nt; i++)
-        if (!same_tet(f.tets + 4 * i, me->tets + 4 * i)) {
-            rc = fail(err, errlen, SIPD_EINPUT, "%s: tet %d has other vertices than the mesh's tet %d (identical "
-                      "topology is required)", path, i + 1, i + 1);
+    ea = f.dim == 3 ? f.tets : f.dim == 2 ? f.tris : f.lines;
+    eb = me->dim == 3 ? me->tets : me->dim == 2 ? me->tris : me->lines;
+    for (i = 0; i < ne; i++)
+        if (!same_elem(ea + k * i, eb + k * i, k)) {
+            rc = fail(err, errlen, SIPD_EINPUT, "%s: %s %d has other vertices than the mesh's %s %d (identical "
+                      "topology is required)", path, f.dim == 3 ? "tet" : f.dim == 2 ? "triangle" : "segment",
+                      i + 1, f.dim == 3 ? "tet" : f.dim == 2 ? "triangle" : "segment", i + 1);
             goto done;
         }
     for (i = 0; i < 3 * f.nv; i++)
@@ -341,7 +355,8 @@ int initpos_load(const char *spec, const sipd_mesh *me, int body_index, double *
     }
     if (n >= 5 && strcmp(spec + n - 5, ".node") == 0)
         return load_node(spec, me, out, err, errlen);
-    if (n >= 4 && strcmp(spec + n - 4, ".msh") == 0)
+    if (mesh_single_file(spec))
         return load_msh(spec, me, out, err, errlen);
-    return fail(err, errlen, SIPD_EINPUT, "'%s': expected a TetGen .node, a gmsh .msh or FILE.h5:FRAME", spec);
+    return fail(err, errlen, SIPD_EINPUT, "'%s': expected a TetGen .node, a gmsh .msh, an .obj or FILE.h5:FRAME",
+                spec);
 }

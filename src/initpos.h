@@ -3,10 +3,11 @@
  * The file gives the state at t = 0 of the body's vertices, in the mesh's vertex order:
  *   - a TetGen .node file: "<n> 3 <nattr> <0|1>" then n rows "<i> x y z [attrs] [marker]" with
  *     consecutive indices (base 0 or 1); n must equal the mesh's vertex count;
- *   - a gmsh .msh file (any version the mesh loader reads): the same vertex count and identical
- *     topology (tet i has the same corners as the mesh's tet i; the loader's orientation swap of
- *     two corners does not count as a difference).  It is read by the mesh loader, which
- *     refuses degenerate tets: a degenerate state (e.g. collapsed) must come as .node or .h5;
+ *   - a gmsh .msh or an .obj file (anything the mesh loader reads): the same vertex count and
+ *     identical topology (tet i — or for a surface/curve mesh triangle/segment i — has the same
+ *     corners as the mesh's; the loader's orientation swap of two corners does not count as a
+ *     difference).  It is read by the mesh loader, which refuses degenerate elements: a
+ *     degenerate state (e.g. collapsed) must come as .node or .h5;
  *   - "FILE.h5:FRAME[:BODY]" — frame FRAME (0-based; negative counts from the end, -1 = last)
  *     of /frames/positions of an earlier sipd-run output, restricted to the vertices of body
  *     BODY of that run (by /mesh/body; default: the same index as this body).  Those vertices

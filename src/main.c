@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "driver.h"
 #include "h5out.h"
+#include "mesh.h"
 #include "method.h"
 #include "model.h"
 #include "physics/common.h"
@@ -142,7 +143,7 @@ static int check_output_is_not_input(const sipd_scene *sc)
             if (!m)   /* a generated body (bodies[].generate) reads no file */
                 continue;
             lm = strlen(m);
-            int tetgen = !(lm >= 4 && strcmp(m + lm - 4, ".msh") == 0);
+            int tetgen = !mesh_single_file(m);
             for (k = 0; k < (tetgen ? 3 : 1) && rc == SIPD_OK; k++) {
                 char *p = malloc(lm + 8);
                 if (!p) {

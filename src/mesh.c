@@ -1,4 +1,4 @@
-/* mesh.c — tetrahedral mesh loader (TetGen, gmsh 2.2/4.1 ASCII and binary).
+/* mesh.c — mesh loaders (TetGen, gmsh 2.2/4.1 ASCII and binary, Wavefront OBJ; mesh.h).
  *
  * Design.  Every input file is read whole into memory (sipd_read_file) and parsed with a
  * cursor over that buffer: text is consumed line by line (strtod/strtoll on the line, never
@@ -168,6 +168,35 @@ static int rd_ll(reader *r, long long *v, const char *what)
     return SIPD_OK;
 }
 
+/* Integer token ending at a blank, the line end or a '/' (OBJ corners). */
+static int rd_ll_slash(reader *r, long long *v, const char *what)
+{
+    char *e;
+    char tok[40];
+    long long x;
+    if (rd_at_eol(r)) {
+        rd_err(r, "missing %s (line ends early)", what);
+        return SIPD_EINPUT;
+    }
+    rd_token(r, tok, sizeof tok);
+    if (!(isdigit((unsigned char)*r->lp) || *r->lp == '-' || *r->lp == '+')) {
+        rd_err(r, "expected an integer %s, found '%s'", what, tok);
+        return SIPD_EINPUT;
+    }
+    x = strtoll(r->lp, &e, 10);
+    if (e == r->lp || (e < r->le && !is_blank(*e) && *e != '/')) {
+        rd_err(r, "expected an integer %s, found '%s'", what, tok);
+        return SIPD_EINPUT;
+    }
+    if (x == LLONG_MAX || x == LLONG_MIN || x > INT_MAX || x < -(long long)INT_MAX) {
+        rd_err(r, "%s '%s' is out of range", what, tok);
+        return SIPD_EINPUT;
+    }
+    *v = x;
+    r->lp = e;
+    return SIPD_OK;
+}
+
 static int rd_int(reader *r, int *v, long long lo, long long hi, const char *what)
 {
     long long x;
@@ -233,12 +262,23 @@ typedef struct {
     double *x;
     int nt, tcap;
     int *tets;
+    /* the file's triangles and line segments (gmsh types 2 and 1, OBJ f and l): kept, and
+       checked for degeneracy only if they are the mesh's highest-dimensional elements (a tet
+       mesh's boundary triangles are only validated, as before) */
+    int ntr, trcap;
+    int *tris;
+    int nl, lcap;
+    int *lines;
+    char bad_tri[512], bad_line[512];   /* the first degenerate one's message, "" if none */
+    int bad_tri_line, bad_line_line;    /* and its line (0: binary or none)              */
 } builder;
 
 static void bld_free(builder *b)
 {
     free(b->x);
     free(b->tets);
+    free(b->tris);
+    free(b->lines);
     memset(b, 0, sizeof *b);
 }
 
@@ -313,6 +353,72 @@ static int bld_add_tet(builder *b, const reader *r, const int v[4], long long el
         t[2] = v[3];
         t[3] = v[2];
     }
+    return SIPD_OK;
+}
+
+/* Append a triangle or a line segment (indices range-checked).  A zero-area triangle
+ * (|cross| <= 1e-12 Lmax^2) or a zero-length segment (<= 1e-12 times the coordinates'
+ * magnitude) is recorded, not refused here: it matters only in a mesh whose body it is. */
+static void bld_note(char *msg, int *line, const reader *r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void bld_note(char *msg, int *line, const reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (msg[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, 512, fmt, ap);
+    va_end(ap);
+    *line = r->binary ? 0 : r->line;
+}
+
+static int bld_add_tri(builder *b, const reader *r, const int v[3], long long elem)
+{
+    const double *p0 = b->x + 3 * (size_t)v[0], *p1 = b->x + 3 * (size_t)v[1], *p2 = b->x + 3 * (size_t)v[2];
+    double e1[3], e2[3], e3[3], c[3], l2 = 0, a2;
+    int rc, k;
+    for (k = 0; k < 3; k++) {
+        e1[k] = p1[k] - p0[k];
+        e2[k] = p2[k] - p0[k];
+        e3[k] = p2[k] - p1[k];
+    }
+    c[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    c[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    c[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    a2 = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    {
+        double d1 = 0, d2 = 0, d3 = 0;
+        for (k = 0; k < 3; k++) {
+            d1 += e1[k] * e1[k];
+            d2 += e2[k] * e2[k];
+            d3 += e3[k] * e3[k];
+        }
+        l2 = fmax(d1, fmax(d2, d3));
+    }
+    if (!(a2 > 1e-12 * l2))
+        bld_note(b->bad_tri, &b->bad_tri_line, r,
+                 "element %lld: degenerate triangle (nodes %d %d %d, 2A = %g, longest edge %g)", elem, v[0], v[1],
+                 v[2], a2, sqrt(l2));
+    if ((rc = grow_ints(&b->tris, &b->trcap, b->ntr + 1, 3)))
+        return rc;
+    memcpy(b->tris + 3 * (size_t)b->ntr++, v, 3 * sizeof(int));
+    return SIPD_OK;
+}
+
+static int bld_add_line(builder *b, const reader *r, const int v[2], long long elem)
+{
+    const double *p0 = b->x + 3 * (size_t)v[0], *p1 = b->x + 3 * (size_t)v[1];
+    double l2 = 0, m = 0;
+    int rc, k;
+    for (k = 0; k < 3; k++) {
+        l2 += (p1[k] - p0[k]) * (p1[k] - p0[k]);
+        m = fmax(m, fmax(fabs(p0[k]), fabs(p1[k])));
+    }
+    if (!(sqrt(l2) > 1e-12 * m) || v[0] == v[1])
+        bld_note(b->bad_line, &b->bad_line_line, r, "element %lld: degenerate line segment (nodes %d %d, length %g)",
+                 elem, v[0], v[1], sqrt(l2));
+    if ((rc = grow_ints(&b->lines, &b->lcap, b->nl + 1, 2)))
+        return rc;
+    memcpy(b->lines + 2 * (size_t)b->nl++, v, 2 * sizeof(int));
     return SIPD_OK;
 }
 
@@ -433,10 +539,40 @@ done:
 static int finish(const char *file, builder *b, sipd_mesh *m)
 {
     int rc;
+    if (b->nt == 0 && b->ntr > 0) {   /* a surface mesh: its triangles are the body */
+        if (b->bad_tri[0]) {
+            sipd_error_at(file, b->bad_tri_line, "%s", b->bad_tri);
+            return SIPD_EINPUT;
+        }
+        m->dim = 2;
+        m->nv = b->nv;
+        m->x = b->x;
+        m->nf = b->ntr;
+        m->tris = b->tris;
+        b->x = NULL;
+        b->tris = NULL;
+        return SIPD_OK;
+    }
+    if (b->nt == 0 && b->nl > 0) {   /* a curve mesh: its segments are the body */
+        if (b->bad_line[0]) {
+            sipd_error_at(file, b->bad_line_line, "%s", b->bad_line);
+            return SIPD_EINPUT;
+        }
+        m->dim = 1;
+        m->nv = b->nv;
+        m->x = b->x;
+        m->nl = b->nl;
+        m->lines = b->lines;
+        b->x = NULL;
+        b->lines = NULL;
+        return SIPD_OK;
+    }
     if (b->nt == 0) {
-        sipd_error_at(file, 0, "no tetrahedra in the mesh (a 3-D mesh is needed: gmsh -3, or a Physical Volume)");
+        sipd_error_at(file, 0, "no tetrahedra, triangles or line segments in the mesh (gmsh -3, -2 or -1, or a "
+                      "Physical Volume, Surface or Curve)");
         return SIPD_EINPUT;
     }
+    m->dim = 3;
     m->nv = b->nv;
     m->nt = b->nt;
     m->x = b->x;
@@ -460,6 +596,7 @@ void mesh_free(sipd_mesh *m)
     free(m->x);
     free(m->tets);
     free(m->tris);
+    free(m->lines);
     memset(m, 0, sizeof *m);
 }
 
@@ -769,7 +906,7 @@ static int gm_type_nodes(long long t)
     return 0;
 }
 
-/* Refuses higher-order tets and triangles. */
+/* Refuses higher-order tets, triangles and lines. */
 /* elem < 0: a whole v4.1 element block. */
 static int gm_check_type(gmsh *g, long long type, long long elem)
 {
@@ -779,6 +916,8 @@ static int gm_check_type(gmsh *g, long long type, long long elem)
         kind = "tetrahedra";
     else if (type == 9 || (type >= 20 && type <= 25))
         kind = "triangles";
+    else if (type == 8 || (type >= 26 && type <= 28))
+        kind = "lines";
     if (kind) {
         if (elem >= 0)
             snprintf(where, sizeof where, "element %lld", elem);
@@ -898,13 +1037,14 @@ static int gm_lookup(const gmsh *g, long long tag)
     return -1;
 }
 
-/* Handles one element (type, its tag, its node tags). Tets are added, triangles validated. */
+/* Handles one element (type, its tag, its node tags): tets, triangles and 2-node lines are
+ * kept (finish() decides which are the body); other types are ignored. */
 static int gm_element(gmsh *g, long long type, long long elem, const long long *nodes, int nn)
 {
     int v[4], rc;
     if ((rc = gm_check_type(g, type, elem)))
         return rc;
-    if (type != 4 && type != 2)
+    if (type != 4 && type != 2 && type != 1)
         return SIPD_OK;
     for (int k = 0; k < nn; k++) {
         int i = gm_lookup(g, nodes[k]);
@@ -918,7 +1058,9 @@ static int gm_element(gmsh *g, long long type, long long elem, const long long *
     }
     if (type == 4)
         return bld_add_tet(&g->b, &g->r, v, elem);
-    return SIPD_OK;
+    if (type == 2)
+        return bld_add_tri(&g->b, &g->r, v, elem);
+    return bld_add_line(&g->b, &g->r, v, elem);
 }
 
 /* --- binary helpers --- */
@@ -1534,10 +1676,216 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* Wavefront OBJ                                                                          */
+/*
+ * Statements: `v x y z [w | r g b]` (w and colours ignored), `f a b c ...` (a polygon,
+ * fan-triangulated from its first corner: (a b c), (a c d), ...), `l a b ...` (a polyline:
+ * segments (a b), (b c), ...).  A corner is `i`, `i/t`, `i//n` or `i/t/n`; i is 1-based, or
+ * negative counting back from the last vertex defined so far (-1 the latest); t and n are
+ * checked to be integers and ignored.  `vt vn vp o g s usemtl mtllib p mg lod` are accepted
+ * and ignored; free-form geometry (`curv surf cstype ...`), line continuations (`\`) and any
+ * other statement are refused naming the line.  A corner must refer to a vertex defined above
+ * it (as every exporter writes them).  Two passes: the first counts the vertices (the array is
+ * allocated once), the second parses.
+ */
+static int obj_index(reader *r, int nv_sofar, int nv, int *out, const char *what)
+{
+    long long i;
+    int rc;
+    char tok[40];
+    rd_token(r, tok, sizeof tok);
+    if ((rc = rd_ll_slash(r, &i, what)))
+        return rc;
+    while (*r->lp == '/') {   /* /t, //n, /t/n: integers, ignored */
+        long long t;
+        r->lp++;
+        if (*r->lp == '/')
+            continue;
+        if (r->lp >= r->le || is_blank(*r->lp))
+            break;
+        if ((rc = rd_ll_slash(r, &t, "texture/normal index")))
+            return rc;
+    }
+    if (r->lp < r->le && !is_blank(*r->lp)) {
+        rd_err(r, "bad %s '%s'", what, tok);
+        return SIPD_EINPUT;
+    }
+    if (i > 0 && i <= nv_sofar)
+        *out = (int)(i - 1);
+    else if (i < 0 && -i <= nv_sofar)
+        *out = (int)(nv_sofar + i);
+    else {
+        if (i > nv_sofar && i <= nv)
+            rd_err(r, "%s %lld refers to a vertex defined further down (define vertices before use)", what, i);
+        else
+            rd_err(r, "%s %lld refers to no vertex (%d defined %s)", what, i, i < 0 ? nv_sofar : nv,
+                   i < 0 ? "so far" : "in the file");
+        return SIPD_EINPUT;
+    }
+    return SIPD_OK;
+}
+
+static int obj_is(const reader *r, const char *kw)
+{
+    size_t n = strlen(kw);
+    return (size_t)(r->le - r->lp) >= n && memcmp(r->lp, kw, n) == 0 &&
+           (r->lp + n == r->le || is_blank(r->lp[n]));
+}
+
+int mesh_load_obj(const char *path, sipd_mesh *m)
+{
+    static const char *ignored[] = {"vt", "vn", "vp", "o", "g", "s", "usemtl", "mtllib", "p", "mg", "lod", NULL};
+    static const char *freeform[] = {"cstype", "deg", "bmat", "step", "curv", "curv2", "surf", "parm", "trim",
+                                     "hole", "scrv", "sp", "end", "con", "bevel", "c_interp", "d_interp",
+                                     "shadow_obj", "trace_obj", "ctech", "stech", NULL};
+    reader r;
+    builder b;
+    size_t len;
+    char *buf = sipd_read_file(path, &len);
+    int rc = SIPD_OK, nv = 0, pass, nf = 0, nlel = 0;
+    memset(&b, 0, sizeof b);
+    memset(m, 0, sizeof *m);
+    if (!buf) {
+        sipd_error_at(path, 0, "cannot read OBJ mesh file");
+        return SIPD_EFAIL;
+    }
+    if (memchr(buf, '\0', len)) {
+        sipd_error_at(path, 0, "not a text OBJ file (contains NUL bytes)");
+        free(buf);
+        return SIPD_EINPUT;
+    }
+    for (pass = 0; pass < 2 && rc == SIPD_OK; pass++) {
+        rd_init(&r, path, buf, len, 1);
+        if (pass == 1) {
+            if (nv == 0) {
+                sipd_error_at(path, 0, "no vertices ('v' lines) in the OBJ file");
+                rc = SIPD_EINPUT;
+                break;
+            }
+            b.x = malloc((size_t)nv * 3 * sizeof(double));
+            if (!b.x) {
+                sipd_error("out of memory (%d OBJ vertices)", nv);
+                rc = SIPD_EFAIL;
+                break;
+            }
+            b.nv = 0;
+        }
+        while (rc == SIPD_OK && rd_line(&r)) {
+            char tok[40];
+            int k;
+            if (r.le[-1] == '\\') {
+                rd_err(&r, "line continuation ('\\') is not supported: join the line");
+                rc = SIPD_EINPUT;
+                break;
+            }
+            rd_token(&r, tok, sizeof tok);
+            if (obj_is(&r, "v")) {
+                if (pass == 0) {
+                    if (nv >= MESH_MAX_COUNT) {
+                        rd_err(&r, "too many vertices");
+                        rc = SIPD_EINPUT;
+                    }
+                    nv++;
+                    continue;
+                }
+                r.lp += 1;
+                for (k = 0; k < 3 && rc == SIPD_OK; k++)
+                    rc = rd_coord(&r, &b.x[3 * (size_t)b.nv + k], k == 0 ? "x" : k == 1 ? "y" : "z");
+                if (rc)
+                    break;
+                {   /* optional w, or r g b */
+                    int extra = 0;
+                    double t;
+                    while (!rd_at_eol(&r) && extra < 3 && (rc = rd_double(&r, &t, "vertex w / colour")) == SIPD_OK)
+                        extra++;
+                    if (rc)
+                        break;
+                    if (!rd_at_eol(&r) || extra == 2) {
+                        rd_err(&r, "a vertex has 3 coordinates, optionally w or r g b (found %d extra numbers)",
+                               extra + (rd_at_eol(&r) ? 0 : 1));
+                        rc = SIPD_EINPUT;
+                        break;
+                    }
+                }
+                b.nv++;
+            } else if (obj_is(&r, "f") || obj_is(&r, "l")) {
+                int face = *r.lp == 'f', first = -1, prev = -1, cnt = 0, v;
+                if (pass == 0)
+                    continue;
+                r.lp += 1;
+                while (!rd_at_eol(&r)) {
+                    if ((rc = obj_index(&r, b.nv, nv, &v, face ? "face corner" : "line vertex")))
+                        break;
+                    if (face && cnt >= 2) {
+                        int t3[3] = {first, prev, v};
+                        if ((rc = bld_add_tri(&b, &r, t3, (long long)nf + 1)))
+                            break;
+                    } else if (!face && cnt >= 1) {
+                        int l2[2] = {prev, v};
+                        if ((rc = bld_add_line(&b, &r, l2, (long long)nlel + 1)))
+                            break;
+                    }
+                    if (cnt == 0)
+                        first = v;
+                    prev = v;
+                    cnt++;
+                }
+                if (rc)
+                    break;
+                if (cnt < (face ? 3 : 2)) {
+                    rd_err(&r, "'%s' needs at least %d vertices (found %d)", face ? "f" : "l", face ? 3 : 2, cnt);
+                    rc = SIPD_EINPUT;
+                    break;
+                }
+                if (face)
+                    nf++;
+                else
+                    nlel++;
+            } else {
+                int known = 0;
+                for (k = 0; ignored[k]; k++)
+                    known |= obj_is(&r, ignored[k]);
+                if (known)
+                    continue;
+                for (k = 0; freeform[k]; k++)
+                    if (obj_is(&r, freeform[k])) {
+                        rd_err(&r, "free-form geometry ('%s') is not supported: export polygons or polylines", tok);
+                        rc = SIPD_EINPUT;
+                        break;
+                    }
+                if (!rc) {
+                    rd_err(&r, "unknown OBJ statement '%s'", tok);
+                    rc = SIPD_EINPUT;
+                }
+            }
+        }
+    }
+    if (rc == SIPD_OK)
+        rc = finish(path, &b, m);
+    bld_free(&b);
+    free(buf);
+    return rc;
+}
+
+static int ends_ci(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    if (n < e)
+        return 0;
+    for (size_t i = 0; i < e; i++)
+        if (tolower((unsigned char)path[n - e + i]) != ext[i])
+            return 0;
+    return 1;
+}
+
+int mesh_single_file(const char *path) { return ends_ci(path, ".msh") || ends_ci(path, ".obj"); }
+
 int mesh_load(const char *path, sipd_mesh *m)
 {
-    size_t n = strlen(path);
-    if (n >= 4 && strcmp(path + n - 4, ".msh") == 0)
+    if (ends_ci(path, ".msh"))
         return mesh_load_gmsh(path, m);
+    if (ends_ci(path, ".obj"))
+        return mesh_load_obj(path, m);
     return mesh_load_tetgen(path, m);
 }

@@ -24,6 +24,7 @@ int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_me
     if (nx < 1 || ny < 1 || nz < 1)
         return SIPD_EINPUT;
     L[0] = lx; L[1] = ly; L[2] = lz;
+    m->dim = 3;
     m->nv = (nx + 1) * (ny + 1) * (nz + 1);
     m->nt = 6 * nx * ny * nz;
     cap = 4 * (nx * ny + ny * nz + nx * nz);
@@ -90,11 +91,20 @@ int meshgen_rod(int segments, double length, sipd_mesh *m)
     memset(m, 0, sizeof *m);
     if (segments < 1 || !(length > 0))
         return SIPD_EINPUT;
+    m->dim = 1;
     m->nv = segments + 1;
+    m->nl = segments;
     m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));
-    if (!m->x)
+    m->lines = sipd_malloc((size_t)segments * 2 * sizeof(int));
+    if (!m->x || !m->lines) {
+        mesh_free(m);
         return SIPD_EFAIL;
+    }
     for (i = 0; i <= segments; i++) m->x[3 * i] = length * i / segments;
+    for (i = 0; i < segments; i++) {
+        m->lines[2 * i] = i;
+        m->lines[2 * i + 1] = i + 1;
+    }
     return SIPD_OK;
 }
 
@@ -104,6 +114,7 @@ int meshgen_cloth(int nx, int nz, double lx, double lz, sipd_mesh *m)
     memset(m, 0, sizeof *m);
     if (nx < 1 || nz < 1 || !(lx > 0) || !(lz > 0))
         return SIPD_EINPUT;
+    m->dim = 2;
     m->nv = (nx + 1) * (nz + 1);
     m->nf = 2 * nx * nz;
     m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));

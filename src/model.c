@@ -283,14 +283,39 @@ static int cmp_edge(const void *a, const void *b)
     return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
 }
 
-/* What body b's mesh becomes (scene.h sipd_body_elements, auto resolved). */
-static int body_kind(const sipd_scene_body *bd)
+/* The dimension of a mesh's body elements (mesh.h dim; a mesh built in memory without it: from
+ * what it holds). */
+static int mesh_dim(const sipd_mesh *me)
 {
-    if (bd->gen_shape == SIPD_GEN_ROD)
-        return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_ROD;
-    if (bd->gen_shape == SIPD_GEN_CLOTH)
-        return bd->elements == SIPD_ELEMENTS_SPRINGS ? SIPD_ELEMENTS_SPRINGS : SIPD_ELEMENTS_SHELL;
-    return bd->elements == SIPD_ELEMENTS_AUTO ? SIPD_ELEMENTS_SOLID : bd->elements;
+    return me->dim ? me->dim : me->nt > 0 ? 3 : me->nf > 0 ? 2 : 1;
+}
+
+/* What body b's mesh becomes (scene.h sipd_body_elements, auto resolved from the mesh). */
+static int body_kind(const sipd_scene_body *bd, const sipd_mesh *me)
+{
+    static const int by_dim[4] = {SIPD_ELEMENTS_ROD, SIPD_ELEMENTS_ROD, SIPD_ELEMENTS_SHELL, SIPD_ELEMENTS_SOLID};
+    return bd->elements == SIPD_ELEMENTS_AUTO ? by_dim[mesh_dim(me)] : bd->elements;
+}
+
+/* A body kind the mesh cannot give: an error naming the body, or SIPD_OK. */
+static int check_body_kind(const sipd_scene *sc, int b, const sipd_mesh *me)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const int k = body_kind(bd, me), d = mesh_dim(me);
+    static const char *const what[4] = {"line segments", "line segments", "triangles", "tetrahedra"};
+    const char *need = k == SIPD_ELEMENTS_SOLID && d != 3 ? "solid needs tetrahedra"
+                       : k == SIPD_ELEMENTS_ROD && d != 1 ? "rod needs line segments (polylines)"
+                       : k == SIPD_ELEMENTS_SHELL && d == 1 ? "shell needs triangles (or tetrahedra: their surface)"
+                                                            : NULL;
+    if (!need && bd->shell_keys && !(k == SIPD_ELEMENTS_SHELL || (k == SIPD_ELEMENTS_SPRINGS && d == 2)))
+        need = "thickness and bending_stiffness are only meaningful for a shell (or springs of triangles)";
+    if (!need)
+        return SIPD_OK;
+    sipd_error_at(sc->path, bd->line, "bodies[%d]: elements = \"%s\": %s, but %s has %s", b,
+                  k == SIPD_ELEMENTS_SOLID ? "solid" : k == SIPD_ELEMENTS_ROD ? "rod" : k == SIPD_ELEMENTS_SHELL ? "shell"
+                                                                                          : "springs", need,
+                  bd->mesh ? bd->mesh : "the generated body", what[d]);
+    return SIPD_EINPUT;
 }
 
 static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout);
@@ -435,31 +460,51 @@ static int tet_springs(const sipd_scene *sc, int b, const sipd_mesh *me, int vo,
     return rc;
 }
 
-/* Generated rod of body b (a polyline of nv vertices from vo): stretch springs, the rod's lumped
- * masses ρ·πr²·L/2 per segment end, and (rod) the bending elements at its interior vertices. */
-static int rod_elements(const sipd_scene *sc, int b, int nv, int vo, int bend, sipd_model *m, grow_group *ed,
-                        grow_group *bg)
+/* Polylines of body b (nl segments, offset vo): stretch springs, the rod's lumped masses
+ * ρ·πr²·L/2 per segment end, and (bend) a bending element at every vertex with exactly two
+ * segments (junctions of three or more and the ends have none). */
+static int rod_elements(const sipd_scene *sc, int b, const sipd_mesh *me, int vo, int bend, sipd_model *m,
+                        grow_group *ed, grow_group *bg)
 {
     const sipd_scene_body *bd = &sc->bodies[b];
     const sipd_scene_material *mat = &sc->materials[bd->material];
     const double A = SIPD_PI * bd->radius * bd->radius, I = SIPD_PI * pow(bd->radius, 4) / 4;
-    double L, Lprev = 0;
-    int i, rc;
-    for (i = 0; i + 1 < nv; i++) {
-        if ((rc = push_spring(sc, b, m, ed, vo + i, vo + i + 1, &L)) != SIPD_OK)
-            return rc;
-        m->mass[vo + i] += mat->density * A * L / 2;
-        m->mass[vo + i + 1] += mat->density * A * L / 2;
-        if (bend && i > 0) {
-            int v[3] = {vo + i - 1, vo + i, vo + i + 1};
-            vec3 kv = rod_kappa(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), NULL);
-            if ((rc = gg_push(bg, v, sqrt(v3_norm2(kv)), mat->youngs * I / (Lprev + L), (Lprev + L) / 2,
-                              bd->material)) != SIPD_OK)
-                return rc;
-        }
-        Lprev = L;
+    int *deg = NULL, *nb = NULL, i, k, rc = SIPD_OK;
+    double L, *len = NULL;
+    deg = sipd_calloc((size_t)me->nv + 1, sizeof(int));
+    nb = sipd_malloc(((size_t)me->nv * 2 + 2) * sizeof(int));
+    len = sipd_malloc(((size_t)me->nv * 2 + 2) * sizeof(double));
+    if (!deg || !nb || !len) {
+        rc = SIPD_EFAIL;
+        goto out;
     }
-    return SIPD_OK;
+    for (i = 0; i < me->nl && rc == SIPD_OK; i++) {
+        int a = me->lines[2 * i], c = me->lines[2 * i + 1];
+        if ((rc = push_spring(sc, b, m, ed, vo + a, vo + c, &L)) != SIPD_OK)
+            break;
+        m->mass[vo + a] += mat->density * A * L / 2;
+        m->mass[vo + c] += mat->density * A * L / 2;
+        for (k = 0; k < 2; k++) {   /* the first two neighbours of each end */
+            int v = k ? c : a, o = k ? a : c;
+            if (deg[v] < 2) {
+                nb[2 * v + deg[v]] = o;
+                len[2 * v + deg[v]] = L;
+            }
+            deg[v]++;
+        }
+    }
+    for (i = 0; i < me->nv && rc == SIPD_OK && bend; i++)
+        if (deg[i] == 2) {
+            int v[3] = {vo + nb[2 * i], vo + i, vo + nb[2 * i + 1]};
+            vec3 kv = rod_kappa(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), NULL);
+            double Ls = len[2 * i] + len[2 * i + 1];
+            rc = gg_push(bg, v, sqrt(v3_norm2(kv)), mat->youngs * I / Ls, Ls / 2, bd->material);
+        }
+out:
+    free(deg);
+    free(nb);
+    free(len);
+    return rc;
 }
 
 int model_build(const sipd_scene *sc, sipd_model *m)
@@ -504,11 +549,15 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     gtri.nr = 4;
     ghinge.nc = 4;
     ghinge.nr = 2;
-    for (b = 0; b < sc->nbodies; b++) nshell += body_kind(&sc->bodies[b]) == SIPD_ELEMENTS_SHELL;
+    for (b = 0; b < sc->nbodies; b++) {
+        if ((rc = check_body_kind(sc, b, &meshes[b])) != SIPD_OK)
+            return rc;
+        nshell += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SHELL;
+    }
     for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
     for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
-        m->nt += body_kind(&sc->bodies[b]) == SIPD_ELEMENTS_SOLID ? meshes[b].nt : 0;
+        m->nt += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SOLID ? meshes[b].nt : 0;
         m->nf += meshes[b].nf;
         m->nmotions += sc->bodies[b].nmove + (sc->bodies[b].obstacle ? 1 : 0);
     }
@@ -573,7 +622,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 if (p.v[k] > hi[k]) hi[k] = p.v[k];
             }
         }
-        const int solid = body_kind(bd) == SIPD_ELEMENTS_SOLID;
+        const int bk = body_kind(bd, me), solid = bk == SIPD_ELEMENTS_SOLID;
         for (i = 0; i < me->nt; i++) {
             /* a springs body's tets give the lumped masses only: computed in scratch */
             int e = to + i, tt[4], *t = solid ? m->tets + 4 * e : tt;
@@ -596,22 +645,22 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 m->vol[e] = V;
                 m->tet_mat[e] = bd->material;
             }
-            for (k = 0; k < 4 && body_kind(bd) != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
+            for (k = 0; k < 4 && bk != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
         }
-        if (body_kind(bd) == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
+        if (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
             goto done;
-        if (body_kind(bd) == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
+        if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
             tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
             if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge)) != SIPD_OK)
                 goto done;
         }
-        if (bd->gen_shape == SIPD_GEN_CLOTH && body_kind(bd) == SIPD_ELEMENTS_SPRINGS) {
+        if (mesh_dim(me) == 2 && bk == SIPD_ELEMENTS_SPRINGS) {   /* a triangle mesh's edges */
             tri_masses(sc, b, me->tris, me->nf, vo, m);
             if ((rc = tri_springs(sc, b, me->tris, me->nf, vo, m, &ged)) != SIPD_OK)
                 goto done;
         }
-        if (bd->gen_shape == SIPD_GEN_ROD &&
-            (rc = rod_elements(sc, b, me->nv, vo, body_kind(bd) == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
+        if (mesh_dim(me) == 1 &&
+            (rc = rod_elements(sc, b, me, vo, bk == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
             goto done;
         for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
         {   /* the body's bounding-box centre (also that of its initial positions, stretched about it) */

@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
+#include "mesh.h"
 #include "initpos.h"
 #include "method.h"
 #include "util.h"
@@ -1076,7 +1077,7 @@ static int load_boxes(sipd_scene *sc, const config_setting_t *body, const char *
     return SIPD_OK;
 }
 
-/* mesh: a .msh file, or a TetGen base name whose .node and .ele exist. */
+/* mesh: a .msh or .obj file, or a TetGen base name whose .node and .ele exist. */
 static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *bpath,
                         const char *mesh, char **out)
 {
@@ -1086,7 +1087,7 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
     key_join(key, bpath, "mesh");
     if (!p)
         return SIPD_EFAIL;
-    if (ends_with(p, ".msh")) {
+    if (mesh_single_file(p)) {
         if (!is_file(p)) {
             err(sc, s, key, "mesh file '%s' %s", p, path_problem(p));
             free(p);
@@ -1105,7 +1106,7 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
             strcpy(q + n, ext[k]);
             if (!is_file(q)) {
                 err(sc, s, key,
-                    "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh file or a "
+                    "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh or .obj file or a "
                     "TetGen base name with .node and .ele files)",
                     p, q, strcmp(path_problem(q), "not found") ? path_problem(q) : "is missing");
                 free(q);
@@ -1134,8 +1135,8 @@ static int resolve_initial_positions(sipd_scene *sc, const config_setting_t *g, 
     if (kind < 0)
         return err(sc, s, key, "\"%s\": an HDF5 output needs a frame: \"FILE.h5:FRAME\" or "
                    "\"FILE.h5:FRAME:BODY\" (FRAME 0-based, -1 = the last)", spec);
-    if (kind == 0 && !ends_with(spec, ".node") && !ends_with(spec, ".msh"))
-        return err(sc, s, key, "\"%s\": expected a TetGen .node file, a gmsh .msh file or \"FILE.h5:FRAME\"",
+    if (kind == 0 && !ends_with(spec, ".node") && !mesh_single_file(spec))
+        return err(sc, s, key, "\"%s\": expected a TetGen .node file, a gmsh .msh or .obj file or \"FILE.h5:FRAME\"",
                    spec);
     char *file = sipd_malloc(flen + 1);
     if (!file)
@@ -1247,8 +1248,12 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
             }
             {   /* shell-only keys on another kind would do nothing */
                 static const char *const shell_only[] = {"thickness", "bending_stiffness", NULL};
-                int shell = b->elements == SIPD_ELEMENTS_SHELL || b->gen_shape == SIPD_GEN_CLOTH;   /* springs of a
-                            cloth take their masses ρ A t / 3 from the triangles */
+                /* a mesh file's kind is known only once it is loaded (model.c checks it then); springs of
+                   triangles take their masses ρ A t / 3 from the thickness */
+                int shell = b->gen_shape == SIPD_GEN_CLOTH ||
+                            (b->gen_shape == SIPD_GEN_NONE && b->elements != SIPD_ELEMENTS_SOLID &&
+                             b->elements != SIPD_ELEMENTS_ROD);
+                b->shell_keys = config_setting_get_member(g, "thickness") || config_setting_get_member(g, "bending_stiffness");
                 for (int k = 0; shell_only[k] && !shell; k++)
                     if (config_setting_get_member(g, shell_only[k])) {
                         key_join(key, path, shell_only[k]);
@@ -1260,12 +1265,6 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
                 key_join(key, path, "elements");
                 return err(sc, config_setting_get_member(g, "elements"), key,
                            "a generated rod has no tetrahedra or triangles: use \"rod\", \"springs\" or \"auto\"");
-            }
-            if (b->elements == SIPD_ELEMENTS_ROD && !gen) {
-                key_join(key, path, "elements");
-                return err(sc, config_setting_get_member(g, "elements"), key,
-                           "rods come from generate = { shape = \"rod\"; ... } in this version (the mesh "
-                           "loaders read tetrahedra only)");
             }
             if (config_setting_get_member(g, "spring_stiffness") && b->elements != SIPD_ELEMENTS_SPRINGS) {
                 key_join(key, path, "spring_stiffness");
@@ -1664,7 +1663,7 @@ void scene_print(FILE *f, const sipd_scene *sc)
             fputs(";\n    radius = ", f);
             print_float(f, b->radius);
         }
-        if (b->elements == SIPD_ELEMENTS_SHELL || b->gen_shape == SIPD_GEN_CLOTH) {
+        if (b->elements == SIPD_ELEMENTS_SHELL || b->gen_shape == SIPD_GEN_CLOTH || b->shell_keys) {
             fputs(";\n    thickness = ", f);
             print_float(f, b->thickness);
             if (b->bending_stiffness >= 0) {

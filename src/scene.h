@@ -94,6 +94,8 @@ typedef struct {
     double spring_k;              /* springs: stiffness N/m (0 = E·πr²/L per edge)    */
     double thickness;             /* shells: m, default 0.001                         */
     double bending_stiffness;     /* shells: N·m, < 0 = from the material, E t³/(12(1 − ν²)) */
+    int shell_keys;               /* thickness or bending_stiffness given (the model refuses them on a
+                                     body that is not a shell or a triangle mesh's springs)        */
     /* generate = { shape = "rod"; length; segments; }: a straight polyline from the origin along
        +x; generate = { shape = "cloth"; size = [lx, lz]; cells = [nx, nz]; }: a triangle grid
        on [0, lx] x [0, lz] in the y = 0 plane (before the body's transform), when mesh is not given */

@@ -4,7 +4,7 @@ target_link_libraries(test_mesh PRIVATE sipd_core)
 if(SIPD_SANITIZE)
   target_compile_definitions(test_mesh PRIVATE SIPD_TEST_SANITIZED)
 endif()
-foreach(case gmsh_variants tetgen volume surface sparse tetgen_hand malformed perf)
+foreach(case gmsh_variants tetgen volume surface sparse tetgen_hand malformed kinds perf)
   add_test(NAME mesh_${case}
            COMMAND test_mesh ${case} ${SIPD_TEST_DATA}/meshes
            WORKING_DIRECTORY ${SIPD_TEST_DATA}/meshes)

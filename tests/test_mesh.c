@@ -5,6 +5,7 @@
  * Each case returns 0 on success, 1 on failure (with a message), 77 to skip.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "initpos.h"
 #include "mesh.h"
 #include "util.h"
 
@@ -464,7 +465,28 @@ static void test_malformed_gmsh_text(void)
              HDR22 NODES22 "$Elements\n1\n1 11 2 0 1 1 2 3 4 1 2 3 4 1 2\n$EndElements\n", 13, "element 1|order");
     bad_text("tri6.msh", HDR22 NODES22 "$Elements\n2\n1 9 2 0 1 1 2 3 4 1 2\n2 4 2 0 1 1 2 3 4\n$EndElements\n",
              13, "order");
-    bad_text("no_tets.msh", HDR22 NODES22 "$Elements\n1\n1 2 2 0 1 1 2 3\n$EndElements\n", 0, "no tetrahedra");
+    bad_text("no_tets.msh", HDR22 NODES22 "$Elements\n1\n1 15 2 0 1 1\n$EndElements\n", 0,
+             "no tetrahedra, triangles or line segments");
+    /* a degenerate triangle or segment is refused where it is the body, ignored in a tet mesh */
+    bad_text("degenerate_tri.msh",
+             HDR22 NODES22 "$Elements\n2\n1 2 2 0 1 1 2 3\n2 2 2 0 1 1 2 2\n$EndElements\n", 14,
+             "element 2|degenerate triangle");
+    bad_text("degenerate_line.msh",
+             HDR22 NODES22 "$Elements\n2\n1 1 2 0 1 1 2\n2 1 2 0 1 3 3\n$EndElements\n", 14,
+             "element 2|degenerate line");
+    bad_text("line3.msh", HDR22 NODES22 "$Elements\n1\n1 8 2 0 1 1 2 3\n$EndElements\n", 13, "order|lines");
+    {
+        const char *t = HDR22 NODES22 "$Elements\n3\n1 2 2 0 1 1 2 2\n2 1 2 0 1 4 4\n3 4 2 0 1 1 2 3 4\n$EndElements\n";
+        sipd_mesh m;
+        int rc;
+        write_file(tmp_path("tet_with_bad_tri.msh"), t, strlen(t));
+        rc = load_captured(tmp_path("tet_with_bad_tri.msh"), &m);
+        CHECK(rc == SIPD_OK && m.dim == 3 && m.nt == 1 && m.nf == 4,
+              "a tet mesh with a degenerate boundary triangle and segment: rc %d dim %d nt %d nf %d: %s", rc, m.dim,
+              m.nt, m.nf, captured);
+        if (rc == SIPD_OK)
+            mesh_free(&m);
+    }
     bad_text("no_nodes.msh", HDR22, 0, "$Nodes");
     bad_text("elements_first.msh", HDR22 "$Elements\n1\n1 4 2 0 1 1 2 3 4\n$EndElements\n" NODES22, 4,
              "before $Nodes");
@@ -684,6 +706,216 @@ static void test_malformed_tetgen(void)
     bad_tg("tg_face_trunc", TGN, TGE, "2 1\n1 1 2 3 1\n", "face", 2, "1 of the 2");
 }
 
+/* ---- surface and curve meshes (gmsh types 2 and 1, OBJ) ---- */
+
+static const char *CLOTH_GMSH[4] = {"cloth_v22_ascii.msh", "cloth_v22_bin.msh", "cloth_v41_ascii.msh",
+                                    "cloth_v41_bin.msh"};
+static const char *ROD_GMSH[4] = {"rod_v22_ascii.msh", "rod_v22_bin.msh", "rod_v41_ascii.msh", "rod_v41_bin.msh"};
+
+static double tri_area(const sipd_mesh *m, int f)
+{
+    const int *t = m->tris + 3 * f;
+    double a[3], b[3], c[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = m->x[3 * t[1] + k] - m->x[3 * t[0] + k];
+        b[k] = m->x[3 * t[2] + k] - m->x[3 * t[0] + k];
+    }
+    cross(a, b, c);
+    return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+}
+
+static double seg_length(const sipd_mesh *m, int l)
+{
+    double s = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = m->x[3 * m->lines[2 * l + 1] + k] - m->x[3 * m->lines[2 * l] + k];
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+/* Every vertex is used by a body element (gmsh saves no stray nodes for these meshes). */
+static int all_used(const sipd_mesh *m)
+{
+    char *u = calloc((size_t)m->nv, 1);
+    int ok = 1;
+    for (int i = 0; i < 3 * m->nf; i++) u[m->tris[i]] = 1;
+    for (int i = 0; i < 2 * m->nl; i++) u[m->lines[i]] = 1;
+    for (int i = 0; i < m->nv; i++) ok &= u[i];
+    free(u);
+    return ok;
+}
+
+/* The same cloth and rod written by gmsh 4.8.4 in four formats (tests/data/meshes/README.md):
+ * the triangles (a rectangle 0.4 x 0.2: area 0.08, all in y = 0) and segments (0.2 + 0.1 m) are
+ * the body; the boundary lines and corner points gmsh also saved are ignored; all four formats
+ * give the same mesh bit for bit. */
+static void test_kinds_gmsh(void)
+{
+    sipd_mesh c[4], r[4];
+    for (int i = 0; i < 4; i++) {
+        double area = 0, len = 0, ymax = 0;
+        memset(&c[i], 0, sizeof c[i]);
+        memset(&r[i], 0, sizeof r[i]);
+        if (load_ok(data_path(CLOTH_GMSH[i]), &c[i])) {
+            CHECK(c[i].dim == 2 && c[i].nt == 0 && c[i].nl == 0 && c[i].nf > 40, "%s: dim %d nt %d nl %d nf %d",
+                  CLOTH_GMSH[i], c[i].dim, c[i].nt, c[i].nl, c[i].nf);
+            for (int f = 0; f < c[i].nf; f++) area += tri_area(&c[i], f);
+            for (int v = 0; v < c[i].nv; v++) ymax = fmax(ymax, fabs(c[i].x[3 * v + 1]));
+            CHECK(fabs(area - 0.08) < 1e-12, "%s: area %.15g, expected 0.08", CLOTH_GMSH[i], area);
+            CHECK(ymax == 0 && all_used(&c[i]), "%s: off-plane (%g) or unused vertices", CLOTH_GMSH[i], ymax);
+        }
+        if (load_ok(data_path(ROD_GMSH[i]), &r[i])) {
+            CHECK(r[i].dim == 1 && r[i].nt == 0 && r[i].nf == 0 && r[i].nl == 11, "%s: dim %d nt %d nf %d nl %d",
+                  ROD_GMSH[i], r[i].dim, r[i].nt, r[i].nf, r[i].nl);
+            for (int l = 0; l < r[i].nl; l++) len += seg_length(&r[i], l);
+            CHECK(fabs(len - 0.3) < 1e-12 && all_used(&r[i]), "%s: length %.15g, expected 0.3", ROD_GMSH[i], len);
+        }
+    }
+    for (int i = 1; i < 4; i++) {
+        CHECK(c[i].nv == c[0].nv && c[i].nf == c[0].nf && c[0].x && c[i].x &&
+                  memcmp(c[i].x, c[0].x, sizeof(double) * 3 * (size_t)c[0].nv) == 0 &&
+                  memcmp(c[i].tris, c[0].tris, sizeof(int) * 3 * (size_t)c[0].nf) == 0,
+              "%s differs from %s", CLOTH_GMSH[i], CLOTH_GMSH[0]);
+        CHECK(r[i].nv == r[0].nv && r[i].nl == r[0].nl && r[0].x && r[i].x &&
+                  memcmp(r[i].x, r[0].x, sizeof(double) * 3 * (size_t)r[0].nv) == 0 &&
+                  memcmp(r[i].lines, r[0].lines, sizeof(int) * 2 * (size_t)r[0].nl) == 0,
+              "%s differs from %s", ROD_GMSH[i], ROD_GMSH[0]);
+    }
+    for (int i = 0; i < 4; i++) {
+        mesh_free(&c[i]);
+        mesh_free(&r[i]);
+    }
+}
+
+/* OBJ: polygons fan-triangulated from the first corner, i/t/n corner forms and negative
+ * indices, polylines split into segments, the ignored statements; faces and lines together
+ * make a surface mesh (the lines only validated). */
+static void test_kinds_obj(void)
+{
+    const char *cloth =
+        "# a 2 x 1 quad strip and a pentagon\n"
+        "mtllib none.mtl\no cloth\ng g1\ns off\nusemtl red\n"
+        "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0 1.0\nv 1 1 0 0.5 0.5 0.5\nv 2 1 0\n"
+        "vt 0 0\nvt 1 0\nvn 0 0 1\n"
+        "f 1/1/1 2/2/1 5/2/1 4/1/1\n"   /* quad -> (0 1 4) (0 4 3) */
+        "f -5//1 -4//1 -1//1 -2//1\n"   /* 2 3 6 5 -> (1 2 5) (1 5 4) */
+        "v 3 0.5 0\n"
+        "f 3 7 6  # trailing comment\n" /* (2 6 5) */
+        "l 1 4\n";
+    const char *rod = "v 0 0 0\nv 0.1 0 0\nv 0.2 0 0\nv 0.3 0.05 0\nl 1 2 3\nl 3/1 4/2\np 1\n";
+    const int tris[5][3] = {{0, 1, 4}, {0, 4, 3}, {1, 2, 5}, {1, 5, 4}, {2, 6, 5}};
+    const int segs[3][2] = {{0, 1}, {1, 2}, {2, 3}};
+    sipd_mesh m;
+    write_file(tmp_path("cloth.obj"), cloth, strlen(cloth));
+    write_file(tmp_path("rod.OBJ"), rod, strlen(rod));
+    if (load_ok(tmp_path("cloth.obj"), &m)) {
+        CHECK(m.dim == 2 && m.nv == 7 && m.nf == 5 && m.nt == 0, "cloth.obj: dim %d nv %d nf %d", m.dim, m.nv, m.nf);
+        if (m.nf == 5)
+            CHECK(memcmp(m.tris, tris, sizeof tris) == 0, "cloth.obj: fan triangulation differs");
+        CHECK(m.x[3 * 3 + 1] == 1 && m.x[3 * 6] == 3 && m.x[3 * 6 + 1] == 0.5, "cloth.obj: coordinates");
+        mesh_free(&m);
+    }
+    if (load_ok(data_path("cloth_quads.obj"), &m)) {   /* the fixture (also a fuzz seed) */
+        double area = 0;
+        for (int f = 0; f < m.nf; f++) area += tri_area(&m, f);
+        CHECK(m.dim == 2 && m.nv == 12 && m.nf == 12 && fabs(area - 0.06) < 1e-15 && all_used(&m),
+              "cloth_quads.obj: dim %d nv %d nf %d area %.17g", m.dim, m.nv, m.nf, area);
+        mesh_free(&m);
+    }
+    if (load_ok(data_path("rod.obj"), &m)) {
+        double len = 0;
+        for (int l = 0; l < m.nl; l++) len += seg_length(&m, l);
+        CHECK(m.dim == 1 && m.nv == 6 && m.nl == 5 && fabs(len - 0.25) < 1e-15, "rod.obj: dim %d nv %d nl %d len %g",
+              m.dim, m.nv, m.nl, len);
+        mesh_free(&m);
+    }
+    if (load_ok(tmp_path("rod.OBJ"), &m)) {
+        CHECK(m.dim == 1 && m.nv == 4 && m.nl == 3, "rod.OBJ: dim %d nv %d nl %d", m.dim, m.nv, m.nl);
+        if (m.nl == 3)
+            CHECK(memcmp(m.lines, segs, sizeof segs) == 0, "rod.OBJ: segments differ");
+        mesh_free(&m);
+    }
+}
+
+static void bad_obj(const char *name, const char *text, int line, const char *needles)
+{
+    const char *p = tmp_path(name);
+    write_file(p, text, strlen(text));
+    expect_bad(p, p, line, needles);
+}
+
+static void test_malformed_obj(void)
+{
+#define V3 "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
+    bad_obj("o_empty.obj", "", 0, "no vertices");
+    bad_obj("o_novert.obj", "# nothing\nf 1 2 3\n", 0, "no vertices");
+    bad_obj("o_noelem.obj", V3, 0, "no tetrahedra, triangles or line segments");
+    bad_obj("o_zero.obj", V3 "f 0 1 2\n", 4, "face corner 0|no vertex");
+    bad_obj("o_range.obj", V3 "f 1 2 4\n", 4, "face corner 4");
+    bad_obj("o_neg.obj", V3 "f -1 -2 -4\n", 4, "face corner -4|so far");
+    bad_obj("o_forward.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n", 3, "further down");
+    bad_obj("o_few.obj", V3 "f 1 2\n", 4, "at least 3");
+    bad_obj("o_fewl.obj", V3 "l 1\n", 4, "at least 2");
+    bad_obj("o_text.obj", V3 "f 1 two 3\n", 4, "two");
+    bad_obj("o_slash.obj", V3 "f 1/x 2 3\n", 4, "texture/normal");
+    bad_obj("o_nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", 2, "finite");
+    bad_obj("o_huge.obj", "v 0 0 0\nv 1e31 0 0\nv 0 1 0\nf 1 2 3\n", 2, "out of range");
+    bad_obj("o_short.obj", "v 0 0\n", 1, "z");
+    bad_obj("o_extra.obj", "v 0 0 0 1 1\n", 1, "3 coordinates");
+    bad_obj("o_many.obj", "v 0 0 0 1 1 1 1\n", 1, "3 coordinates");
+    bad_obj("o_curv.obj", V3 "cstype bspline\n", 4, "free-form");
+    bad_obj("o_unknown.obj", V3 "vx 1 2 3\n", 4, "unknown OBJ statement 'vx'");
+    bad_obj("o_cont.obj", V3 "f 1 2 \\\n3\n", 4, "continuation");
+    bad_obj("o_degen.obj", V3 "f 1 2 3\nf 1 2 2\n", 5, "element 2|degenerate triangle");
+    bad_obj("o_degenl.obj", V3 "l 1 2 2\n", 4, "degenerate line");
+    bad_obj("o_bigidx.obj", V3 "f 1 2 99999999999\n", 4, "out of range");
+    {
+        static const char nul[] = "v 0 0 0\nv 1 0\0 0\nv 0 1 0\nf 1 2 3\n";
+        const char *p = tmp_path("o_nul.obj");
+        write_file(p, nul, sizeof nul - 1);
+        expect_bad(p, p, 0, "NUL");
+    }
+#undef V3
+}
+
+/* initial_positions from an .obj for a surface mesh (initpos.h): the positions of a moved copy
+ * are taken; a copy with another triangle, or a curve mesh, is refused. */
+static void test_kinds_initpos(void)
+{
+    const char *moved = "v 0 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0.5\nf 1 2 3\nf 1 3 4\n";
+    const char *other = "v 0 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0.5\nf 1 2 3\nf 1 2 4\n";
+    const char *base = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n";
+    const char *curve = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nl 1 2 3 4\n";
+    sipd_mesh me;
+    double out[12];
+    char err[512];
+    int world = -1, rc;
+    write_file(tmp_path("ip_base.obj"), base, strlen(base));
+    write_file(tmp_path("ip_moved.obj"), moved, strlen(moved));
+    write_file(tmp_path("ip_other.obj"), other, strlen(other));
+    write_file(tmp_path("ip_curve.obj"), curve, strlen(curve));
+    if (!load_ok(tmp_path("ip_base.obj"), &me))
+        return;
+    rc = initpos_load(tmp_path("ip_moved.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_OK && world == 0 && out[1] == 1 && out[3 * 2 + 1] == 2 && out[3 * 3 + 2] == 0.5,
+          "initial positions from a moved .obj: rc %d world %d (%s)", rc, world, err);
+    rc = initpos_load(tmp_path("ip_other.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_EINPUT && strstr(err, "triangle 2 has other vertices"), "other topology: rc %d: %s", rc, err);
+    rc = initpos_load(tmp_path("ip_curve.obj"), &me, 0, out, &world, err, sizeof err);
+    CHECK(rc == SIPD_EINPUT && strstr(err, "3 segments, the mesh has 4 and 2 triangles"), "curve for a surface: rc %d: %s",
+          rc, err);
+    mesh_free(&me);
+}
+
+static void test_kinds(void)
+{
+    test_kinds_initpos();
+    test_kinds_gmsh();
+    test_kinds_obj();
+    test_malformed_obj();
+}
+
 static void test_malformed(void)
 {
     test_malformed_gmsh_text();
@@ -787,6 +1019,8 @@ int main(int argc, char **argv)
         test_tetgen_hand();
     else if (strcmp(which, "malformed") == 0)
         test_malformed();
+    else if (strcmp(which, "kinds") == 0)
+        test_kinds();
     else if (strcmp(which, "perf") == 0)
         test_perf();
     else {

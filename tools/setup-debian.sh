@@ -6,6 +6,7 @@
 #   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
 #   libsuitesparse-dev: CHOLMOD, the sparse Cholesky of src/sparse.c (newton, mixed-fem, the
 #   coarse correction).
+#   calculix-ccx: the independent FE code of the `external` tests (tools/ccx-compare.py).
 #   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu).
 #   python3-paraview, xvfb, python3-meshio, python3-h5py: the `clients` test (the output read by
 #   ParaView's XDMF readers under pvbatch and by meshio; tests/test_clients.sh).
@@ -21,5 +22,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev libsuitesparse-dev \
   slurmctld slurmd slurm-client munge python3 \
   clang-14 libclang-rt-14-dev \
-  python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy >/dev/null
+  python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy calculix-ccx >/dev/null
 echo "sipd-run build dependencies installed"

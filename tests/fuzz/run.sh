@@ -29,6 +29,7 @@ make_seeds() { # target -> $seeds/target
       { cat "$f"; echo "#@ele"; cat "$b.ele" 2>/dev/null; [ -f "$b.face" ] && { echo "#@face"; cat "$b.face"; }; } \
         >"$d/$(basename "$b")"
     done ;;
+  fuzz_obj) cp "$data"/meshes/*.obj "$d"/ ;;
   fuzz_scene) cp "$data"/scenes/*.cfg "$data"/scenes/bad/*.cfg "$d"/; cp "$src"/scenes/*.cfg "$d"/ 2>/dev/null ;;
   esac
   [ -d "$here/corpus/$t" ] && cp "$here/corpus/$t"/* "$d"/ 2>/dev/null
@@ -40,7 +41,7 @@ for t in "$@"; do
   make_seeds "$t"
   mkdir -p "$corpus/$t"
   dict=""
-  case $t in fuzz_gmsh|fuzz_gmsh_binary) dict="-dict=$here/gmsh.dict" ;; fuzz_scene) dict="-dict=$here/scene.dict" ;; esac
+  case $t in fuzz_gmsh|fuzz_gmsh_binary) dict="-dict=$here/gmsh.dict" ;; fuzz_scene) dict="-dict=$here/scene.dict" ;; fuzz_obj) dict="-dict=$here/obj.dict" ;; esac
   echo "fuzz: $t for ${secs}s (log $build/$t.log)"
   "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$art/$t-" $dict "$corpus/$t" "$seeds/$t" >"$build/$t.log" 2>&1 &
