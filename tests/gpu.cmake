@@ -18,7 +18,7 @@ if(TARGET sipd_cuda)
     list(APPEND sipd_gpu_tests gpu_${case})
   endforeach()
   # element kinds (springs, rods) through every method the CUDA backend runs
-  foreach(n rope spring_beam)
+  foreach(n rope spring_beam curtain)
     add_test(NAME gpu_kinds_${n} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
     list(APPEND sipd_gpu_tests gpu_kinds_${n})
   endforeach()

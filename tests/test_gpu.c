@@ -412,8 +412,8 @@ static void test_splits(void)
     }
 }
 
-/* Element kinds (springs, rods) through every method the CUDA backend runs: the scene at
- * `path` (a rod or springs scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
+/* Element kinds (springs, rods, cloth) through every method the CUDA backend runs: the scene at
+ * `path` (a rod, springs or cloth scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
  * Gauss–Seidel and Jacobi under both splits, GPU against CPU. */
 static void test_kinds(const char *path)
 {
@@ -430,7 +430,7 @@ static void test_kinds(const char *path)
             CHECK(0, "cannot load %s", path);
             return;
         }
-        CHECK(m.group_of[SIPD_KIND_EDGE] >= 0, "%s has no springs", path);
+        CHECK(m.group_of[SIPD_KIND_EDGE] >= 0 || m.group_of[SIPD_KIND_TRI] >= 0, "%s has no springs or triangles", path);
         sc.method = methods[k];
         sc.sweep = sweeps[k];
         sc.projection = projs[k];

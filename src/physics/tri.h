@@ -149,12 +149,10 @@ SIPD_HD sipd_real tri_energy(const sipd_material *mat, const sipd_real *Bm, sipd
 /* ∂P/∂F, 6x6 row-major over vec index 2i + j (row i, column j of F), PSD-projected when project */
 SIPD_HD void tri_dPdF(const sipd_material *mat, vec3 f0, vec3 f1, int project, sipd_real H[36])
 {
-    vec3 n, g[2], f[2];
+    vec3 n, g[2];
     sipd_real J = tri_J(f0, f1, &n, &g[0], &g[1]), s = mat->lambda * (J - mat->alpha), iJ;
     mat3 C[2], Q, Nx = m3_skew(n);
     int a, b, i, k;
-    f[0] = f0;
-    f[1] = f1;
     C[0] = m3_skew(v3_scale(f1, -1));
     C[1] = m3_skew(f0);
     iJ = J > 0 ? 1 / sipd_max(J, SIPD_TRI_JFLOOR) : SIPD_R(0);
@@ -175,7 +173,6 @@ SIPD_HD void tri_dPdF(const sipd_material *mat, vec3 f0, vec3 f1, int project, s
                                                      mat->lambda * g[a].v[i] * g[b].v[k] + s * d2J;
                 }
         }
-    (void)f;
     if (project)
         sym_project(6, H, SIPD_PROJECT_CLAMP);
 }
