@@ -464,6 +464,13 @@ int main(int argc, char **argv)
         hm.tets = model.tets;
         hm.tris = model.tris;
         hm.body = model.body;
+        {   /* the other kinds' connectivity: elastic triangles and edges (model.h groups) */
+            int gt = model.group_of[SIPD_KIND_TRI], ge = model.group_of[SIPD_KIND_EDGE];
+            hm.ntri = gt >= 0 ? model.groups[gt].ne : 0;
+            hm.triangles = gt >= 0 ? model.groups[gt].v : NULL;
+            hm.ned = ge >= 0 ? model.groups[ge].ne : 0;
+            hm.edges = ge >= 0 ? model.groups[ge].v : NULL;
+        }
         rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
         if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
             rc = h5out_set_attr(out, "exit_reason", "running");
