@@ -761,6 +761,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                     emax = sc->materials[ged.mat[i]].youngs;
                 cnt++;
             }
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets or springs: the shells' triangle edges */
+            for (i = 0; i < gtri.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[gtri.v[3 * i]]].obstacle)
+                    continue;
+                for (k = 0; k < 3; k++)
+                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * gtri.v[3 * i + k]),
+                                                v3_load(m->X + 3 * gtri.v[3 * i + (k + 1) % 3])))) / 3;
+                if (sc->materials[gtri.mat[i] - sc->nmaterials].youngs > emax)
+                    emax = sc->materials[gtri.mat[i] - sc->nmaterials].youngs;
+                cnt++;
+            }
         if (m->mean_edge == 0 && cnt > 0)
             m->mean_edge = sum / cnt;
         m->contact_k_auto = emax * m->mean_edge;
