@@ -486,8 +486,9 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         return SIPD_EFAIL;
     }
     for (i = 0; i < m->nmat; i++)
-        if (hm[i].model != SIPD_MAT_STABLE_NEOHOOKEAN || !(hm[i].lambda > 0) ||
-            fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha) {
+        if (!material_model_valid(hm[i].model) || !(hm[i].mu > 0) ||
+            (hm[i].model == SIPD_MAT_STABLE_NEOHOOKEAN &&
+             (!(hm[i].lambda > 0) || fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha))) {
             sipd_error("cuda backend: material %d: unsupported model or unexpected sipd_material layout "
                        "(kernels/backend_cuda.cu host_material_f64 must mirror src/physics/material.h)", i);
             return SIPD_EFAIL;

@@ -375,8 +375,11 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra, int elements)
 {
     const sipd_model *m = b->m;
-    int a;
-    if ((elements && !b->eH) || H->n != m->nv || H->ne != m->nt || H->k != 4)
+    int a, gi, goff[SIPD_KIND_COUNT + 1];
+    const int K = SIPD_MAX_CORNERS;
+    goff[0] = 0;   /* group gi's elements start at goff[gi] in the pattern (model_pattern_elements) */
+    for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
+    if ((elements && !b->eH) || H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
         return SIPD_EFAIL;
     if (elements && b->precond != SIPD_PRECOND_NEWTON) {   /* (two-level SIPD) the element Hessians at y */
         int g, e;
@@ -390,6 +393,7 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
     }
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
+        int i;
         double *D = H->val + 9 * (size_t)H->diag[a];
         memset(H->val + 9 * (size_t)H->row_off[a], 0, sizeof(double) * 9 * (size_t)(H->row_off[a + 1] - H->row_off[a]));
         vec3 gb = v3(0, 0, 0);
@@ -422,9 +426,20 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
                 gb = v3_add(gb, gd);
             }
-            if (elements)   /* Σ element blocks (sparse.h) */
-                bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner, m->tets,
-                                       m->fixed, b->eH);
+            for (i = elements ? m->inc_off[a] : 0; i < (elements ? m->inc_off[a + 1] : 0); i++) {   /* Σ element blocks */
+                const sipd_group_view *G = &b->vw.grp[m->inc_group[i]];
+                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s, nc = G->nc, n3 = 3 * nc;
+                const double *He = G->hess + (size_t)kind_hessian_size(G->kind) * e;
+                const int pe = goff[m->inc_group[i]] + e;
+                for (c = 0; c < nc; c++) {
+                    double *B;
+                    if (m->fixed[G->v[(size_t)nc * e + c]])
+                        continue;
+                    B = H->val + 9 * H->elem_blk[(size_t)K * K * pe + K * l + c];
+                    for (r = 0; r < 3; r++)
+                        for (s = 0; s < 3; s++) B[3 * r + s] += He[n3 * (3 * l + r) + 3 * c + s];
+                }
+            }
         }
         if (!elements)
             v3_store(g + 3 * (size_t)a, gb);

@@ -109,6 +109,18 @@ int sim_chebyshev(const sipd_scene *sc) { return method_chebyshev(sc); }
 
 static void note_extent(sipd_sim *s, const double *x);
 
+/* Newton's matrix pattern: the vertex couplings of every element kind (model.h), as the CPU
+ * backend's assembly expects (backend_cpu.c, assemble). */
+static int kinds_pattern(sipd_bsr *H, const sipd_model *m)
+{
+    int *pe = NULL, npe = 0, rc;
+    if (model_pattern_elements(m, &pe, &npe) != SIPD_OK)
+        return SIPD_EFAIL;
+    rc = bsr_pattern(H, m->nv, pe, npe, SIPD_MAX_CORNERS);
+    free(pe);
+    return rc;
+}
+
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp)
 {
@@ -134,10 +146,11 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
                 s->f_weight = m->mass[i] * gn;
         }
         s->eps = ops->unit_roundoff > 0 ? ops->unit_roundoff : DBL_EPSILON;
-        for (i = 0; i < m->nt; i++) {   /* elements round independently: a random walk, √Σw² */
-            double w = (double)(m->mats[m->tet_mat[i]].mu + m->mats[m->tet_mat[i]].lambda) * m->vol[i];
-            s->e_noise += w * w;
-        }
+        for (int g = 0; g < m->ngroups; g++)   /* elements round independently: a random walk, √Σw² */
+            for (i = 0; i < m->groups[g].ne; i++) {
+                double w = model_element_scale(m, g, i);
+                s->e_noise += w * w;
+            }
         s->e_noise = ENERGY_NOISE * s->eps * sqrt(s->e_noise);
         note_extent(s, m->X0);
     }
@@ -167,8 +180,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         s->nrhs = sipd_malloc(n3);
         s->nPinv = sipd_malloc(3 * n3);
         s->nwork = sipd_malloc(4 * n3);
-        if (!s->ng || !s->ndy || !s->nrhs || !s->nPinv || !s->nwork ||
-            bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+        if (!s->ng || !s->ndy || !s->nrhs || !s->nPinv || !s->nwork || kinds_pattern(&s->H, m) != SIPD_OK) {
             sim_free(s);
             return SIPD_EFAIL;
         }
@@ -182,6 +194,13 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             sim_free(s);
             return SIPD_EFAIL;
         }
+        for (int g = 0; g < m->ngroups; g++)
+            if (m->groups[g].kind != SIPD_KIND_TET && m->groups[g].ne > 0) {
+                sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\" handles solid (tetrahedral) bodies only so "
+                              "far; this scene has springs, rods or cloth (bodies[].elements)");
+                sim_free(s);
+                return SIPD_EINPUT;
+            }
         s->ng = sipd_malloc(n3);
         s->ndy = sipd_malloc(n3);
         s->my = sipd_malloc(n3);
@@ -202,7 +221,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         if (!s->newton) {
             s->ng = sipd_malloc(n3);
             s->ndy = sipd_malloc(n3);
-            if (!s->ng || !s->ndy || bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK) {
+            if (!s->ng || !s->ndy || kinds_pattern(&s->H, m) != SIPD_OK) {
                 sim_free(s);
                 return SIPD_EFAIL;
             }

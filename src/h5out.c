@@ -77,7 +77,7 @@ struct sipd_h5out {
     char *path, *xdmf_path, *xdmf_tmp, *h5ref; /* h5ref: basename, XML-escaped */
     hid_t file, pos, time;
     hid_t conv[CONV_N], hist[HIST_N];
-    int nv, nt;
+    int nv, nt, ntri, ned;   /* elements per kind in /mesh (the XDMF's grids) */
     hsize_t nframes, nsolves, nhist;
     float *fbuf;   /* nv*3 conversion buffer */
     double *times; /* frame times for the XDMF */
@@ -393,7 +393,46 @@ static int write_xdmf(sipd_h5out *o)
                   "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
                   "  <Domain>\n"
                   "    <Grid Name=\"frames\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    for (i = 0; i < o->nframes; i++) {
+    for (i = 0; i < o->nframes && (o->ntri > 0 || o->ned > 0); i++) {
+        /* other kinds: one Uniform grid per kind present (a Spatial collection of them when
+           there are several), each over the same frame geometry */
+        static const char *const topo[3] = {"Tetrahedron", "Triangle", "Polyline\" NodesPerElement=\"2"};
+        static const char *const path[3] = {"tets", "triangles", "edges"};
+        static const int npe[3] = {4, 3, 2};
+        const int ne[3] = {o->nt, o->ntri, o->ned};
+        int kinds = (o->nt > 0) + (o->ntri > 0) + (o->ned > 0), k;
+        if (kinds > 1)
+            sb_printf(&b, "      <Grid Name=\"frame_%llu\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
+                          "        <Time Value=\"%.17g\"/>\n", (unsigned long long)i, o->times[i]);
+        for (k = 0; k < 3; k++) {
+            if (ne[k] <= 0)
+                continue;
+            if (kinds > 1)
+                sb_printf(&b, "      <Grid Name=\"frame_%llu_%s\" GridType=\"Uniform\">\n", (unsigned long long)i,
+                          path[k]);
+            else
+                sb_printf(&b, "      <Grid Name=\"frame_%llu\" GridType=\"Uniform\">\n"
+                              "        <Time Value=\"%.17g\"/>\n", (unsigned long long)i, o->times[i]);
+            sb_printf(&b,
+                      "        <Topology TopologyType=\"%s\" NumberOfElements=\"%d\">\n"
+                      "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
+                      "Dimensions=\"%d %d\">%s:/mesh/%s</DataItem>\n"
+                      "        </Topology>\n"
+                      "        <Geometry GeometryType=\"XYZ\">\n"
+                      "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+                      "Dimensions=\"%d 3\">%s:/xdmf/frames/%llu</DataItem>\n"
+                      "        </Geometry>\n"
+                      "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+                      "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
+                      "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
+                      "        </Attribute>\n"
+                      "      </Grid>\n",
+                      topo[k], ne[k], ne[k], npe[k], h, path[k], o->nv, h, (unsigned long long)i, o->nv, h);
+        }
+        if (kinds > 1)
+            sb_printf(&b, "      </Grid>\n");
+    }
+    for (i = 0; i < o->nframes && o->ntri <= 0 && o->ned <= 0; i++) {   /* tets only (unchanged) */
         sb_printf(&b,
                   "      <Grid Name=\"frame_%llu\" GridType=\"Uniform\">\n"
                   "        <Time Value=\"%.17g\"/>\n"
@@ -508,7 +547,11 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
         write_fixed(g, p, "surface_triangles", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->nf, 3,
                     m->tris) != SIPD_OK ||
         write_fixed(g, p, "body", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->nv, 0, m->body) !=
-            SIPD_OK) {
+            SIPD_OK ||
+        (m->ntri > 0 && write_fixed(g, p, "triangles", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->ntri, 3,
+                                    m->triangles) != SIPD_OK) ||
+        (m->ned > 0 && write_fixed(g, p, "edges", H5T_STD_I32LE, H5T_NATIVE_INT, (hsize_t)m->ned, 2, m->edges) !=
+                           SIPD_OK)) {
         H5Gclose(g);
         return SIPD_EFAIL;
     }
@@ -660,6 +703,8 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
 
     if (!(o = new_handle(path, mesh->nv, mesh->nt, xdmf)))
         return SIPD_EFAIL;
+    o->ntri = mesh->ntri > 0 && mesh->triangles ? mesh->ntri : 0;
+    o->ned = mesh->ned > 0 && mesh->edges ? mesh->ned : 0;
     o->compression = compression;
 
     if (!(dir = sipd_dirname(path)))
@@ -740,6 +785,19 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
         h5fail(path, "not a sipd-run output file (no /frames)");
         rc = SIPD_EINPUT;
         goto fail;
+    }
+    for (k = 0; k < 2; k++) {   /* the other kinds' element counts, for the XDMF grids */
+        const char *dn = k ? "/mesh/edges" : "/mesh/triangles";
+        if (H5Lexists(o->file, "/mesh", H5P_DEFAULT) > 0 && H5Lexists(o->file, dn, H5P_DEFAULT) > 0) {
+            hid_t d = H5Dopen2(o->file, dn, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+            hsize_t ed[2] = {0, 0};
+            if (sp >= 0 && H5Sget_simple_extent_dims(sp, ed, NULL) == 2)
+                *(k ? &o->ned : &o->ntri) = (int)ed[0];
+            if (sp >= 0)
+                H5Sclose(sp);
+            if (d >= 0)
+                H5Dclose(d);
+        }
     }
     for (k = 0; k < CONV_N; k++) {
         snprintf(name, sizeof name, "/convergence/%s", conv_names[k]);

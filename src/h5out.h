@@ -42,6 +42,12 @@ typedef struct {
     const int *tets;     /* nt*4 */
     const int *tris;     /* nf*3 */
     const int *body;     /* nv   */
+    /* the other element kinds (written only when present, so a tets-only file is unchanged):
+       /mesh/triangles (the elastic triangles of shells) and /mesh/edges (springs and rod
+       segments); the XDMF gets a grid per kind */
+    int ntri, ned;
+    const int *triangles; /* ntri*3 */
+    const int *edges;     /* ned*2  */
 } sipd_h5_mesh;
 
 typedef struct {

@@ -139,7 +139,10 @@ static int check_output_is_not_input(const sipd_scene *sc)
             }
         for (j = 0; j < sc->nbodies && rc == SIPD_OK; j++) {
             const char *m = sc->bodies[j].mesh;
-            size_t lm = strlen(m);
+            size_t lm;
+            if (!m)   /* a generated body (bodies[].generate) reads no file */
+                continue;
+            lm = strlen(m);
             int tetgen = !mesh_single_file(m);
             for (k = 0; k < (tetgen ? 3 : 1) && rc == SIPD_OK; k++) {
                 char *p = malloc(lm + 8);
@@ -466,6 +469,13 @@ int main(int argc, char **argv)
         hm.tets = model.tets;
         hm.tris = model.tris;
         hm.body = model.body;
+        {   /* the other kinds' connectivity: elastic triangles and edges (model.h groups) */
+            int gt = model.group_of[SIPD_KIND_TRI], ge = model.group_of[SIPD_KIND_EDGE];
+            hm.ntri = gt >= 0 ? model.groups[gt].ne : 0;
+            hm.triangles = gt >= 0 ? model.groups[gt].v : NULL;
+            hm.ned = ge >= 0 ? model.groups[ge].ne : 0;
+            hm.edges = ge >= 0 ? model.groups[ge].v : NULL;
+        }
         rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
         if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
             rc = h5out_set_attr(out, "exit_reason", "running");

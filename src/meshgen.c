@@ -24,6 +24,7 @@ int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_me
     if (nx < 1 || ny < 1 || nz < 1)
         return SIPD_EINPUT;
     L[0] = lx; L[1] = ly; L[2] = lz;
+    m->dim = 3;
     m->nv = (nx + 1) * (ny + 1) * (nz + 1);
     m->nt = 6 * nx * ny * nz;
     cap = 4 * (nx * ny + ny * nz + nx * nz);
@@ -81,6 +82,61 @@ int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_me
                     e++;
                 }
     m->nf = f < cap ? f : cap;
+    return SIPD_OK;
+}
+
+int meshgen_rod(int segments, double length, sipd_mesh *m)
+{
+    int i;
+    memset(m, 0, sizeof *m);
+    if (segments < 1 || !(length > 0))
+        return SIPD_EINPUT;
+    m->dim = 1;
+    m->nv = segments + 1;
+    m->nl = segments;
+    m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));
+    m->lines = sipd_malloc((size_t)segments * 2 * sizeof(int));
+    if (!m->x || !m->lines) {
+        mesh_free(m);
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i <= segments; i++) m->x[3 * i] = length * i / segments;
+    for (i = 0; i < segments; i++) {
+        m->lines[2 * i] = i;
+        m->lines[2 * i + 1] = i + 1;
+    }
+    return SIPD_OK;
+}
+
+int meshgen_cloth(int nx, int nz, double lx, double lz, sipd_mesh *m)
+{
+    int i, k, f = 0;
+    memset(m, 0, sizeof *m);
+    if (nx < 1 || nz < 1 || !(lx > 0) || !(lz > 0))
+        return SIPD_EINPUT;
+    m->dim = 2;
+    m->nv = (nx + 1) * (nz + 1);
+    m->nf = 2 * nx * nz;
+    m->x = sipd_calloc((size_t)m->nv * 3, sizeof(double));
+    m->tris = sipd_malloc((size_t)m->nf * 3 * sizeof(int));
+    if (!m->x || !m->tris) {
+        mesh_free(m);
+        return SIPD_EFAIL;
+    }
+    for (k = 0; k <= nz; k++)
+        for (i = 0; i <= nx; i++) {
+            m->x[3 * (i + (nx + 1) * k)] = lx * i / nx;
+            m->x[3 * (i + (nx + 1) * k) + 2] = lz * k / nz;
+        }
+    for (k = 0; k < nz; k++)
+        for (i = 0; i < nx; i++) {
+            int a = i + (nx + 1) * k, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+            /* (a, c, b) and (a, d, c): (c − a) × (b − a) points along +y for x right, z forward;
+               in every other row the other diagonal (b, d): (b, a, d) and (b, d, c) */
+            int t0[6] = {a, c, b, a, d, c}, t1[6] = {b, a, d, b, d, c};
+            memcpy(m->tris + 3 * f, k % 2 ? t1 : t0, sizeof t0);
+            f += 2;
+        }
     return SIPD_OK;
 }
 

@@ -7,7 +7,11 @@
 
 #include "initpos.h"
 #include "mesh.h"
+#include "physics/bend.h"
+#include "physics/edge.h"
+#include "physics/tri.h"
 #include "physics/kinematic.h"
+#include "meshgen.h"
 #include "physics/tet.h"
 #include "util.h"
 
@@ -36,6 +40,13 @@ void model_free(sipd_model *m)
     free(m->inc_w);
     free(m->color_off);
     free(m->color_verts);
+    for (int g = 0; g < m->ngroups; g++)
+        if (m->groups[g].kind != SIPD_KIND_TET) {   /* the tet group points at tets, Bm, vol, tet_mat */
+            free(m->groups[g].v);
+            free(m->groups[g].rest);
+            free(m->groups[g].vol);
+            free(m->groups[g].mat);
+        }
     memset(m, 0, sizeof *m);
 }
 
@@ -65,9 +76,6 @@ static int in_box(const sipd_scene_box *b, const double *p)
 /* The element groups (one per kind present; only tets today) over the model's arrays. */
 static void build_groups(sipd_model *m)
 {
-    int k;
-    for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
-    m->ngroups = 0;
     if (m->nt > 0) {
         sipd_elem_group *G = &m->groups[m->ngroups];
         G->kind = SIPD_KIND_TET;
@@ -86,6 +94,14 @@ static double corner_weight(const sipd_elem_group *G, int e, int l)
 {
     switch (G->kind) {
     case SIPD_KIND_TET: return G->vol[e] * v3_norm2(tet_gradN(G->rest + 9 * (size_t)e, l));
+    case SIPD_KIND_EDGE: return 1;       /* K = k(1 − L/l) I pairs the two ends with weight 1 */
+    case SIPD_KIND_ROD_BEND: return 1;   /* per-corner blocks (elements.h kind_split_per_corner) */
+    case SIPD_KIND_HINGE: return 1;
+    case SIPD_KIND_TRI: {
+        sipd_real g[2];
+        tri_gradN(G->rest + 4 * (size_t)e, l, g);
+        return G->vol[e] * (g[0] * g[0] + g[1] * g[1]);
+    }
     default: return NAN;
     }
 }
@@ -186,6 +202,311 @@ static int build_colouring(sipd_model *m)
     return SIPD_OK;
 }
 
+/* ---- edge kinds (springs, rods) ---------------------------------------------------------- */
+
+/* A group being filled: elements of nc corners with two rest values, a measure and a material. */
+typedef struct {
+    int nc, nr, n, cap;   /* corners, rest values per element */
+    int *v, *mat;
+    double *rest, *vol;
+} grow_group;
+
+static int gg_push_rest(grow_group *g, const int *v, const double *rest, double vol, int mat);
+static int gg_push(grow_group *g, const int *v, double r0, double r1, double vol, int mat)
+{
+    double r[2];
+    r[0] = r0;
+    r[1] = r1;
+    return gg_push_rest(g, v, r, vol, mat);
+}
+
+static int gg_push_rest(grow_group *g, const int *v, const double *rest, double vol, int mat)
+{
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 256;
+        int *nv = realloc(g->v, (size_t)cap * g->nc * sizeof(int)), *nm;
+        double *nr, *nvol;
+        if (!nv)
+            return SIPD_EFAIL;
+        g->v = nv;
+        if (!(nr = realloc(g->rest, (size_t)cap * g->nr * sizeof(double))))
+            return SIPD_EFAIL;
+        g->rest = nr;
+        if (!(nvol = realloc(g->vol, (size_t)cap * sizeof(double))))
+            return SIPD_EFAIL;
+        g->vol = nvol;
+        if (!(nm = realloc(g->mat, (size_t)cap * sizeof(int))))
+            return SIPD_EFAIL;
+        g->mat = nm;
+        g->cap = cap;
+    }
+    memcpy(g->v + (size_t)g->nc * g->n, v, (size_t)g->nc * sizeof(int));
+    memcpy(g->rest + (size_t)g->nr * g->n, rest, (size_t)g->nr * sizeof(double));
+    g->vol[g->n] = vol;
+    g->mat[g->n] = mat;
+    g->n++;
+    return SIPD_OK;
+}
+
+static void gg_free(grow_group *g)
+{
+    free(g->v);
+    free(g->rest);
+    free(g->vol);
+    free(g->mat);
+    memset(g, 0, sizeof *g);
+}
+
+/* Hand a filled group to the model as kind k (nothing when empty). */
+static void gg_adopt(sipd_model *m, grow_group *g, int kind)
+{
+    sipd_elem_group *G;
+    if (g->n == 0) {
+        gg_free(g);
+        return;
+    }
+    G = &m->groups[m->ngroups];
+    G->kind = kind;
+    G->nc = g->nc;
+    G->ne = g->n;
+    G->v = g->v;
+    G->rest = g->rest;
+    G->vol = g->vol;
+    G->mat = g->mat;
+    m->group_of[kind] = m->ngroups++;
+    memset(g, 0, sizeof *g);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const int *x = (const int *)a, *y = (const int *)b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* The dimension of a mesh's body elements (mesh.h dim; a mesh built in memory without it: from
+ * what it holds). */
+static int mesh_dim(const sipd_mesh *me)
+{
+    return me->dim ? me->dim : me->nt > 0 ? 3 : me->nf > 0 ? 2 : 1;
+}
+
+/* What body b's mesh becomes (scene.h sipd_body_elements, auto resolved from the mesh). */
+static int body_kind(const sipd_scene_body *bd, const sipd_mesh *me)
+{
+    static const int by_dim[4] = {SIPD_ELEMENTS_ROD, SIPD_ELEMENTS_ROD, SIPD_ELEMENTS_SHELL, SIPD_ELEMENTS_SOLID};
+    return bd->elements == SIPD_ELEMENTS_AUTO ? by_dim[mesh_dim(me)] : bd->elements;
+}
+
+/* A body kind the mesh cannot give: an error naming the body, or SIPD_OK. */
+static int check_body_kind(const sipd_scene *sc, int b, const sipd_mesh *me)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const int k = body_kind(bd, me), d = mesh_dim(me);
+    static const char *const what[4] = {"line segments", "line segments", "triangles", "tetrahedra"};
+    const char *need = k == SIPD_ELEMENTS_SOLID && d != 3 ? "solid needs tetrahedra"
+                       : k == SIPD_ELEMENTS_ROD && d != 1 ? "rod needs line segments (polylines)"
+                       : k == SIPD_ELEMENTS_SHELL && d == 1 ? "shell needs triangles (or tetrahedra: their surface)"
+                                                            : NULL;
+    if (!need && bd->shell_keys && !(k == SIPD_ELEMENTS_SHELL || (k == SIPD_ELEMENTS_SPRINGS && d == 2)))
+        need = "thickness and bending_stiffness are only meaningful for a shell (or springs of triangles)";
+    if (!need)
+        return SIPD_OK;
+    sipd_error_at(sc->path, bd->line, "bodies[%d]: elements = \"%s\": %s, but %s has %s", b,
+                  k == SIPD_ELEMENTS_SOLID ? "solid" : k == SIPD_ELEMENTS_ROD ? "rod" : k == SIPD_ELEMENTS_SHELL ? "shell"
+                                                                                          : "springs", need,
+                  bd->mesh ? bd->mesh : "the generated body", what[d]);
+    return SIPD_EINPUT;
+}
+
+static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout);
+
+/* Unique edges of nf triangles (0-based, offset vo) as springs. */
+static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+{
+    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
+    for (i = 0; i < nf; i++)
+        for (k = 0; k < 3; k++) {
+            int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
+            E[2 * n] = a < c ? a : c;
+            E[2 * n + 1] = a < c ? c : a;
+            n++;
+        }
+    qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    for (i = 0; i < n && rc == SIPD_OK; i++)
+        if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
+            rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
+    free(E);
+    return rc;
+}
+
+/* Lumped masses ρ A t / 3 of nf triangles (offset vo). */
+static void tri_masses(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int i, k;
+    for (i = 0; i < nf; i++) {
+        const int *t = tris + 3 * i;
+        vec3 c = v3_cross(v3_sub(v3_load(m->X + 3 * (vo + t[1])), v3_load(m->X + 3 * (vo + t[0]))),
+                          v3_sub(v3_load(m->X + 3 * (vo + t[2])), v3_load(m->X + 3 * (vo + t[0]))));
+        double A = 0.5 * sqrt(v3_norm2(c));
+        for (k = 0; k < 3; k++) m->mass[vo + t[k]] += sc->materials[bd->material].density * A * bd->thickness / 3;
+    }
+}
+
+/* Shell body b: membrane triangles (material index mat_off + the body's material: the plane-stress
+ * copies, model_build_meshes) and a hinge on every edge shared by exactly two triangles. */
+static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, int vo, int mat_off, sipd_model *m,
+                          grow_group *gt, grow_group *gh)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    const double D = bd->bending_stiffness >= 0 ? bd->bending_stiffness
+                     : mat->youngs * pow(bd->thickness, 3) / (12 * (1 - mat->poisson * mat->poisson));
+    int *E = sipd_malloc(((size_t)nf * 12 + 4) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double *area = sipd_malloc(((size_t)nf + 1) * sizeof(double));
+    if (!E || !area) {
+        free(E);
+        free(area);
+        return SIPD_EFAIL;
+    }
+    for (i = 0; i < nf && rc == SIPD_OK; i++) {
+        int v[3];
+        double Bm[4];
+        for (k = 0; k < 3; k++) v[k] = vo + tris[3 * i + k];
+        area[i] = tri_rest(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), Bm);
+        if (!(area[i] > 0) || !isfinite(Bm[0] + Bm[1] + Bm[2] + Bm[3])) {
+            sipd_error_at(sc->path, bd->line, "bodies[%d]: triangle %d is degenerate (area %g)", b, i + 1, area[i]);
+            rc = SIPD_EINPUT;
+            break;
+        }
+        rc = gg_push_rest(gt, v, Bm, area[i] * bd->thickness, mat_off + bd->material);
+        for (k = 0; k < 3; k++) {   /* (min, max, triangle, local index of the edge's first corner) */
+            int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
+            E[4 * n] = a < c ? a : c;
+            E[4 * n + 1] = a < c ? c : a;
+            E[4 * n + 2] = i;
+            E[4 * n + 3] = k;
+            n++;
+        }
+    }
+    if (rc == SIPD_OK && D > 0) {
+        qsort(E, (size_t)n, 4 * sizeof(int), cmp_edge);   /* by (min, max) */
+        for (i = 0; i < n && rc == SIPD_OK;) {
+            int j = i;
+            while (j < n && E[4 * j] == E[4 * i] && E[4 * j + 1] == E[4 * i + 1]) j++;
+            if (j - i == 2) {   /* interior edge (an edge of more than two triangles gets no bending) */
+                const int *t1 = tris + 3 * E[4 * i + 2], *t2 = tris + 3 * E[4 * (i + 1) + 2];
+                int k1 = E[4 * i + 3], k2 = E[4 * (i + 1) + 3], v[4];
+                double r[2], le2;
+                v[0] = vo + t1[k1];
+                v[1] = vo + t1[(k1 + 1) % 3];
+                v[2] = vo + t1[(k1 + 2) % 3];
+                v[3] = vo + t2[(k2 + 2) % 3];
+                r[0] = hinge_theta(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]),
+                                   v3_load(m->X + 3 * v[3]));
+                le2 = v3_norm2(v3_sub(v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[0])));
+                r[1] = D * le2 / (2 * (area[E[4 * i + 2]] + area[E[4 * (i + 1) + 2]]));
+                rc = gg_push_rest(gh, v, r, sqrt(le2), bd->material);
+            }
+            i = j;
+        }
+    }
+    free(E);
+    free(area);
+    return rc;
+}
+
+/* The spring of world vertices a, b (rest length from X): k = spring_stiffness or E·πr²/L. */
+static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    double L = sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * va), v3_load(m->X + 3 * vb))));
+    int v[2];
+    if (!(L > 0) || !isfinite(L)) {
+        sipd_error_at(sc->path, bd->line, "bodies[%d]: edge %d-%d has length %g: a spring needs a positive rest "
+                      "length", b, va + 1, vb + 1, L);
+        return SIPD_EINPUT;
+    }
+    v[0] = va;
+    v[1] = vb;
+    *Lout = L;
+    return gg_push(ed, v, L, bd->spring_k > 0 ? bd->spring_k : sc->materials[bd->material].youngs * SIPD_PI *
+                   bd->radius * bd->radius / L, L, bd->material);
+}
+
+/* Springs along the unique edges of body b's tets (vertices offset by vo). */
+static int tet_springs(const sipd_scene *sc, int b, const sipd_mesh *me, int vo, sipd_model *m, grow_group *ed)
+{
+    static const int pr[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    int *E = sipd_malloc(((size_t)me->nt * 12 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
+    for (i = 0; i < me->nt; i++)
+        for (k = 0; k < 6; k++) {
+            int a = me->tets[4 * i + pr[k][0]], c = me->tets[4 * i + pr[k][1]];
+            E[2 * n] = a < c ? a : c;
+            E[2 * n + 1] = a < c ? c : a;
+            n++;
+        }
+    qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    for (i = 0; i < n && rc == SIPD_OK; i++)
+        if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
+            rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
+    free(E);
+    return rc;
+}
+
+/* Polylines of body b (nl segments, offset vo): stretch springs, the rod's lumped masses
+ * ρ·πr²·L/2 per segment end, and (bend) a bending element at every vertex with exactly two
+ * segments (junctions of three or more and the ends have none). */
+static int rod_elements(const sipd_scene *sc, int b, const sipd_mesh *me, int vo, int bend, sipd_model *m,
+                        grow_group *ed, grow_group *bg)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    const double A = SIPD_PI * bd->radius * bd->radius, I = SIPD_PI * pow(bd->radius, 4) / 4;
+    int *deg = NULL, *nb = NULL, i, k, rc = SIPD_OK;
+    double L, *len = NULL;
+    deg = sipd_calloc((size_t)me->nv + 1, sizeof(int));
+    nb = sipd_malloc(((size_t)me->nv * 2 + 2) * sizeof(int));
+    len = sipd_malloc(((size_t)me->nv * 2 + 2) * sizeof(double));
+    if (!deg || !nb || !len) {
+        rc = SIPD_EFAIL;
+        goto out;
+    }
+    for (i = 0; i < me->nl && rc == SIPD_OK; i++) {
+        int a = me->lines[2 * i], c = me->lines[2 * i + 1];
+        if ((rc = push_spring(sc, b, m, ed, vo + a, vo + c, &L)) != SIPD_OK)
+            break;
+        m->mass[vo + a] += mat->density * A * L / 2;
+        m->mass[vo + c] += mat->density * A * L / 2;
+        for (k = 0; k < 2; k++) {   /* the first two neighbours of each end */
+            int v = k ? c : a, o = k ? a : c;
+            if (deg[v] < 2) {
+                nb[2 * v + deg[v]] = o;
+                len[2 * v + deg[v]] = L;
+            }
+            deg[v]++;
+        }
+    }
+    for (i = 0; i < me->nv && rc == SIPD_OK && bend; i++)
+        if (deg[i] == 2) {
+            int v[3] = {vo + nb[2 * i], vo + i, vo + nb[2 * i + 1]};
+            vec3 kv = rod_kappa(v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]), v3_load(m->X + 3 * v[2]), NULL);
+            double Ls = len[2 * i] + len[2 * i + 1];
+            rc = gg_push(bg, v, sqrt(v3_norm2(kv)), mat->youngs * I / Ls, Ls / 2, bd->material);
+        }
+out:
+    free(deg);
+    free(nb);
+    free(len);
+    return rc;
+}
+
 int model_build(const sipd_scene *sc, sipd_model *m)
 {
     sipd_mesh *meshes;
@@ -195,13 +516,11 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     if (!meshes)
         return SIPD_EFAIL;
     for (b = 0; b < sc->nbodies && rc == SIPD_OK; b++) {
-        rc = mesh_load(sc->bodies[b].mesh, &meshes[b]);
-        if (rc == SIPD_OK && meshes[b].dim != 3) {   /* shells and rods: issue "Cloth, springs and rods" */
-            sipd_error_at(sc->path, sc->bodies[b].line, "bodies[%d]: mesh '%s' has no tetrahedra, only %s: shell and "
-                          "rod bodies are not supported yet", b, sc->bodies[b].mesh,
-                          meshes[b].dim == 2 ? "triangles" : "line segments");
-            rc = SIPD_EINPUT;
-        }
+        const sipd_scene_body *bd = &sc->bodies[b];
+        rc = bd->gen_shape == SIPD_GEN_ROD ? meshgen_rod(bd->gen_segments, bd->gen_length, &meshes[b])
+             : bd->gen_shape == SIPD_GEN_CLOTH
+                 ? meshgen_cloth(bd->gen_cells[0], bd->gen_cells[1], bd->gen_size[0], bd->gen_size[1], &meshes[b])
+                 : mesh_load(bd->mesh, &meshes[b]);
     }
     if (rc == SIPD_OK)
         rc = model_build_meshes(sc, meshes, m);
@@ -214,16 +533,36 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
 {
     int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    grow_group ged, gbend, gtri, ghinge;
+    int nshell = 0;
 
     memset(m, 0, sizeof *m);
+    memset(&ged, 0, sizeof ged);
+    memset(&gbend, 0, sizeof gbend);
+    memset(&gtri, 0, sizeof gtri);
+    memset(&ghinge, 0, sizeof ghinge);
+    ged.nc = 2;
+    ged.nr = 2;
+    gbend.nc = 3;
+    gbend.nr = 2;
+    gtri.nc = 3;
+    gtri.nr = 4;
+    ghinge.nc = 4;
+    ghinge.nr = 2;
+    for (b = 0; b < sc->nbodies; b++) {
+        if ((rc = check_body_kind(sc, b, &meshes[b])) != SIPD_OK)
+            return rc;
+        nshell += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SHELL;
+    }
+    for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
     for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
-        m->nt += meshes[b].nt;
+        m->nt += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SOLID ? meshes[b].nt : 0;
         m->nf += meshes[b].nf;
         m->nmotions += sc->bodies[b].nmove + (sc->bodies[b].obstacle ? 1 : 0);
     }
     m->nbodies = sc->nbodies;
-    m->nmat = sc->nmaterials;
+    m->nmat = sc->nmaterials * (nshell ? 2 : 1);   /* with shells: the plane-stress copies after the scene's */
     m->X = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
     m->X0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
     m->V0 = sipd_malloc((size_t)m->nv * 3 * sizeof(double));
@@ -243,7 +582,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         rc = SIPD_EFAIL;
         goto done;
     }
-    for (i = 0; i < m->nmat; i++) {   /* each material as the scene's model (physics/material.h) */
+    for (i = 0; i < sc->nmaterials; i++) {   /* each material as the scene's model (physics/material.h) */
         const sipd_scene_material *sm = &sc->materials[i];
         if (!material_model_valid((int)sm->model)) {   /* the physics switches have no fallback */
             sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): material model %d is not implemented",
@@ -252,6 +591,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             goto done;
         }
         m->mats[i] = material_make((int)sm->model, sm->youngs, sm->poisson);
+        if (nshell)
+            m->mats[sc->nmaterials + i] = tri_material(sm->youngs, sm->poisson);
     }
 
     vo = to = fo = mo = 0;
@@ -281,15 +622,17 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 if (p.v[k] > hi[k]) hi[k] = p.v[k];
             }
         }
+        const int bk = body_kind(bd, me), solid = bk == SIPD_ELEMENTS_SOLID;
         for (i = 0; i < me->nt; i++) {
-            int e = to + i, *t = m->tets + 4 * e;
-            double V;
+            /* a springs body's tets give the lumped masses only: computed in scratch */
+            int e = to + i, tt[4], *t = solid ? m->tets + 4 * e : tt;
+            double V, Bs[9], *Bm = solid ? m->Bm + 9 * e : Bs;
             for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
             /* tet_rest leaves Bm unwritten when it cannot invert the rest shape: NaN marks that */
-            for (k = 0; k < 9; k++) m->Bm[9 * e + k] = NAN;
+            for (k = 0; k < 9; k++) Bm[k] = NAN;
             V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
-                         v3_load(m->X + 3 * t[3]), m->Bm + 9 * e);
-            for (k = 0; k < 9 && isfinite(m->Bm[9 * e + k]); k++) {}
+                         v3_load(m->X + 3 * t[3]), Bm);
+            for (k = 0; k < 9 && isfinite(Bm[k]); k++) {}
             if (!(V > 0) || !isfinite(V) || k < 9) { /* the loader refuses degenerate tets */
                 sipd_error_at(sc->path, bd->line, "bodies[%d]: tet %d of %s: %s after the body transform (volume %g, "
                               "scale %g): the body is too %s", b, i + 1, bd->mesh,
@@ -298,10 +641,27 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 rc = SIPD_EINPUT;
                 goto done;
             }
-            m->vol[e] = V;
-            m->tet_mat[e] = bd->material;
-            for (k = 0; k < 4; k++) m->mass[t[k]] += mat->density * V / 4;
+            if (solid) {
+                m->vol[e] = V;
+                m->tet_mat[e] = bd->material;
+            }
+            for (k = 0; k < 4 && bk != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
         }
+        if (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
+            goto done;
+        if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
+            tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
+            if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge)) != SIPD_OK)
+                goto done;
+        }
+        if (mesh_dim(me) == 2 && bk == SIPD_ELEMENTS_SPRINGS) {   /* a triangle mesh's edges */
+            tri_masses(sc, b, me->tris, me->nf, vo, m);
+            if ((rc = tri_springs(sc, b, me->tris, me->nf, vo, m, &ged)) != SIPD_OK)
+                goto done;
+        }
+        if (mesh_dim(me) == 1 &&
+            (rc = rod_elements(sc, b, me, vo, bk == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
+            goto done;
         for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
         {   /* the body's bounding-box centre (also that of its initial positions, stretched about it) */
             double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -363,7 +723,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             }
         }
         vo += me->nv;
-        to += me->nt;
+        to += solid ? me->nt : 0;
         fo += me->nf;
     }
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
@@ -392,6 +752,28 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 cnt++;
             }
         m->mean_edge = cnt > 0 ? sum / (6.0 * cnt) : 0;
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets: the springs' rest lengths */
+            for (i = 0; i < ged.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[ged.v[2 * i]]].obstacle)
+                    continue;
+                sum += ged.rest[2 * i];
+                if (sc->materials[ged.mat[i]].youngs > emax)
+                    emax = sc->materials[ged.mat[i]].youngs;
+                cnt++;
+            }
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets or springs: the shells' triangle edges */
+            for (i = 0; i < gtri.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[gtri.v[3 * i]]].obstacle)
+                    continue;
+                for (k = 0; k < 3; k++)
+                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * gtri.v[3 * i + k]),
+                                                v3_load(m->X + 3 * gtri.v[3 * i + (k + 1) % 3])))) / 3;
+                if (sc->materials[gtri.mat[i] - sc->nmaterials].youngs > emax)
+                    emax = sc->materials[gtri.mat[i] - sc->nmaterials].youngs;
+                cnt++;
+            }
+        if (m->mean_edge == 0 && cnt > 0)
+            m->mean_edge = sum / cnt;
         m->contact_k_auto = emax * m->mean_edge;
     }
     m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
@@ -399,13 +781,52 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     if (!(m->bbox_diag > 0))
         m->bbox_diag = 1;
     build_groups(m);
+    gg_adopt(m, &ged, SIPD_KIND_EDGE);
+    gg_adopt(m, &gbend, SIPD_KIND_ROD_BEND);
+    gg_adopt(m, &gtri, SIPD_KIND_TRI);
+    gg_adopt(m, &ghinge, SIPD_KIND_HINGE);
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);
 done:
+    gg_free(&ged);
+    gg_free(&gbend);
+    gg_free(&gtri);
+    gg_free(&ghinge);
     if (rc != SIPD_OK)
         model_free(m);
     return rc;
+}
+
+int model_pattern_elements(const sipd_model *m, int **elems, int *ne)
+{
+    size_t n = 0, o = 0;
+    int g, e, l;
+    for (g = 0; g < m->ngroups; g++) n += (size_t)m->groups[g].ne;
+    *ne = (int)n;
+    *elems = sipd_malloc((n * SIPD_MAX_CORNERS + 1) * sizeof(int));
+    if (!*elems)
+        return SIPD_EFAIL;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        for (e = 0; e < G->ne; e++, o++)
+            for (l = 0; l < SIPD_MAX_CORNERS; l++)
+                (*elems)[SIPD_MAX_CORNERS * o + l] = G->v[(size_t)G->nc * e + (l < G->nc ? l : G->nc - 1)];
+    }
+    return SIPD_OK;
+}
+
+double model_element_scale(const sipd_model *m, int g, int e)
+{
+    const sipd_elem_group *G = &m->groups[g];
+    switch (G->kind) {
+    case SIPD_KIND_TET: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
+    case SIPD_KIND_EDGE: return G->rest[2 * e + 1] * G->rest[2 * e] * G->rest[2 * e];
+    case SIPD_KIND_ROD_BEND: return G->rest[2 * e + 1];
+    case SIPD_KIND_TRI: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
+    case SIPD_KIND_HINGE: return G->rest[2 * e + 1];
+    default: return 0;
+    }
 }
 
 void model_prescribed(const sipd_model *m, int a, double t, double out[3])

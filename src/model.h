@@ -47,7 +47,10 @@ typedef struct {
     int nmotions;
     sipd_motion *motions;
     /* elements by kind: groups[0 .. ngroups), the group of kind k at group_of[k] (−1: none).
-       The tet group's arrays are tets, Bm, vol, tet_mat above (the group points at them). */
+       The tet group's arrays are tets, Bm, vol, tet_mat above (the group points at them); the
+       other groups own theirs (edges: springs and rod stretching, rest [L, k], measure L; rod
+       bending: corners (previous, interior, next), rest [κ̄, k_b], measure (L1 + L2)/2).
+       nt counts the solid bodies' tets only: a springs body's tets give masses, not elements. */
     int ngroups;
     sipd_elem_group groups[SIPD_KIND_COUNT];
     int group_of[SIPD_KIND_COUNT];
@@ -70,6 +73,12 @@ int model_build(const sipd_scene *sc, sipd_model *m);
 /* The same from meshes already in memory (one per scene body; bodies[].mesh unused). */
 int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m);
 void model_free(sipd_model *m);
+/* Every group's elements, one after another, each padded to SIPD_MAX_CORNERS vertices by
+ * repeating its last corner (the vertex-coupling pattern of Newton's matrix, bsr_pattern with
+ * k = SIPD_MAX_CORNERS; a tets-only model gives its tets).  *ne elements; free() the array. */
+int model_pattern_elements(const sipd_model *m, int **elems, int *ne);
+/* Round-off scale of element e of group g: its energy at unit strain ((μ+λ)V for tets). */
+double model_element_scale(const sipd_model *m, int g, int e);
 /* Prescribed position of Dirichlet vertex a at time t (X0 for pinned vertices).
  * Pin and move boxes select vertices by their initial position X0. */
 void model_prescribed(const sipd_model *m, int a, double t, double out[3]);

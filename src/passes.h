@@ -22,12 +22,15 @@
 #define SIPD_PASSES_H
 
 #include "backend.h"
+#include "physics/bend.h"
 #include "physics/contact.h"
+#include "physics/edge.h"
 #include "physics/elements.h"
 #include "physics/hessian.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
 #include "physics/tet.h"
+#include "physics/tri.h"
 
 #define SIPD_GS_MAX_HALVINGS 12   /* the local line search of a Gauss–Seidel vertex step */
 
@@ -225,6 +228,89 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         }
         break;
     }
+    case SIPD_KIND_EDGE: {   /* spring: K⁺ = k I; VBD/Newton: the PSD block (physics/edge.h) */
+        const sipd_real *r = G->rest + 2 * (size_t)e;
+        const int *t = G->v + 2 * (size_t)e;
+        vec3 g0;
+        y[0] = view_ld(v->y, t[0]);
+        y[1] = view_ld(v->y, t[1]);
+        g0 = spring_gradient0(r[0], r[1], y[0], y[1]);
+        v3_store(G->grad + 6 * (size_t)e, g0);
+        v3_store(G->grad + 6 * (size_t)e + 3, v3_scale(g0, -1));
+        if (precond == SIPD_PRECOND_SPLIT) {
+            s3_store(G->blk + 6 * (size_t)e, spring_kplus(r[0], r[1], y[0], y[1], split));
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            sym3 B = spring_block_psd(r[0], r[1], y[0], y[1]);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            s3_store(G->blk + 12 * (size_t)e, B);
+            s3_store(G->blk + 12 * (size_t)e + 6, B);
+        } else if (precond == SIPD_PRECOND_NEWTON) {
+            spring_element_hessian(r[0], r[1], y[0], y[1], G->hess + 36 * (size_t)e);
+        }
+        break;
+    }
+    case SIPD_KIND_ROD_BEND: {   /* per-corner PSD blocks for every preconditioner */
+        const sipd_real *r = G->rest + 2 * (size_t)e;
+        const int *t = G->v + 3 * (size_t)e;
+        sym3 B[3];
+        for (l = 0; l < 3; l++) y[l] = view_ld(v->y, t[l]);
+        rod_bend_element(r[0], r[1], y[0], y[1], y[2], gr, B);
+        for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            for (l = 0; l < 3; l++) {
+                if (precond == SIPD_PRECOND_DIAG)
+                    B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+                s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
+            }
+        } else if (precond == SIPD_PRECOND_NEWTON) {
+            rod_bend_element_hessian(r[0], r[1], y[0], y[1], y[2], G->hess + 81 * (size_t)e);
+        }
+        break;
+    }
+    case SIPD_KIND_TRI: {   /* membrane: one in-plane K⁺ per triangle (physics/tri.h) */
+        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
+        const int *t = G->v + 3 * (size_t)e;
+        for (l = 0; l < 3; l++) y[l] = view_ld(v->y, t[l]);
+        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
+        for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT) {
+            s3_store(G->blk + 6 * (size_t)e, Kp);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_NEWTON) {
+            vec3 f0, f1;
+            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+            if (precond == SIPD_PRECOND_NEWTON) {
+                tri_element_hessian(mat, Bm, vol, f0, f1, G->hess + 81 * (size_t)e);
+            } else {
+                sym3 B[3];
+                tri_vertex_blocks_psd(mat, Bm, vol, f0, f1, B);
+                for (l = 0; l < 3; l++) {
+                    if (precond == SIPD_PRECOND_DIAG)
+                        B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+                    s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
+                }
+            }
+        }
+        break;
+    }
+    case SIPD_KIND_HINGE: {   /* dihedral bending: per-corner Gauss–Newton blocks (physics/bend.h) */
+        const sipd_real *r = G->rest + 2 * (size_t)e;
+        const int *t = G->v + 4 * (size_t)e;
+        sym3 B[4];
+        for (l = 0; l < 4; l++) y[l] = view_ld(v->y, t[l]);
+        hinge_element(r[0], r[1], y[0], y[1], y[2], y[3], gr, B);
+        for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
+        if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            for (l = 0; l < 4; l++) {
+                if (precond == SIPD_PRECOND_DIAG)
+                    B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+                s3_store(G->blk + 24 * (size_t)e + 6 * l, B[l]);
+            }
+        } else if (precond == SIPD_PRECOND_NEWTON) {
+            hinge_element_hessian(r[1], y[0], y[1], y[2], y[3], G->hess + 144 * (size_t)e);
+        }
+        break;
+    }
     default: break;
     }
 }
@@ -240,6 +326,12 @@ SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const s
     pass_corners(v, G, e, dy, alpha, over, q, p);
     switch (G->kind) {
     case SIPD_KIND_TET: return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
+    case SIPD_KIND_EDGE: return spring_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1]);
+    case SIPD_KIND_ROD_BEND:
+        return rod_bend_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2]);
+    case SIPD_KIND_TRI: return tri_energy(mat, G->rest + 4 * (size_t)e, G->vol[e], p[0], p[1], p[2]);
+    case SIPD_KIND_HINGE:
+        return hinge_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2], p[3]);
     default: return SIPD_R(0) / SIPD_R(0);   /* an unknown kind is a bug: NaN stops the run */
     }
 }
@@ -269,6 +361,72 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
                 B.s[3] = B.s[4] = B.s[5] = 0;
             *D = s3_add(*D, B);
         }
+        break;
+    }
+    case SIPD_KIND_EDGE: {
+        const sipd_real L = G->rest[2 * (size_t)e], kk = G->rest[2 * (size_t)e + 1];
+        ga = spring_gradient0(L, kk, y[0], y[1]);
+        if (l == 1)
+            ga = v3_scale(ga, -1);
+        *energy = spring_energy(L, kk, y[0], y[1]);
+        *scale = kk * L * L;   /* the energy at unit strain */
+        if (precond == SIPD_PRECOND_SPLIT) {
+            *D = s3_axpy(w, spring_kplus(L, kk, y[0], y[1], split), *D);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            sym3 B = spring_block_psd(L, kk, y[0], y[1]);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            *D = s3_add(*D, B);
+        }
+        break;
+    }
+    case SIPD_KIND_ROD_BEND: {
+        const sipd_real kbar = G->rest[2 * (size_t)e], kb = G->rest[2 * (size_t)e + 1];
+        vec3 gr[3];
+        sym3 B[3];
+        rod_bend_element(kbar, kb, y[0], y[1], y[2], gr, B);
+        ga = gr[l];
+        *energy = rod_bend_energy(kbar, kb, y[0], y[1], y[2]);
+        *scale = kb;   /* the energy at a unit curvature binormal */
+        if (precond == SIPD_PRECOND_DIAG)
+            B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+        if (precond != SIPD_PRECOND_MASS)
+            *D = s3_axpy(w, B[l], *D);
+        break;
+    }
+    case SIPD_KIND_TRI: {
+        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
+        vec3 gr[3];
+        sym3 Kp;
+        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
+        ga = gr[l];
+        *energy = tri_energy(mat, Bm, vol, y[0], y[1], y[2]);
+        *scale = (mat->mu + mat->lambda) * vol;
+        if (precond == SIPD_PRECOND_SPLIT) {
+            *D = s3_axpy(w, Kp, *D);
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+            vec3 f0, f1;
+            sym3 B;
+            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+            B = tri_vertex_block_psd(mat, Bm, vol, f0, f1, l);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            *D = s3_add(*D, B);
+        }
+        break;
+    }
+    case SIPD_KIND_HINGE: {
+        const sipd_real thbar = G->rest[2 * (size_t)e], ke = G->rest[2 * (size_t)e + 1];
+        vec3 gr[4];
+        sym3 B[4];
+        hinge_element(thbar, ke, y[0], y[1], y[2], y[3], gr, B);
+        ga = gr[l];
+        *energy = hinge_energy(thbar, ke, y[0], y[1], y[2], y[3]);
+        *scale = ke;   /* the energy at a unit angle */
+        if (precond == SIPD_PRECOND_DIAG)
+            B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+        if (precond != SIPD_PRECOND_MASS)
+            *D = s3_axpy(w, B[l], *D);
         break;
     }
     default: *energy = SIPD_R(0) / SIPD_R(0); *scale = 0; break;
@@ -320,7 +478,8 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
             int e = v->inc_elem[k], l = v->inc_corner[k];
             sym3 Kp;
             ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
-            s3_load(G->blk + 6 * (size_t)e, &Kp);
+            /* one K⁺ per element (weights inc_w), or one block per corner (weights 1) */
+            s3_load(G->blk + (size_t)kind_block_size(G->kind, 0) * e + 6 * l * kind_split_per_corner(G->kind), &Kp);
             D = s3_axpy(v->inc_w[k], Kp, D);
         }
     } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {

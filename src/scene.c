@@ -109,6 +109,10 @@ const char *scene_model_name(sipd_material_model m)
     return "?";
 }
 
+static const enum_entry elements_table[] = {{"auto", SIPD_ELEMENTS_AUTO}, {"solid", SIPD_ELEMENTS_SOLID},
+                                            {"shell", SIPD_ELEMENTS_SHELL}, {"springs", SIPD_ELEMENTS_SPRINGS},
+                                            {"rod", SIPD_ELEMENTS_ROD}, {NULL, 0}};
+static const enum_entry gen_table[] = {{"rod", SIPD_GEN_ROD}, {"cloth", SIPD_GEN_CLOTH}, {NULL, 0}};
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
@@ -142,7 +146,10 @@ static const char *const material_keys[] = {"name", "model", "youngs", "poisson"
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
                                         "velocity", "initial_stretch", "pin", "move", "obstacle",
-                                        "angular_velocity", "center", "initial_positions", NULL};
+                                        "angular_velocity", "center", "initial_positions", "elements",
+                                        "radius", "spring_stiffness", "generate", "thickness",
+                                        "bending_stiffness", NULL};
+static const char *const generate_keys[] = {"shape", "length", "segments", "size", "cells", NULL};
 static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
@@ -796,6 +803,38 @@ static int get_enum(const sipd_scene *sc, const config_setting_t *g, const char 
     return get_enum_at(sc, g, gpath, name, enum_table_at, table, out);
 }
 
+/* An array of exactly two floats (> 0; into d) or two ints (≥ 1; into n). */
+static int get_pair(const sipd_scene *sc, const config_setting_t *g, const char *gpath, const char *name, double d[2],
+                    int n[2])
+{
+    char key[KEYLEN];
+    const config_setting_t *s = g ? config_setting_get_member(g, name) : NULL;
+    int i;
+    key_join(key, gpath, name);
+    if (!s)
+        return SIPD_OK;
+    if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) != 2)
+        return err(sc, s, key, "expected an array of 2 %s", d ? "floats [a, b]" : "integers [a, b]");
+    for (i = 0; i < 2; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int t = config_setting_type(e);
+        if (d) {
+            if (t != CONFIG_TYPE_FLOAT)
+                return err(sc, s, key, "expected an array of 2 floats (write 1.0), got %s", type_name(t));
+            d[i] = config_setting_get_float(e);
+            if (!(d[i] > 0) || !isfinite(d[i]))
+                return err(sc, s, key, "every entry must be > 0");
+        } else {
+            if (t != CONFIG_TYPE_INT)
+                return err(sc, s, key, "expected an array of 2 integers, got %s", type_name(t));
+            n[i] = config_setting_get_int(e);
+            if (n[i] < 1 || n[i] > 100000)
+                return err(sc, s, key, "every entry must be in [1, 100000]");
+        }
+    }
+    return SIPD_OK;
+}
+
 /* An array (or list) of exactly three floats. */
 static int get_vec3(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
                     const char *name, int required, double out[3])
@@ -1203,10 +1242,87 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
         b->line = setting_line(sc, g);
         b->scale = 1.0;
         b->initial_stretch[0] = b->initial_stretch[1] = b->initial_stretch[2] = 1.0;
-        if ((rc = check_keys(sc, g, path, body_keys)) ||
-            (rc = get_string(sc, g, path, "mesh", 1, &mesh)) ||
-            (rc = get_string(sc, g, path, "material", 1, &mat)))
-            return rc;
+        b->radius = 0.001;
+        b->thickness = 0.001;
+        b->bending_stiffness = -1;
+        b->gen_length = 1.0;
+        b->gen_segments = 20;
+        b->gen_size[0] = b->gen_size[1] = 1.0;
+        b->gen_cells[0] = b->gen_cells[1] = 20;
+        {
+            const config_setting_t *gen = NULL;
+            if ((rc = check_keys(sc, g, path, body_keys)) ||
+                (rc = get_group(sc, g, path, "generate", &gen)))
+                return rc;
+            if (gen) {   /* a generated body (meshgen.h) instead of a mesh file */
+                char gpath[KEYLEN];
+                key_join(gpath, path, "generate");
+                if ((rc = check_keys(sc, gen, gpath, generate_keys)) ||
+                    (rc = get_enum(sc, gen, gpath, "shape", gen_table, &b->gen_shape)) ||
+                    (rc = float_range(sc, gen, gpath, "length", 0, &b->gen_length, 0.0, 0, INFINITY, 0)) ||
+                    (rc = int_range(sc, gen, gpath, "segments", 0, &b->gen_segments, 1, 10000000)) ||
+                    (rc = get_pair(sc, gen, gpath, "size", b->gen_size, NULL)) ||
+                    (rc = get_pair(sc, gen, gpath, "cells", NULL, b->gen_cells)))
+                    return rc;
+                if (!config_setting_get_member(gen, "shape")) {
+                    key_join(key, gpath, "shape");
+                    return missing(sc, gen, key, "\"rod\" or \"cloth\"");
+                }
+                {   /* the keys of the other shape would do nothing */
+                    static const char *const rod_only[] = {"length", "segments", NULL}, *const cloth_only[] = {"size", "cells", NULL};
+                    const char *const *other = b->gen_shape == SIPD_GEN_ROD ? cloth_only : rod_only;
+                    for (int k = 0; other[k]; k++)
+                        if (config_setting_get_member(gen, other[k])) {
+                            key_join(key, gpath, other[k]);
+                            return err(sc, config_setting_get_member(gen, other[k]), key, "not a key of shape \"%s\"",
+                                       b->gen_shape == SIPD_GEN_ROD ? "rod" : "cloth");
+                        }
+                }
+                if (config_setting_get_member(g, "mesh")) {
+                    key_join(key, path, "mesh");
+                    return err(sc, config_setting_get_member(g, "mesh"), key,
+                               "mesh and generate both make the body: give one");
+                }
+            }
+            if ((!gen && (rc = get_string(sc, g, path, "mesh", 1, &mesh))) ||
+                (rc = get_string(sc, g, path, "material", 1, &mat)) ||
+                (rc = get_enum(sc, g, path, "elements", elements_table, &b->elements)) ||
+                (rc = float_range(sc, g, path, "radius", 0, &b->radius, 0.0, 0, INFINITY, 0)) ||
+                (rc = float_range(sc, g, path, "spring_stiffness", 0, &b->spring_k, 0.0, 0, INFINITY, 0)) ||
+                (rc = float_range(sc, g, path, "thickness", 0, &b->thickness, 0.0, 0, INFINITY, 0)) ||
+                (rc = float_range(sc, g, path, "bending_stiffness", 0, &b->bending_stiffness, 0.0, 1, INFINITY, 0)))
+                return rc;
+            if (b->gen_shape == SIPD_GEN_CLOTH && (b->elements == SIPD_ELEMENTS_SOLID || b->elements == SIPD_ELEMENTS_ROD)) {
+                key_join(key, path, "elements");
+                return err(sc, config_setting_get_member(g, "elements"), key,
+                           "a generated cloth is triangles: use \"shell\", \"springs\" or \"auto\"");
+            }
+            {   /* shell-only keys on another kind would do nothing */
+                static const char *const shell_only[] = {"thickness", "bending_stiffness", NULL};
+                /* a mesh file's kind is known only once it is loaded (model.c checks it then); springs of
+                   triangles take their masses ρ A t / 3 from the thickness */
+                int shell = b->gen_shape == SIPD_GEN_CLOTH ||
+                            (b->gen_shape == SIPD_GEN_NONE && b->elements != SIPD_ELEMENTS_SOLID &&
+                             b->elements != SIPD_ELEMENTS_ROD);
+                b->shell_keys = config_setting_get_member(g, "thickness") || config_setting_get_member(g, "bending_stiffness");
+                for (int k = 0; shell_only[k] && !shell; k++)
+                    if (config_setting_get_member(g, shell_only[k])) {
+                        key_join(key, path, shell_only[k]);
+                        return err(sc, config_setting_get_member(g, shell_only[k]), key,
+                                   "only meaningful for a shell or a generated cloth (elements = \"shell\", generate.shape = \"cloth\")");
+                    }
+            }
+            if (b->gen_shape == SIPD_GEN_ROD && (b->elements == SIPD_ELEMENTS_SOLID || b->elements == SIPD_ELEMENTS_SHELL)) {
+                key_join(key, path, "elements");
+                return err(sc, config_setting_get_member(g, "elements"), key,
+                           "a generated rod has no tetrahedra or triangles: use \"rod\", \"springs\" or \"auto\"");
+            }
+            if (config_setting_get_member(g, "spring_stiffness") && b->elements != SIPD_ELEMENTS_SPRINGS) {
+                key_join(key, path, "spring_stiffness");
+                return err(sc, config_setting_get_member(g, "spring_stiffness"), key,
+                           "only meaningful with elements = \"springs\"");
+            }
+        }
         b->material = -1;
         for (int j = 0; j < sc->nmaterials; j++)
             if (strcmp(sc->materials[j].name, mat) == 0)
@@ -1222,7 +1338,7 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
             return err(sc, config_setting_get_member(g, "material"), key,
                        "unknown material \"%s\" (defined: %s)", mat, list);
         }
-        if ((rc = resolve_mesh(sc, g, path, mesh, &b->mesh)) ||
+        if ((mesh && (rc = resolve_mesh(sc, g, path, mesh, &b->mesh))) ||
             (rc = get_vec3(sc, g, path, "translate", 0, b->translate)) ||
             (rc = get_vec3(sc, g, path, "rotate_deg", 0, b->rotate_deg)) ||
             (rc = float_range(sc, g, path, "scale", 0, &b->scale, 0.0, 0, INFINITY, 0)) ||
@@ -1619,8 +1735,40 @@ void scene_print(FILE *f, const sipd_scene *sc)
     fputs("bodies = (\n", f);
     for (int i = 0; i < sc->nbodies; i++) {
         const sipd_scene_body *b = &sc->bodies[i];
-        fputs("  { mesh = ", f);
-        print_path(f, b->mesh ? b->mesh : "");
+        if (b->gen_shape == SIPD_GEN_ROD) {
+            fputs("  { generate = { shape = \"rod\"; length = ", f);
+            print_float(f, b->gen_length);
+            fprintf(f, "; segments = %d; }", b->gen_segments);
+        } else if (b->gen_shape == SIPD_GEN_CLOTH) {
+            fputs("  { generate = { shape = \"cloth\"; size = [", f);
+            print_float(f, b->gen_size[0]);
+            fputs(", ", f);
+            print_float(f, b->gen_size[1]);
+            fprintf(f, "]; cells = [%d, %d]; }", b->gen_cells[0], b->gen_cells[1]);
+        } else {
+            fputs("  { mesh = ", f);
+            print_path(f, b->mesh ? b->mesh : "");
+        }
+        if (b->elements != SIPD_ELEMENTS_AUTO) {   /* the kind keys only when used (older outputs unchanged) */
+            static const char *const en[] = {"auto", "solid", "shell", "springs", "rod"};
+            fprintf(f, ";\n    elements = \"%s\"", en[b->elements]);
+        }
+        if (b->elements == SIPD_ELEMENTS_SPRINGS || b->elements == SIPD_ELEMENTS_ROD || b->gen_shape == SIPD_GEN_ROD) {   /* radius used */
+            fputs(";\n    radius = ", f);
+            print_float(f, b->radius);
+        }
+        if (b->elements == SIPD_ELEMENTS_SHELL || b->gen_shape == SIPD_GEN_CLOTH || b->shell_keys) {
+            fputs(";\n    thickness = ", f);
+            print_float(f, b->thickness);
+            if (b->bending_stiffness >= 0) {
+                fputs(";\n    bending_stiffness = ", f);
+                print_float(f, b->bending_stiffness);
+            }
+        }
+        if (b->spring_k > 0) {
+            fputs(";\n    spring_stiffness = ", f);
+            print_float(f, b->spring_k);
+        }
         fputs(";\n    material = ", f);
         print_string(f, b->material >= 0 && b->material < sc->nmaterials
                             ? sc->materials[b->material].name

@@ -30,6 +30,16 @@ typedef enum {
     SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2, SIPD_PROJ_CLAMP = 3, SIPD_PROJ_ABS = 4
 } sipd_projection;
 typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
+/* bodies[].elements (DESIGN.md §3.9, §4): what the body's mesh becomes */
+typedef enum {
+    SIPD_ELEMENTS_AUTO = 0,     /* the mesh's highest-dimensional elements (tets: solid, lines: rod) */
+    SIPD_ELEMENTS_SOLID = 1,    /* tetrahedra                                                       */
+    SIPD_ELEMENTS_SHELL = 2,    /* membrane triangles + dihedral bending (a tet mesh: its surface)  */
+    SIPD_ELEMENTS_SPRINGS = 3,  /* the mesh's unique edges as springs, with the mesh's lumped masses */
+    SIPD_ELEMENTS_ROD = 4       /* polylines: stretch springs + bending at interior vertices        */
+} sipd_body_elements;
+/* bodies[].generate.shape: a body made by a generator instead of a mesh file (meshgen.h) */
+typedef enum { SIPD_GEN_NONE = 0, SIPD_GEN_ROD = 1, SIPD_GEN_CLOTH = 2 } sipd_gen_shape;
 
 typedef struct {
     char name[64];
@@ -81,6 +91,21 @@ typedef struct {
     double angular_velocity[3];   /* rad/s, default 0 (obstacles only)                */
     double center[3];             /* obstacles only                                   */
     int center_set;               /* center given (else the bbox centre)              */
+    int elements;                 /* sipd_body_elements, default auto                 */
+    double radius;                /* rods and springs: circular section radius, m, default 0.001 */
+    double spring_k;              /* springs: stiffness N/m (0 = E·πr²/L per edge)    */
+    double thickness;             /* shells: m, default 0.001                         */
+    double bending_stiffness;     /* shells: N·m, < 0 = from the material, E t³/(12(1 − ν²)) */
+    int shell_keys;               /* thickness or bending_stiffness given (the model refuses them on a
+                                     body that is not a shell or a triangle mesh's springs)        */
+    /* generate = { shape = "rod"; length; segments; }: a straight polyline from the origin along
+       +x; generate = { shape = "cloth"; size = [lx, lz]; cells = [nx, nz]; }: a triangle grid
+       on [0, lx] x [0, lz] in the y = 0 plane (before the body's transform), when mesh is not given */
+    int gen_shape;                /* sipd_gen_shape                                   */
+    double gen_length;            /* rod: m, default 1                                */
+    int gen_segments;             /* rod: default 20                                  */
+    double gen_size[2];           /* cloth: m, default [1, 1]                         */
+    int gen_cells[2];             /* cloth: default [20, 20]                          */
     int line;
 } sipd_scene_body;
 

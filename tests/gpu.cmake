@@ -17,6 +17,11 @@ if(TARGET sipd_cuda)
     add_test(NAME gpu_${case} COMMAND test_gpu ${case})
     list(APPEND sipd_gpu_tests gpu_${case})
   endforeach()
+  # element kinds (springs, rods) through every method the CUDA backend runs
+  foreach(n rope spring_beam curtain)
+    add_test(NAME gpu_kinds_${n} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
+    list(APPEND sipd_gpu_tests gpu_kinds_${n})
+  endforeach()
   # contact pairs detected on the host (collide.c, float64) instead of the device
   add_test(NAME gpu_scene_ball_collision_host_detect COMMAND test_gpu scene ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
   set_tests_properties(gpu_scene_ball_collision_host_detect PROPERTIES ENVIRONMENT SIPD_CUDA_HOST_DETECT=1)

@@ -19,6 +19,9 @@
 #include "physics/distance.h"
 #include "physics/broad.h"
 #include "physics/elements.h"
+#include "physics/edge.h"
+#include "physics/tri.h"
+#include "physics/bend.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -237,7 +240,54 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
 
     /* elements.h (the kinds' sizes) */
     acc += (sipd_real)(kind_corners(split) + kind_rest_size(split) + kind_grad_size(split) +
-                       kind_block_size(split, split) + kind_hessian_size(split));
+                       kind_block_size(split, split) + kind_hessian_size(split) + kind_split_per_corner(split));
+
+    /* edge.h (springs, rod bending) */
+    {
+        vec3 p0 = v3(in[30], in[31], in[32]), p1 = v3(in[33], in[34], in[35]), p2 = v3(in[36], in[37], in[38]);
+        vec3 gr[3];
+        sym3 B[3], W;
+        mat3 J[3];
+        sipd_real H[81], c;
+        acc += spring_energy(in[40], in[41], p0, p1) + spring_gradient0(in[40], in[41], p0, p1).v[0] +
+               spring_block_psd(in[40], in[41], p0, p1).s[0] +
+               spring_kplus(in[40], in[41], p0, p1, split).s[1];
+        spring_element_hessian(in[40], in[41], p0, p1, H);
+        acc += H[7] + m3_skew(p0).m[1];
+        acc += rod_kappa(p0, p1, p2, J).v[0] + J[1].m[4] + rod_bend_energy(in[42], in[43], p0, p1, p2);
+        W = rod_bend_weights(in[42], in[43], p2, &c);
+        acc += c + rod_sym(rod_jtwj(J[0], W, J[2])).s[3];
+        rod_bend_element(in[42], in[43], p0, p1, p2, gr, B);
+        rod_bend_element_hessian(in[42], in[43], p0, p1, p2, H);
+        acc += gr[2].v[1] + B[1].s[5] + H[80];
+    }
+
+    /* tri.h (membranes), bend.h (hinges) */
+    {
+        vec3 p0 = v3(in[30], in[31], in[32]), p1 = v3(in[33], in[34], in[35]), p2 = v3(in[36], in[37], in[38]);
+        vec3 p3 = v3(in[39], in[40], in[41]), f0, f1, n, g0, g1, q0, q1, gr[4];
+        sipd_real Bm[4], gN[2], H[144];
+        sym3 K, B[4];
+        sipd_material tm = tri_material((double)in[44], 0.3);
+        acc += tri_rest(p0, p1, p2, Bm);
+        tri_gradN(Bm, split, gN);
+        tri_F(Bm, p0, p1, p2, &f0, &f1);
+        acc += gN[0] + tri_J(f0, f1, &n, &g0, &g1) + tri_psi(&tm, f0, f1);
+        tri_eval(&tm, split, f0, f1, &q0, &q1, &K);
+        tri_element(&tm, split, Bm, in[45], p0, p1, p2, gr, &K);
+        acc += q0.v[0] + K.s[2] + gr[1].v[2] + tri_energy(&tm, Bm, in[45], p0, p1, p2);
+        tri_dPdF(&tm, f0, f1, 1, H);
+        acc += H[35] + tri_vertex_block_psd(&tm, Bm, in[45], f0, f1, split).s[0];
+        tri_vertex_blocks_psd(&tm, Bm, in[45], f0, f1, B);
+        tri_element_hessian(&tm, Bm, in[45], f0, f1, H);
+        acc += B[2].s[1] + H[80];
+        acc += hinge_theta(p0, p1, p2, p3) + hinge_dtheta(in[46], in[47]) + hinge_energy(in[46], in[47], p0, p1, p2, p3);
+        hinge_grad_theta(p0, p1, p2, p3, gr);
+        acc += gr[3].v[0];
+        hinge_element(in[46], in[47], p0, p1, p2, p3, gr, B);
+        hinge_element_hessian(in[47], p0, p1, p2, p3, H);
+        acc += gr[0].v[1] + B[3].s[4] + H[143];
+    }
 
     out[9] = acc + x.v[0];
 }

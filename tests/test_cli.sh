@@ -59,11 +59,11 @@ bad_mesh)
   sed -e 's|"meshes/beam"|"m/beam"|' -e 's|../results/cantilever.h5|out.h5|' "$src/scenes/cantilever.cfg" >"$tmp/s.cfg"
   expect_rc 2 "m/beam.node" -- "$tmp/s.cfg"
   [ ! -e "$tmp/out.h5" ] || fail "an output file was created for a bad mesh"
-  # a surface mesh loads, but shells are not simulated yet: refused naming the scene line
-  sed -e 's|"meshes/beam"|"'"$src"'/tests/data/meshes/cloth_quads.obj"|' -e 's|../results/cantilever.h5|out.h5|' \
-      "$src/scenes/cantilever.cfg" >"$tmp/c.cfg"
-  expect_rc 2 "not supported yet" -- "$tmp/c.cfg"
-  grep -q "c.cfg:[0-9]*: bodies\[0\]: mesh .*cloth_quads.obj' has no tetrahedra, only triangles" "$tmp/err" ||
+  # a surface mesh is a shell body; as a solid it is refused naming the scene line
+  sed -e 's|"meshes/beam"|"'"$src"'/tests/data/meshes/cloth_quads.obj"; elements = "solid"|' \
+      -e 's|../results/cantilever.h5|out.h5|' "$src/scenes/cantilever.cfg" >"$tmp/c.cfg"
+  expect_rc 2 "solid needs tetrahedra" -- "$tmp/c.cfg"
+  grep -q "c.cfg:[0-9]*: bodies\[0\]: elements = \"solid\": solid needs tetrahedra, but .*cloth_quads.obj has triangles" "$tmp/err" ||
     fail "shell mesh message: $(cat "$tmp/err")"
   [ ! -e "$tmp/out.h5" ] || fail "an output file was created for a shell body"
   ;;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_clients.sh SIPD_RUN SCENE SCRATCH — the output opens in the real clients (issue 16):
-# a short run of SCENE, then ParaView's three XDMF readers (pvbatch under xvfb-run,
+# a short run of SCENE (tets, cloth triangles or rod/spring edges: one element kind), then
+# ParaView's three XDMF readers (pvbatch under xvfb-run,
 # tests/clients/paraview_check.py) and meshio must see the right time steps, points, cells
 # and, for ParaView, the bounds of the first and last frame as stored in the HDF5 file.
 # Exit 77 (skipped) when pvbatch, xvfb-run or the Python modules h5py / meshio are missing
@@ -24,7 +25,10 @@ def bounds(p):
     lo, hi = p.min(axis=0), p.max(axis=0)
     return [float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]), float(lo[2]), float(hi[2])]
 want = {"frames": int(x.shape[0]), "times": [float(v) for v in t], "points": int(x.shape[1]),
-        "cells": int(f["mesh/tets"].shape[0]), "bounds_first": bounds(x[0]), "bounds_last": bounds(x[-1]),
+        "cells": sum(int(f["mesh/" + k].shape[0]) for k in ("tets", "triangles", "edges") if "mesh/" + k in f),
+        "kinds": [[m, int(f["mesh/" + k].shape[0])] for k, m in (("tets", "tetra"), ("triangles", "triangle"),
+                  ("edges", "line")) if "mesh/" + k in f and f["mesh/" + k].shape[0] > 0],
+        "bounds_first": bounds(x[0]), "bounds_last": bounds(x[-1]),
         "diag": float(np.linalg.norm(x[0].max(axis=0) - x[0].min(axis=0)))}
 assert not np.allclose(x[0], x[-1]), "the run did not move: the bounds check would prove nothing"
 json.dump(want, open(sys.argv[2], "w"))
@@ -50,7 +54,7 @@ with meshio.xdmf.TimeSeriesReader(sys.argv[1]) as r:
     pts, cells = r.read_points_cells()
     times = [r.read_data(k)[0] for k in range(r.num_steps)]
 ok = (r.num_steps == want["frames"] and np.allclose(times, want["times"]) and pts.shape == (want["points"], 3) and
-      np.array_equal(pts, x[0]) and [c.type for c in cells] == ["tetra"] and len(cells[0].data) == want["cells"])
+      np.array_equal(pts, x[0]) and [[c.type, len(c.data)] for c in cells] == want["kinds"])
 print("meshio: %d steps, %d points, cells %s: %s" % (r.num_steps, len(pts), [(c.type, len(c.data)) for c in cells],
                                                       "ok" if ok else "MISMATCH"))
 sys.exit(0 if ok else 1)

@@ -491,11 +491,44 @@ static int test_materials(void)
     return 0;
 }
 
+/* Element kinds (springs, rods, cloth) through every method the CUDA backend runs: the scene at
+ * `path` (a rod, springs or cloth scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
+ * Gauss–Seidel and Jacobi under both splits, GPU against CPU. */
+static void test_kinds(const char *path)
+{
+    static const int methods[] = {SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_VBD,
+                                  SIPD_METHOD_BLOCK_JACOBI, SIPD_METHOD_DIAG_JACOBI, SIPD_METHOD_GD};
+    static const int sweeps[] = {SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_GS, 0, 0, 0, 0};
+    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_SIGN, 0, 0, 0, 0};
+    int k;
+    for (k = 0; k < 7; k++) {
+        sipd_scene sc;
+        sipd_model m;
+        char what[128];
+        if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+            CHECK(0, "cannot load %s", path);
+            return;
+        }
+        CHECK(m.group_of[SIPD_KIND_EDGE] >= 0 || m.group_of[SIPD_KIND_TRI] >= 0, "%s has no springs or triangles", path);
+        sc.method = methods[k];
+        sc.sweep = sweeps[k];
+        sc.projection = projs[k];
+        sc.chebyshev = sc.method != SIPD_METHOD_VBD && sweeps[k] == SIPD_SWEEP_JACOBI && projs[k] == SIPD_PROJ_EXPANDED;
+        sc.line_search = SIPD_LS_ALWAYS;
+        sc.iterations = 60;
+        snprintf(what, sizeof what, "%s: method %s sweep %s projection %d", path, scene_method_name(sc.method),
+                 scene_sweep_name(sim_sweep(&sc)), projs[k]);
+        compare(what, &sc, &m, 2, 0);
+        model_free(&m);
+        scene_free(&sc);
+    }
+}
+
 int main(int argc, char **argv)
 {
     char desc[256];
     if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu scene FILE | energy | big | methods | splits | materials\n");
+        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE | energy | big | methods | splits | materials\n");
         return 2;
     }
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {
@@ -514,6 +547,8 @@ int main(int argc, char **argv)
         if (test_scene(argv[2]) == 77)
             return 77;
     }
+    else if (!strcmp(argv[1], "kinds") && argc > 2)
+        test_kinds(argv[2]);
     else if (!strcmp(argv[1], "energy"))
         test_energy();
     else if (!strcmp(argv[1], "big"))

@@ -241,7 +241,7 @@ static void write_and_check(const char *dir)
 {
     char path[1024], xpath[1024], *scene;
     sipd_h5out *o = NULL;
-    sipd_h5_mesh mesh = {NV, NT, NF, rest, tets, tris, body};
+    sipd_h5_mesh mesh = {NV, NT, NF, rest, tets, tris, body, 0, 0, NULL, NULL};
     sipd_h5_meta meta = {"0.1.0-test", NULL, "dt = 0.01;\n", "sipd-run scene.cfg", "cpu",
                          NULL, "SI (m, kg, s)"};
     static const int niter[NSOLVES] = {3, 0, 2, 5};
@@ -489,7 +489,7 @@ static void uncompressed_big(const char *dir)
     sipd_h5out *o = NULL;
     double *rb = calloc((size_t)BIGNV * 3, sizeof *rb);
     int *bb = calloc(BIGNV, sizeof *bb);
-    sipd_h5_mesh mesh = {BIGNV, NT, 0, rb, tets, NULL, bb};
+    sipd_h5_mesh mesh = {BIGNV, NT, 0, rb, tets, NULL, bb, 0, 0, NULL, NULL};
     hid_t f;
     size_t i;
 
@@ -537,7 +537,7 @@ static void failures_reported(const char *dir)
 {
     char file[1024], path[1200];
     sipd_h5out *o = (sipd_h5out *)&file; /* must be reset to NULL on failure */
-    sipd_h5_mesh mesh = {NV, NT, NF, rest, tets, tris, body};
+    sipd_h5_mesh mesh = {NV, NT, NF, rest, tets, tris, body, 0, 0, NULL, NULL};
     FILE *fp;
 
     /* parent "directory" is a regular file */
@@ -573,7 +573,7 @@ static int diskfull_child(const char *dir)
     enum { BNV = 2000 };
     static double x[BNV * 3];
     static int b[BNV];
-    sipd_h5_mesh mesh = {BNV, NT, 0, x, tets, NULL, b};
+    sipd_h5_mesh mesh = {BNV, NT, 0, x, tets, NULL, b, 0, 0, NULL, NULL};
     struct rlimit rl = {400000, 400000};
     char path[1024];
     sipd_h5out *o = NULL;

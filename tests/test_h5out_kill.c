@@ -51,7 +51,7 @@ static int writer(const char *path)
     static const int tets[4] = {0, 1, 2, 3};
     static const int tris[3] = {0, 1, 2};
     double hist[4] = {1, 0.1, 0.01, 0.001};
-    sipd_h5_mesh mesh = {NV, 1, 1, rest, tets, tris, body};
+    sipd_h5_mesh mesh = {NV, 1, 1, rest, tets, tris, body, 0, 0, NULL, NULL};
     sipd_h5_meta meta = {"kill-test", "scene", NULL, "test_h5out_kill write", "cpu", "double",
                          "SI"};
     sipd_h5out *o;

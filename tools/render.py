@@ -10,8 +10,10 @@
 Frames are indices into /frames (0 = the initial state; negative counts from the end;
 ranges a:b[:step] as in Python) or, with --times, the frames nearest the given times (s).
 
-What is drawn: the surface triangles (/mesh/surface_triangles, outward) at the frame's
-positions, flat-shaded (ambient + wrapped Lambert from the face normal and a key light + a headlight), back faces
+What is drawn: the surface triangles (/mesh/surface_triangles, outward) and the shells'
+triangles (/mesh/triangles, two-sided: never culled, a back face shaded with its flipped normal)
+at the frame's positions, rods and springs (/mesh/edges) as thick lines (--rod-width) on top,
+flat-shaded (ambient + wrapped Lambert from the face normal and a key light + a headlight), back faces
 culled and the rest sorted far-to-near (painter's algorithm), in an orthographic view set by
 --azimuth/--elevation about the world up axis (--up, default y). Faces are coloured by body
 (/mesh/body) or by displacement magnitude from /mesh/rest_positions (--color displacement).
@@ -71,7 +73,20 @@ class Run:
                     "frames/time"):
             if key not in f:
                 die("%s: no /%s (not a sipd-run output file?)" % (path, key), 1)
-        self.tris = f["mesh/surface_triangles"][()].astype(np.int64)
+        surf = f["mesh/surface_triangles"][()].astype(np.int64).reshape(-1, 3)
+        # shells (/mesh/triangles, the elastic triangles of cloth) are drawn two-sided: never
+        # culled, a face seen from behind shaded with its flipped normal; rods and springs
+        # (/mesh/edges) as thick lines on top of the faces
+        shell = f["mesh/triangles"][()].astype(np.int64).reshape(-1, 3) if "mesh/triangles" in f \
+            else np.zeros((0, 3), np.int64)
+        if shell.size and surf.size:   # a generated cloth's triangles are also its contact surface
+            key = lambda t: set(map(tuple, np.sort(t, axis=1)))
+            ss = key(shell)
+            surf = surf[[tuple(r) not in ss for r in np.sort(surf, axis=1)]].reshape(-1, 3)
+        self.tris = np.concatenate([surf, shell]).astype(np.int64)
+        self.two_sided = np.concatenate([np.zeros(len(surf), bool), np.ones(len(shell), bool)])
+        self.edges = f["mesh/edges"][()].astype(np.int64).reshape(-1, 2) if "mesh/edges" in f \
+            else np.zeros((0, 2), np.int64)
         self.rest = f["mesh/rest_positions"][()].astype(np.float64)
         nv = self.rest.shape[0]
         self.body = f["mesh/body"][()].astype(np.int64) if "mesh/body" in f \
@@ -85,6 +100,8 @@ class Run:
             die("%s: the file has no frames" % path, 1)
         if self.tris.size and (self.tris.min() < 0 or self.tris.max() >= nv):
             die("%s: surface triangle index out of range" % path, 1)
+        if self.edges.size and (self.edges.min() < 0 or self.edges.max() >= nv):
+            die("%s: edge index out of range" % path, 1)
         self.name, self.description = self._labels(path)
 
     def _labels(self, path):
@@ -265,6 +282,10 @@ class Renderer:
         self.coll = PolyCollection([], closed=True, linewidths=lw, antialiased=True,
                                    edgecolors="face" if lw <= 0 else None)
         ax.add_collection(self.coll)
+        from matplotlib.collections import LineCollection
+        self.lines = LineCollection([], linewidths=args.rod_width, capstyle="round", zorder=3)
+        ax.add_collection(self.lines)
+        self.edge_body = run.body[run.edges[:, 0]] if run.edges.size else np.zeros(0, np.int64)
 
         fg = "#222222" if np.mean(matplotlib.colors.to_rgb(args.background)) > 0.5 else "#eeeeee"
         self.fg = fg
@@ -333,13 +354,13 @@ class Renderer:
         nn = np.linalg.norm(n, axis=1)
         nn[nn == 0] = 1.0
         n /= nn[:, None]
-        keep = n[:, 2] > 0.0 if self.args.cull else np.ones(len(t), bool)
-        # two-sided shading when not culling (faces seen from behind use the flipped normal)
-        # wrapped ("half") Lambert: faces turned away from the key light fade instead of
-        # going black
+        two = self.run.two_sided if self.args.cull else np.ones(len(t), bool)
+        keep = (n[:, 2] > 0.0) | two
+        # two-sided shading for shells and when not culling (faces seen from behind use the
+        # flipped normal); wrapped ("half") Lambert: faces turned away from the key light fade
+        # instead of going black
         nl = n @ self.light
-        if not self.args.cull:
-            nl = np.where(n[:, 2] < 0, -nl, nl)
+        nl = np.where(two & (n[:, 2] < 0), -nl, nl)
         lam = (0.5 * nl + 0.5) ** 2
         depth = (a[:, 2] + b[:, 2] + c[:, 2]) / 3.0
         idx = np.nonzero(keep)[0]
@@ -366,6 +387,16 @@ class Renderer:
         rgb = np.clip(base * shade[:, None], 0, 1)
         self.coll.set_verts(verts)
         self.coll.set_facecolors(rgb)
+        if run.edges.size:   # rods and springs: thick lines in the body colour (or displacement)
+            q = self.cam.project(p)[:, :2]
+            seg = np.stack([q[run.edges[:, 0]], q[run.edges[:, 1]]], axis=1)
+            if args.color == "displacement":
+                u = np.linalg.norm(p - run.rest, axis=1)
+                ec = self.cmap(np.clip(u[run.edges].mean(axis=1) / self.umax, 0, 1))[:, :3]
+            else:
+                ec = self.body_rgb[self.edge_body] * 0.8
+            self.lines.set_segments(seg)
+            self.lines.set_color(ec)
         if args.edge_width > 0:
             self.coll.set_edgecolors(rgb * 0.55)
         t = run.time[i]
@@ -471,6 +502,8 @@ def main(argv=None):
     ap.add_argument("--body-colours", "--body-colors", type=lambda s: s.split(","),
                     help="comma-separated colours (#rrggbb) for bodies 0, 1, ...")
     ap.add_argument("--background", default="white", help="background colour (white)")
+    ap.add_argument("--rod-width", type=float, default=3.0,
+                    help="line width (points) of rods and springs (/mesh/edges)")
     ap.add_argument("--edge-width", type=float, default=0.3,
                     help="mesh edge line width in points, 0 = none (default 0.3)")
     ap.add_argument("--ghost", action="store_true",
