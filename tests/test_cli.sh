@@ -164,10 +164,14 @@ live_reader)
   "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/l.h5" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
+  # an open that overlaps the writer's per-frame flush can fail (no SWMR; README): retry it,
+  # as a reader following a job would
+  live_frames() { local k n; for k in 1 2 3 4 5 6 7 8 9 10; do
+      n=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5" 2>/dev/null); [ -n "$n" ] && { echo "$n"; return; }; sleep 0.05; done; }
   sleep 0.5
-  n1=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5")
+  n1=$(live_frames)
   sleep 0.5
-  n2=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5")
+  n2=$(live_frames)
   kill -TERM $pid; wait $pid
   [ -n "$n1" ] && [ "$n1" -gt 0 ] || fail "a live reader could not open the file"
   [ "$n2" -gt "$n1" ] || fail "a live reader did not see the run progress ($n1 -> $n2 frames)"
