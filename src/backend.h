@@ -127,9 +127,10 @@ typedef struct {
     /* The unit round-off of the backend's state (2.2e-16 for float64, 1.2e-7 for float32): the
        driver scales its round-off allowances and the stall rule's floor by it. */
     double unit_roundoff;
-    /* Mixed FEM (precond MIXED; driver.c, mixed.c): the terms of E other than the elastic
-       elements — inertia (or the quasi-static gravity potential), ground contact and friction,
-       contact pairs.  mixed_terms: at y, their PSD blocks into H (every value set: Dirichlet
+    /* Mixed FEM (precond MIXED; driver.c, mixed.c): the terms of E other than the stretch
+       elements (physics/mixed.h: tets, triangles, edges) — inertia (or the quasi-static gravity
+       potential), ground contact and friction, contact pairs, and the plain elastic kinds (rod
+       bending, hinges: their PSD element Hessians and gradient, as Newton's).  mixed_terms: at y, their PSD blocks into H (every value set: Dirichlet
        rows/columns eliminated, identity rows; element blocks are the caller's), their gradient
        into g (nv*3, 0 on Dirichlet vertices), y into y_out (nv*3), the pairs' couplings as
        *extra (as hessian).  mixed_energy: *E = their energy at y + α dy.  NULL: no mixed FEM. */

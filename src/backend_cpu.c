@@ -19,6 +19,7 @@
 #include "collide.h"
 #include "pairs.h"
 #include "passes.h"
+#include "physics/mixed.h"
 #include "util.h"
 
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
@@ -150,6 +151,17 @@ static void cpu_destroy(sipd_backend *b)
     free(b);
 }
 
+/* Whether the mixed FEM has plain elastic groups (rod bending, hinges: physics/mixed.h), whose
+ * element Hessians it needs as Newton does. */
+static int mixed_has_plain(const sipd_model *m)
+{
+    int g;
+    for (g = 0; g < m->ngroups; g++)
+        if (m->groups[g].ne > 0 && mixed_kind_stretch(m->groups[g].kind) == 0)
+            return 1;
+    return 0;
+}
+
 /* Newton's per-element Hessians (the pattern and the matrix are the driver's). */
 static int newton_alloc(sipd_backend *b)
 {
@@ -207,7 +219,8 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->egrad = sipd_malloc((ngrad ? ngrad : 1) * sizeof(double));
     b->eblk = sipd_malloc((nblk ? nblk : 1) * sizeof(double));
     if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
-        ((p->precond == SIPD_PRECOND_NEWTON || p->hessian) && newton_alloc(b) != SIPD_OK)) {
+        ((p->precond == SIPD_PRECOND_NEWTON || p->hessian || (p->precond == SIPD_PRECOND_MIXED && mixed_has_plain(m))) &&
+         newton_alloc(b) != SIPD_OK)) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -381,6 +394,16 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
     for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
     if ((elements && !b->eH) || H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
         return SIPD_EFAIL;
+    if (!elements && b->eH) {   /* (mixed FEM) the plain elastic groups' Hessians at y */
+        int g, e;
+        for (g = 0; g < b->vw.ngroups; g++) {
+            const int ne = b->vw.grp[g].ne;
+            if (mixed_kind_stretch(b->vw.grp[g].kind))
+                continue;
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
+        }
+    }
     if (elements && b->precond != SIPD_PRECOND_NEWTON) {   /* (two-level SIPD) the element Hessians at y */
         int g, e;
         if (b->npr)
@@ -426,11 +449,17 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
                 for (r = 0; r < 9; r++) D[r] += Cm.m[r];
                 gb = v3_add(gb, gd);
             }
-            for (i = elements ? m->inc_off[a] : 0; i < (elements ? m->inc_off[a + 1] : 0); i++) {   /* Σ element blocks */
+            /* Σ element blocks (mixed FEM: those of the plain elastic kinds, with their gradient) */
+            for (i = elements || b->eH ? m->inc_off[a] : 0; i < (elements || b->eH ? m->inc_off[a + 1] : 0); i++) {
                 const sipd_group_view *G = &b->vw.grp[m->inc_group[i]];
                 int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s, nc = G->nc, n3 = 3 * nc;
                 const double *He = G->hess + (size_t)kind_hessian_size(G->kind) * e;
                 const int pe = goff[m->inc_group[i]] + e;
+                if (!elements) {
+                    if (mixed_kind_stretch(G->kind))
+                        continue;
+                    gb = v3_add(gb, v3_load(G->grad + (size_t)kind_grad_size(G->kind) * e + 3 * l));
+                }
                 for (c = 0; c < nc; c++) {
                     double *B;
                     if (m->fixed[G->v[(size_t)nc * e + c]])
@@ -545,15 +574,17 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
-/* E(y + α dy); elements = 0: without the elastic elements (mixed FEM). */
+/* E(y + α dy); elements = 0: without the stretch elements (mixed FEM; rod bending and hinges stay). */
 static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
 {
     const sipd_model *m = b->m;
     const sipd_view *vw = &b->vw;
     double Ee = 0, Ei = 0;
     int e, a, g;
-    for (g = 0; g < (elements ? vw->ngroups : 0); g++) {
+    for (g = 0; g < vw->ngroups; g++) {
         const int ne = vw->grp[g].ne;
+        if (!elements && mixed_kind_stretch(vw->grp[g].kind))
+            continue;   /* (mixed FEM: the stretch elements are the Lagrangian's, mixed.c) */
 #pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
         for (e = 0; e < ne; e++) Ee += pass_element_energy(vw, g, e, b->dy, alpha, -1, v3(0, 0, 0));
     }

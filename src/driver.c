@@ -194,17 +194,16 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             sim_free(s);
             return SIPD_EFAIL;
         }
-        for (int g = 0; g < m->ngroups; g++)
-            if (m->groups[g].kind != SIPD_KIND_TET && m->groups[g].ne > 0) {
-                sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\" handles solid (tetrahedral) bodies only so "
-                              "far; this scene has springs, rods or cloth (bodies[].elements)");
-                sim_free(s);
-                return SIPD_EINPUT;
-            }
+        if (!mixed_kinds_supported(m)) {
+            sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\" handles solids, springs and rods so far; "
+                          "this scene has cloth or shells (bodies[].elements)");
+            sim_free(s);
+            return SIPD_EINPUT;
+        }
         s->ng = sipd_malloc(n3);
         s->ndy = sipd_malloc(n3);
         s->my = sipd_malloc(n3);
-        if (!s->ng || !s->ndy || !s->my || bsr_pattern(&s->H, m->nv, m->tets, m->nt, 4) != SIPD_OK ||
+        if (!s->ng || !s->ndy || !s->my || kinds_pattern(&s->H, m) != SIPD_OK ||
             mixed_create(&s->mx, m, sc->linear, sc->cg_tolerance) != SIPD_OK) {
             sim_free(s);
             return SIPD_EFAIL;

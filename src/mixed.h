@@ -10,6 +10,11 @@
  * incidences, no races), solved by CHOLMOD (symbolic analysis once, numeric factorisation per
  * outer iteration) or block-Jacobi PCG.
  *
+ * Element kinds: tets (6 stretch entries), edges — springs and a rod's stretching (1: s = |F|) —
+ * are stretch elements (physics/mixed.h); rod bending and hinges are plain elastic terms of the
+ * global system (the backend's mixed_terms/mixed_energy include them, as Newton's Hessian does).
+ * The matrix pattern is Newton's over every kind (model_pattern_elements, padded elements).
+ *
  * CPU only: the element pass runs here on host copies of y (a GPU port would move
  * mixed_tet_system into a backend pass and needs a device sparse Cholesky or PCG; README).
  */
@@ -21,6 +26,8 @@
 
 typedef struct sipd_mixed sipd_mixed;
 
+/* Whether every element kind of m has a mixed-FEM treatment here. */
+int mixed_kinds_supported(const sipd_model *m);
 /* linear = SIPD_LINEAR_* (scene.h); cg_tol: PCG's relative tolerance.  s starts at ŝ(X0). */
 int mixed_create(sipd_mixed **mx, const sipd_model *m, int linear, double cg_tol);
 void mixed_free(sipd_mixed *mx);
@@ -37,7 +44,7 @@ double mixed_lagrangian(const sipd_mixed *mx, double alpha);
 void mixed_accept(sipd_mixed *mx, double alpha);
 /* The start of a step: λ = 0 (s is kept). */
 void mixed_begin_step(sipd_mixed *mx);
-/* The carried stretches (nt*6): read for checkpoints, written on resume. */
+/* The carried stretches (mixed_stretch_count: 6 per tet, 1 per edge, group after group): read for checkpoints, written on resume. */
 double *mixed_stretch(sipd_mixed *mx);
 int mixed_stretch_count(const sipd_mixed *mx);
 /* max |Δs| over the elements of the last direction. */

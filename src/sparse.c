@@ -21,18 +21,22 @@ void bsr_free(sipd_bsr *A)
 }
 
 void bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, const unsigned char *inc_corner,
-                            const int *elems, const unsigned char *skip, const double *Ke)
+                            const unsigned char *inc_group, int group, const int *elems, int nc, int e_off,
+                            const unsigned char *skip, const double *Ke)
 {
-    const int k = A->k, w = 3 * k;
+    const int k = A->k, w = 3 * nc;
     int i;
     for (i = i0; i < i1; i++) {
         int e = inc_elem[i], l = inc_corner[i], c, r, s;
         const double *He = Ke + (size_t)w * w * e;
-        for (c = 0; c < k; c++) {
+        const size_t pe = (size_t)e_off + (size_t)e;
+        if (inc_group && inc_group[i] != group)
+            continue;
+        for (c = 0; c < nc; c++) {
             double *B;
-            if (skip[elems[k * e + c]])
+            if (skip[elems[(size_t)nc * e + c]])
                 continue;
-            B = A->val + 9 * (size_t)A->elem_blk[(e * k + l) * k + c];
+            B = A->val + 9 * (size_t)A->elem_blk[(pe * k + l) * k + c];
             for (r = 0; r < 3; r++)
                 for (s = 0; s < 3; s++) B[3 * r + s] += He[w * (3 * l + r) + 3 * c + s];
         }

@@ -43,12 +43,16 @@ int bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k);
 void bsr_free(sipd_bsr *A);
 
 /* Row a's share of element blocks (Newton's element Hessians, the mixed-FEM element systems):
- * for the incidences i in [i0, i1) of row a — corner inc_corner[i] of element inc_elem[i] — add
- * block (corner, c) of that element's matrix Ke (ne × (3k)², row/column 3c + r, row-major) to
- * block (a, elems[k e + c]) of A, for every corner c whose vertex has skip[v] == 0 (Dirichlet
- * columns stay out).  Only row a is written: rows can be gathered concurrently. */
+ * for the incidences i in [i0, i1) of row a — corner inc_corner[i] of element inc_elem[i] — of
+ * group `group` (every incidence when inc_group is NULL), add block (corner, c) of that
+ * element's matrix Ke (per element (3 nc)², row/column 3c + r, row-major) to block
+ * (a, elems[nc e + c]) of A, for every corner c whose vertex has skip[v] == 0 (Dirichlet columns
+ * stay out).  The group's element e is element e_off + e of the pattern (nc ≤ A->k corners; a
+ * pattern of padded elements, model_pattern_elements, has the groups one after another).  Only
+ * row a is written: rows can be gathered concurrently. */
 void bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, const unsigned char *inc_corner,
-                            const int *elems, const unsigned char *skip, const double *Ke);
+                            const unsigned char *inc_group, int group, const int *elems, int nc, int e_off,
+                            const unsigned char *skip, const double *Ke);
 
 /* out = A x (+ the extra term); x and out are n*3. */
 void bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, double *out);

@@ -15,6 +15,10 @@
  *   contact     ground contact (block dropped on the ground, CHOLMOD) and body–body pairs with
  *               friction (a block dropped onto another on the ground, PCG): mixed-fem follows Newton
  *               within 1e-4 of the size and converges wherever Newton does
+ *   edge_derivs the edge element (springs, a rod's stretching: s = |F|) against edge.h's spring:
+ *               right-hand side, Lagrangian, BJ against differences, K = k d̂d̂ᵀ
+ *   kinds       rope (springs + rod bending as a plain term), tet beam as springs (10 g, and
+ *               1 GPa stretched): mixed-fem at Newton's solution of the same 3 steps within 1e-4
  *   backend_fail  a failing mixed_terms / mixed_energy / set_direction ends the step with an error
  *               naming it; a backend without the mixed ops is refused by sim_init
  */
@@ -490,6 +494,129 @@ static void test_contact(void)
     }
 }
 
+/* ---- element kinds ---------------------------------------------------------------------------- */
+
+/* The edge element (physics/mixed.h) against the spring of edge.h: at s = ŝ its right-hand side
+ * is minus the spring's gradient and its Lagrangian the spring energy; BJ = ∂ŝ/∂y against
+ * central differences; K = k d̂d̂ᵀ blocks, PSD. */
+static void test_edge_derivs(void)
+{
+    int trial;
+    for (trial = 0; trial < 20; trial++) {
+        vec3 y0 = v3(urand(), urand(), urand()), y1 = v3(urand(), urand(), urand());
+        double L = 0.3 + 0.5 * (urand() + 1), kspr = 1e3 * (2 + urand()), s[1], K[36], r[6], BJ[6], Hs[1], gs[1], sh[1];
+        double lam[1] = {0}, gerr = 0, berr = 0, gsc = 0, E, Lg;
+        vec3 g0;
+        int k, c;
+        s[0] = mixed_edge_shat(L, y0, y1);
+        mixed_edge_system(L, kspr, y0, y1, s, K, r, BJ, Hs, gs, sh);
+        g0 = spring_gradient0(L, kspr, y0, y1);
+        for (k = 0; k < 3; k++) {
+            gerr = fmax(gerr, fmax(fabs(r[k] + g0.v[k]), fabs(r[3 + k] - g0.v[k])));
+            gsc = fmax(gsc, fabs(g0.v[k]));
+        }
+        for (c = 0; c < 6; c++) {   /* ∂ŝ/∂y by central differences */
+            const double h = 1e-6;
+            vec3 p0 = y0, p1 = y1, m0 = y0, m1 = y1;
+            if (c < 3) {
+                p0.v[c] += h;
+                m0.v[c] -= h;
+            } else {
+                p1.v[c - 3] += h;
+                m1.v[c - 3] -= h;
+            }
+            berr = fmax(berr, fabs((mixed_edge_shat(L, p0, p1) - mixed_edge_shat(L, m0, m1)) / (2 * h) - BJ[c]));
+        }
+        E = spring_energy(L, kspr, y0, y1);
+        Lg = mixed_edge_lagrangian(L, kspr, y0, y1, s, lam);
+        CHECK(gerr < 1e-12 * fmax(1, gsc), "edge %d: r_e + spring gradient = %g", trial, gerr);
+        CHECK(berr < 1e-8, "edge %d: |BJ - FD| = %g", trial, berr);
+        CHECK(fabs(E - Lg) < 1e-12 * fmax(1, E), "edge %d: Lagrangian %.17g, spring energy %.17g", trial, Lg, E);
+        CHECK(min_eig(6, K) > -1e-9 * kspr, "edge %d: K min eigenvalue %g", trial, min_eig(6, K));
+        {   /* K = k d̂d̂ᵀ on the diagonal blocks */
+            vec3 d = v3_sub(y1, y0);
+            double l2 = v3_norm2(d), kerr = 0;
+            int i, j;
+            for (i = 0; i < 3; i++)
+                for (j = 0; j < 3; j++) kerr = fmax(kerr, fabs(K[6 * i + j] - kspr * d.v[i] * d.v[j] / l2));
+            CHECK(kerr < 1e-9 * kspr, "edge %d: K differs from k d̂d̂ᵀ by %g", trial, kerr);
+        }
+    }
+}
+
+/* Springs and rods end to end: mixed-fem (edges as stretch elements, rod bending as a plain
+ * elastic term) reaches Newton's solution of the same 3 steps within 1e-4 of the model size on
+ * a rope (springs + bending, clamped, swinging down), a tet beam as springs (10 g) and the same
+ * beam as springs stretched by a moving end. */
+static void test_kinds(void)
+{
+    static const char *bodies[3] = {
+        "gravity = [0.0, -9.81, 0.0];\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; density = 1000.0; } );\n"
+        "bodies = ( { generate = { shape = \"rod\"; length = 1.0; segments = 10; }; material = \"m\"; radius = 0.01;\n"
+        "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.11, 1.0, 1.0]; }; } );\n",
+        "gravity = [0.0, -98.1, 0.0];\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; density = 1000.0; } );\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\"; elements = \"springs\"; radius = 0.01;\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; }; } );\n",
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e9; poisson = 0.3; density = 1000.0; } );\n"
+        "bodies = ( { mesh = \"%s\"; material = \"m\"; elements = \"springs\"; radius = 0.01;\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
+        "  move = { box_min = [0.99, -1.0, -1.0]; box_max = [1.01, 1.0, 1.0]; velocity = [3.0, 0.0, 0.0]; }; } );\n"};
+    static const char *names[3] = {"rope (springs + bending)", "springs beam, 10 g", "springs beam, 1 GPa stretch"};
+    char base[600];
+    int c, k;
+    if (write_box(base, sizeof base, 8, 2, 2, 1.0, 0.2, 0.2)) {
+        CHECK(0, "box mesh");
+        return;
+    }
+    for (c = 0; c < 3; c++) {
+        double *x[2] = {NULL, NULL}, diag = 1, t[2] = {0, 0};
+        int nv = 0, it[2] = {0, 0}, conv[2] = {1, 1};
+        for (k = 0; k < 2; k++) {
+            fixture f;
+            sipd_solve_result r;
+            char body[2048], text[4096];
+            int step;
+            snprintf(body, sizeof body, bodies[c], base);
+            snprintf(text, sizeof text,
+                     "time = { dt = 0.0166667; frames = 3; };\n"
+                     "solver = { method = \"%s\"; iterations = 500; tolerance = 1.0e-8; };\n%s",
+                     k ? "mixed-fem" : "newton", body);
+            if (fixture_load(&f, text)) {
+                CHECK(0, "%s: setup failed", names[c]);
+                return;
+            }
+            for (step = 0; step < 3; step++) {
+                double t0 = sipd_now();
+                CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "%s: step failed", names[c]);
+                t[k] += sipd_now() - t0;
+                conv[k] = conv[k] && (r.converged || r.status == SIPD_SOLVE_STALLED);
+                it[k] += r.iterations;
+                if (!r.converged)
+                    printf("kinds: %s, %s step %d: %s, r = %.2e after %d\n", names[c], k ? "mixed-fem" : "newton",
+                           step, sim_status_name(r.status), r.residual, r.iterations);
+            }
+            x[k] = malloc(sizeof(double) * 3 * f.m.nv);
+            f.s.ops->download(f.s.b, x[k], NULL);
+            nv = f.m.nv;
+            diag = f.m.bbox_diag;
+            fixture_free(&f);
+        }
+        {
+            double d = maxdiff(x[0], x[1], 3 * nv) / diag;
+            printf("kinds: %-28s newton %3d, mixed-fem %3d outer iterations in 3 steps (%.2f / %.2f ms per step); "
+                   "max|x - x_newton| / size = %.1e\n",
+                   names[c], it[0], it[1], 1e3 * t[0] / 3, 1e3 * t[1] / 3, d);
+            CHECK(conv[0] && conv[1], "%s: not converged (newton %d, mixed-fem %d)", names[c], conv[0], conv[1]);
+            CHECK(d < 1e-4, "%s: mixed-fem differs from Newton by %.2e of the size", names[c], d);
+        }
+        free(x[0]);
+        free(x[1]);
+    }
+}
+
 /* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
  * set_direction ends the step with an error that names the op. */
 static const char *fail_op = "";
@@ -574,6 +701,10 @@ int main(int argc, char **argv)
         test_linear();
     else if (!strcmp(which, "contact"))
         test_contact();
+    else if (!strcmp(which, "edge_derivs"))
+        test_edge_derivs();
+    else if (!strcmp(which, "kinds"))
+        test_kinds();
     else if (!strcmp(which, "backend_fail"))
         test_backend_fail();
     else {

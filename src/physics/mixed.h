@@ -32,6 +32,8 @@
 #define SIPD_PHYSICS_MIXED_H
 
 #include "eig.h"
+#include "edge.h"
+#include "elements.h"
 #include "material.h"
 #include "polar.h"
 #include "tet.h"
@@ -191,6 +193,37 @@ SIPD_HD void mixed_tet_shat(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3
     for (k = 0; k < 6; k++) shat[k] = S.s[k];
 }
 
+/* The element system of ns stretch entries over nd = 3 nc coordinates, from BJ (ns x nd), the
+ * projected H (ns x ns), g (ns), ŝ and s:  K = w (BJ)ᵀ H (BJ) (nd x nd),  r = −w (BJ)ᵀ [H (ŝ − s) + g]. */
+SIPD_HD void mixed_element_system(int ns, int nd, sipd_real w, const sipd_real *BJ, const sipd_real *Hs,
+                                  const sipd_real *gs, const sipd_real *shat, const sipd_real *s, sipd_real *K,
+                                  sipd_real *r)
+{
+    sipd_real HB[72], q[6];
+    int i, j, k, l;
+    for (k = 0; k < ns; k++) {   /* q = H (ŝ − s) + g */
+        sipd_real acc = gs[k];
+        for (l = 0; l < ns; l++) acc += Hs[ns * k + l] * (shat[l] - s[l]);
+        q[k] = acc;
+    }
+    for (k = 0; k < ns; k++)
+        for (j = 0; j < nd; j++) {
+            sipd_real acc = 0;
+            for (l = 0; l < ns; l++) acc += Hs[ns * k + l] * BJ[nd * l + j];
+            HB[nd * k + j] = acc;
+        }
+    for (i = 0; i < nd; i++) {
+        sipd_real acc = 0;
+        for (k = 0; k < ns; k++) acc += BJ[nd * k + i] * q[k];
+        r[i] = -w * acc;
+        for (j = 0; j < nd; j++) {
+            sipd_real a2 = 0;
+            for (k = 0; k < ns; k++) a2 += BJ[nd * k + i] * HB[nd * k + j];
+            K[nd * i + j] = w * a2;
+        }
+    }
+}
+
 /* The element system at corners y with stretch s: K (144, row/col 3a + k), r (12), and what the
  * closed-form update needs: BJ (72), Hs (36, projected), gs (6), shat (6). */
 SIPD_HD void mixed_tet_system(const sipd_material *mat, const sipd_real *Bm, sipd_real w, vec3 y0, vec3 y1, vec3 y2,
@@ -199,52 +232,42 @@ SIPD_HD void mixed_tet_system(const sipd_material *mat, const sipd_real *Bm, sip
 {
     mat3 R, F = tet_F(Bm, y0, y1, y2, y3);
     sym3 S;
-    sipd_real B[54], HB[72], q[6];
-    int i, j, k, l;
+    sipd_real B[54];
+    int k;
     polar_decompose(F, &R, &S);
     for (k = 0; k < 6; k++) shat[k] = S.s[k];
     mixed_B(F, R, S, B);
     mixed_BJ(B, Bm, BJ);
     mixed_psi(mat, s, gs, Hs);
     sym_project(6, Hs, SIPD_PROJECT_CLAMP);
-    for (k = 0; k < 6; k++) {   /* q = H (ŝ − s) + g */
-        sipd_real acc = gs[k];
-        for (l = 0; l < 6; l++) acc += Hs[6 * k + l] * (shat[l] - s[l]);
-        q[k] = acc;
+    mixed_element_system(6, 12, w, BJ, Hs, gs, shat, s, K, r);
+}
+
+/* Closed-form local update of an element of ns stretch entries over nd coordinates, Sym weights
+ * sym (ns): Δs = ŝ − s + BJ Δx_e,  λ = −Sym⁻¹ (H Δs + g). */
+SIPD_HD void mixed_local_update_n(int ns, int nd, const sipd_real *sym, const sipd_real *BJ, const sipd_real *Hs,
+                                  const sipd_real *gs, const sipd_real *shat, const sipd_real *s,
+                                  const sipd_real *dxe, sipd_real *ds, sipd_real *lam)
+{
+    int k, j;
+    for (k = 0; k < ns; k++) {
+        sipd_real acc = shat[k] - s[k];
+        for (j = 0; j < nd; j++) acc += BJ[nd * k + j] * dxe[j];
+        ds[k] = acc;
     }
-    for (k = 0; k < 6; k++)
-        for (j = 0; j < 12; j++) {
-            sipd_real acc = 0;
-            for (l = 0; l < 6; l++) acc += Hs[6 * k + l] * BJ[12 * l + j];
-            HB[12 * k + j] = acc;
-        }
-    for (i = 0; i < 12; i++) {
-        sipd_real acc = 0;
-        for (k = 0; k < 6; k++) acc += BJ[12 * k + i] * q[k];
-        r[i] = -w * acc;
-        for (j = 0; j < 12; j++) {
-            sipd_real a2 = 0;
-            for (k = 0; k < 6; k++) a2 += BJ[12 * k + i] * HB[12 * k + j];
-            K[12 * i + j] = w * a2;
-        }
+    for (k = 0; k < ns; k++) {
+        sipd_real acc = gs[k];
+        for (j = 0; j < ns; j++) acc += Hs[ns * k + j] * ds[j];
+        lam[k] = -acc / sym[k];
     }
 }
 
-/* Closed-form local update: Δs = ŝ − s + BJ Δx_e, λ = −Sym⁻¹ (H Δs + g). */
+/* The tet's: ns = 6, nd = 12, Sym = diag(1, 1, 1, 2, 2, 2). */
 SIPD_HD void mixed_local_update(const sipd_real *BJ, const sipd_real *Hs, const sipd_real *gs, const sipd_real *shat,
                                 const sipd_real *s, const sipd_real *dxe, sipd_real *ds, sipd_real *lam)
 {
-    int k, j;
-    for (k = 0; k < 6; k++) {
-        sipd_real acc = shat[k] - s[k];
-        for (j = 0; j < 12; j++) acc += BJ[12 * k + j] * dxe[j];
-        ds[k] = acc;
-    }
-    for (k = 0; k < 6; k++) {
-        sipd_real acc = gs[k];
-        for (j = 0; j < 6; j++) acc += Hs[6 * k + j] * ds[j];
-        lam[k] = -acc / mixed_sym(k);
-    }
+    const sipd_real sym[6] = {1, 1, 1, 2, 2, 2};
+    mixed_local_update_n(6, 12, sym, BJ, Hs, gs, shat, s, dxe, ds, lam);
 }
 
 /* The element's part of the Lagrangian at corners y: w [Ψ(s) − λᵀ Sym (ŝ(y) − s)]. */
@@ -256,6 +279,56 @@ SIPD_HD sipd_real mixed_tet_lagrangian(const sipd_material *mat, const sipd_real
     mixed_tet_shat(Bm, y0, y1, y2, y3, shat);
     for (k = 0; k < 6; k++) c += lam[k] * mixed_sym(k) * (shat[k] - s[k]);
     return w * (mixed_psi(mat, s, NULL, NULL) - c);
+}
+
+/* ---- edges: springs and a rod's stretching (kind SIPD_KIND_EDGE, rest [L, k]) --------------
+ *
+ * F = (y1 − y0)/L (3x1), s = |F| = l/L, R = F/|F|, one stretch entry (Sym = 1), w = L, and
+ *   Ψ(s) = k L/2 (s − 1)²,  so  w Ψ(ŝ) = k/2 (l − L)² = spring_energy (edge.h):
+ * the spring energy every other method uses (k = E A / L, so Ψ = E A/2 (s − 1)² per unit length:
+ * the 1D Hookean restriction in the Biot stretch, whatever the body's material model).  It is
+ * convex in s (H = k L > 0): no projection.  B = ∂s/∂F = Rᵀ, BJ = [−R/L, R/L] (R = 0 at l = 0). */
+
+SIPD_HD sipd_real mixed_edge_shat(sipd_real L, vec3 y0, vec3 y1)
+{
+    return sipd_sqrt(v3_norm2(v3_sub(y1, y0))) / L;
+}
+
+SIPD_HD void mixed_edge_system(sipd_real L, sipd_real kspr, vec3 y0, vec3 y1, const sipd_real *s, sipd_real *K,
+                               sipd_real *r, sipd_real *BJ, sipd_real *Hs, sipd_real *gs, sipd_real *shat)
+{
+    vec3 d = v3_sub(y1, y0);
+    sipd_real l = sipd_sqrt(v3_norm2(d)), c = l > 0 ? 1 / (l * L) : SIPD_R(0);
+    int k;
+    shat[0] = l / L;
+    for (k = 0; k < 3; k++) {
+        BJ[k] = -c * d.v[k];
+        BJ[3 + k] = c * d.v[k];
+    }
+    Hs[0] = kspr * L;
+    gs[0] = kspr * L * (s[0] - 1);
+    mixed_element_system(1, 6, L, BJ, Hs, gs, shat, s, K, r);
+}
+
+SIPD_HD sipd_real mixed_edge_lagrangian(sipd_real L, sipd_real kspr, vec3 y0, vec3 y1, const sipd_real *s,
+                                        const sipd_real *lam)
+{
+    sipd_real shat = mixed_edge_shat(L, y0, y1), d = s[0] - 1;
+    return L * (SIPD_R(0.5) * kspr * L * d * d - lam[0] * (shat - s[0]));
+}
+
+/* Stretch entries per element of kind k: 6 (tets), 3 (triangles), 1 (edges); 0 for the kinds
+ * that are not stretch elements (rod bending, hinges: the mixed solve takes them as plain
+ * elastic terms, their PSD Hessian and gradient in the global system, as Newton does). */
+SIPD_HD int mixed_kind_stretch(int kind)
+{
+    return kind == SIPD_KIND_TET ? 6 : kind == SIPD_KIND_TRI ? 3 : kind == SIPD_KIND_EDGE ? 1 : 0;
+}
+
+/* Sym weight of stretch entry k of kind `kind` (off-diagonal entries of S count twice). */
+SIPD_HD sipd_real mixed_kind_sym(int kind, int k)
+{
+    return kind == SIPD_KIND_TET ? mixed_sym(k) : kind == SIPD_KIND_TRI && k == 2 ? SIPD_R(2) : SIPD_R(1);
 }
 
 #endif
