@@ -370,6 +370,35 @@ static void pair_coupling_row(const void *ctx, int a, const double *x, double o[
     }
 }
 
+/* The same couplings as blocks β_a β_l D_z (sparse.h, sipd_bsr_row_blocks_fn): for CHOLMOD. */
+static int pair_coupling_blocks(const void *ctx, int a, int *cols, double *blocks, int cap)
+{
+    const sipd_backend *b = (const sipd_backend *)ctx;
+    const sipd_model *m = b->m;
+    int k, n = 0;
+    if (m->fixed[a])
+        return 0;
+    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
+        int p = b->pd.pair[k], l = b->pd.slot[k], c;
+        sym3 Dz;
+        s3_load(b->pr_D + 6 * p, &Dz);
+        for (c = 0; c < 4; c++) {
+            int v = b->pd.v[4 * p + c];
+            if (c == l || m->fixed[v])
+                continue;
+            if (n < cap) {
+                mat3 B = s3_to_m3(Dz);
+                double w = b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c];
+                int r;
+                cols[n] = v;
+                for (r = 0; r < 9; r++) blocks[9 * n + r] = w * B.m[r];
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
 /* The direction pass of Newton leaves dy = 0: the driver's CG sets it (cpu_set_direction). */
 static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
 {
@@ -485,6 +514,7 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
     if (elements)
         memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
     extra->row = b->npr ? pair_coupling_row : NULL;
+    extra->blocks = b->npr ? pair_coupling_blocks : NULL;
     extra->ctx = b;
     return SIPD_OK;
 }

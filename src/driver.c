@@ -258,8 +258,7 @@ void sim_free(sipd_sim *s)
     free(s->nrhs);
     free(s->nPinv);
     free(s->nwork);
-    if (s->nchol_ready)
-        chol_free(&s->nchol);
+    direct_free(&s->nchol);
     mixed_free(s->mx);
     free(s->my);
     if (s->coarse) {
@@ -457,22 +456,16 @@ static int set_fref(sipd_sim *s, double g0)
 static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
 {
     const int nv = s->m->nv, n = 3 * nv;
-    sipd_bsr_extra extra = {NULL, NULL};
+    sipd_bsr_extra extra = {NULL, NULL, NULL};
     double rmax = 0, gdy = 0;
     int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
     if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)         /* H at y, g */
         return rc;
     for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
-    if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* (scene.c refuses it with contact pairs) */
-        if (!s->nchol_ready) {
-            if (chol_analyse(&s->nchol, &s->H) != SIPD_OK) {
-                snprintf(s->why, sizeof s->why, "CHOLMOD's analysis of Newton's matrix failed");
-                return SIPD_EFAIL;
-            }
-            s->nchol_ready = 1;
-        }
-        if (chol_factor(&s->nchol, &s->H) != SIPD_OK || chol_solve(&s->nchol, s->nrhs, s->ndy) != SIPD_OK) {
-            snprintf(s->why, sizeof s->why, "CHOLMOD could not factorise Newton's matrix (not positive definite?)");
+    if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* contact pairs join the pattern (sparse.h) */
+        if (direct_solve(&s->nchol, &s->H, &extra, s->nrhs, s->ndy) != SIPD_OK) {
+            snprintf(s->why, sizeof s->why, "CHOLMOD could not analyse or factorise Newton's matrix (not positive "
+                     "definite, or out of memory)");
             return SIPD_EFAIL;
         }
         st->cg_iters = 0;
@@ -502,7 +495,7 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
  * y is then unchanged).  *gs = Σ g·(y_new − y). */
 static int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double *alpha, double *gs)
 {
-    sipd_bsr_extra extra = {NULL, NULL};
+    sipd_bsr_extra extra = {NULL, NULL, NULL};
     double gdy = 0, En = NAN;
     int a, rc, n = 3 * s->m->nv;
     *alpha = 0;
@@ -883,7 +876,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
     mixed_begin_step(s->mx);   /* λ = 0; s carries over */
     for (it = 0; it < sc->iterations; it++) {
         sipd_dir_stats st;
-        sipd_bsr_extra extra = {NULL, NULL};
+        sipd_bsr_extra extra = {NULL, NULL, NULL};
         double r, rd, alpha = 1, dmax = 0, L0, Lt = NAN, Eb;
         int fresh = it == 0, due = 0, k, a, cg = 0;
         if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)

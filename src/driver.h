@@ -82,8 +82,8 @@ typedef struct {
     int newton;
     sipd_bsr H;
     double *ng, *ndy, *nrhs, *nPinv, *nwork;
-    sipd_chol nchol;    /* Newton with solver.linear = "cholmod" (analysed at the first solve) */
-    int nchol_ready;
+    sipd_direct nchol;  /* Newton with solver.linear = "cholmod" (sparse.h: re-analysed when the
+                           pattern changes with the contact pairs) */
     /* mixed FEM (method.h: direction SIPD_DIRECTION_MIXED; mixed.h): s, λ and the element
        system; H, ng (the non-elastic gradient), ndy (Δx) and my (y) are shared with the above */
     struct sipd_mixed *mx;

@@ -37,8 +37,7 @@ struct sipd_mixed {
     double *s, *ds, *lam;       /* ns_total each                                            */
     double *y, *dx, *rhs;       /* nv*3                                                    */
     double *Pinv, *work;        /* PCG: nv*9, 4*nv*3                                        */
-    sipd_chol chol;
-    int analysed;
+    sipd_direct direct;         /* CHOLMOD (sparse.h; contact pairs join the pattern)       */
     double dsmax;
 };
 
@@ -55,8 +54,7 @@ void mixed_free(sipd_mixed *mx)
     }
     free(mx->s); free(mx->ds); free(mx->lam);
     free(mx->y); free(mx->dx); free(mx->rhs); free(mx->Pinv); free(mx->work);
-    if (mx->analysed)
-        chol_free(&mx->chol);
+    direct_free(&mx->direct);
     free(mx);
 }
 
@@ -156,6 +154,7 @@ void mixed_begin_step(sipd_mixed *mx)
 double *mixed_stretch(sipd_mixed *mx) { return mx->s; }
 int mixed_stretch_count(const sipd_mixed *mx) { return mx->ns_total; }
 double mixed_ds_max(const sipd_mixed *mx) { return mx->dsmax; }
+const sipd_direct *mixed_direct(const sipd_mixed *mx) { return &mx->direct; }
 
 /* The element pass of group G at y: R, ŝ, B, H_e, g_e and the element's blocks and right-hand side. */
 static void group_system(const sipd_model *m, mixed_group *G, const double *y)
@@ -226,12 +225,7 @@ int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, co
     }
     /* the global solve */
     if (mx->linear == SIPD_LINEAR_CHOLMOD) {
-        if (!mx->analysed) {
-            if (chol_analyse(&mx->chol, H) != SIPD_OK)
-                return SIPD_EFAIL;
-            mx->analysed = 1;
-        }
-        if (chol_factor(&mx->chol, H) != SIPD_OK || chol_solve(&mx->chol, mx->rhs, mx->dx) != SIPD_OK)
+        if (direct_solve(&mx->direct, H, extra, mx->rhs, mx->dx) != SIPD_OK)
             return SIPD_EFAIL;
     } else {
         int maxit = 4 * n > 200 ? 4 * n : 200;

@@ -7,8 +7,9 @@
  * form each outer iteration) — and the global system: the backend's non-elastic blocks
  * (inertia, contact; backend.h mixed_terms) plus Σ_e w (BJ)ᵀ H_e (BJ) assembled into the same
  * block-CSR pattern as Newton's (sparse.h, bsr_pattern; rows gathered per vertex over its
- * incidences, no races), solved by CHOLMOD (symbolic analysis once, numeric factorisation per
- * outer iteration) or block-Jacobi PCG.
+ * incidences, no races), solved by CHOLMOD (symbolic analysis once per pattern — contact pairs
+ * join it, so it is redone when the pair set's pattern changes — numeric factorisation per outer
+ * iteration; sparse.h direct_solve) or block-Jacobi PCG.
  *
  * Element kinds: tets (6 stretch entries), edges — springs and a rod's stretching (1: s = |F|) —
  * are stretch elements (physics/mixed.h); rod bending and hinges are plain elastic terms of the
@@ -49,5 +50,7 @@ double *mixed_stretch(sipd_mixed *mx);
 int mixed_stretch_count(const sipd_mixed *mx);
 /* max |Δs| over the elements of the last direction. */
 double mixed_ds_max(const sipd_mixed *mx);
+/* The CHOLMOD solve's state (its analysis and factorisation counters). */
+const sipd_direct *mixed_direct(const sipd_mixed *mx);
 
 #endif

@@ -1484,15 +1484,6 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
                 return SIPD_EINPUT;
             }
         }
-    if (sc->linear == SIPD_LINEAR_CHOLMOD && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
-        /* contact pairs couple vertices outside the element pattern; they enter the PCG
-           product matrix-free, which a factorisation cannot take */
-        const config_setting_t *g = config_setting_get_member(root, "solver");
-        const config_setting_t *l = g ? config_setting_get_member(g, "linear") : NULL;
-        return err(sc, l ? l : g, "solver.linear",
-                   "\"cholmod\"%s cannot take contact pairs (contact with %s): set solver.linear = \"pcg\"",
-                   l ? "" : " (the default of mixed-fem)", sc->self_contact ? "contact.self" : "several bodies");
-    }
     if (sc->coarse_levels > 1 && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
         const config_setting_t *s = config_setting_get_member(root, "solver");
         return err(sc, s ? config_setting_get_member(s, "coarse") : NULL, "solver.coarse",

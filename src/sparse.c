@@ -325,3 +325,146 @@ int chol_solve(sipd_chol *c, const double *rhs, double *x)
     cholmod_free_dense(&X, cm);
     return SIPD_OK;
 }
+
+/* ---- stored couplings and the direct solve ------------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int bsr_merge_extra(sipd_bsr *out, const sipd_bsr *A, const sipd_bsr_extra *extra, int *changed)
+{
+    const int n = A->n;
+    int cap = 64, a, nnz = 0, rc = SIPD_EFAIL;
+    int *cols = NULL, *row_off = NULL, *col = NULL, *diag = NULL, *tmp = NULL;
+    double *blk = NULL;
+    size_t tcap = 0, tn = 0;
+    *changed = 1;
+    if (!extra->blocks)
+        return SIPD_EFAIL;
+    cols = sipd_malloc((size_t)cap * sizeof(int));
+    blk = sipd_malloc((size_t)cap * 9 * sizeof(double));
+    row_off = sipd_malloc(((size_t)n + 1) * sizeof(int));
+    diag = sipd_malloc(((size_t)n + 1) * sizeof(int));
+    if (!cols || !blk || !row_off || !diag)
+        goto done;
+    /* the pattern: per row, A's columns and the couplings', sorted and unique */
+    row_off[0] = 0;
+    for (a = 0; a < n; a++) {
+        int nb = extra->blocks(extra->ctx, a, cols, blk, cap), na = A->row_off[a + 1] - A->row_off[a], m, k;
+        if (nb > cap) {
+            cap = nb + nb / 2;
+            free(cols);
+            free(blk);
+            cols = sipd_malloc((size_t)cap * sizeof(int));
+            blk = sipd_malloc((size_t)cap * 9 * sizeof(double));
+            if (!cols || !blk)
+                goto done;
+            nb = extra->blocks(extra->ctx, a, cols, blk, cap);
+        }
+        if (tn + (size_t)na + (size_t)nb > tcap) {
+            int *t2;
+            tcap = 2 * (tn + (size_t)na + (size_t)nb) + 1024;
+            if (!(t2 = realloc(tmp, tcap * sizeof(int))))
+                goto done;
+            tmp = t2;
+        }
+        memcpy(tmp + tn, A->col + A->row_off[a], (size_t)na * sizeof(int));
+        memcpy(tmp + tn + na, cols, (size_t)nb * sizeof(int));
+        qsort(tmp + tn, (size_t)(na + nb), sizeof(int), cmp_int);
+        for (m = 0, k = 0; k < na + nb; k++)
+            if (k == 0 || tmp[tn + k] != tmp[tn + m - 1])
+                tmp[tn + m++] = tmp[tn + k];
+        for (k = 0; k < m; k++)
+            if (tmp[tn + k] == a)
+                diag[a] = nnz + k;
+        tn += (size_t)m;
+        nnz += m;
+        row_off[a + 1] = nnz;
+    }
+    col = tmp;
+    tmp = NULL;
+    if (out->n == n && out->nnzb == nnz && out->row_off && !memcmp(out->row_off, row_off, ((size_t)n + 1) * sizeof(int)) &&
+        !memcmp(out->col, col, (size_t)nnz * sizeof(int))) {
+        *changed = 0;
+    } else {
+        double *val = sipd_malloc(((size_t)nnz + 1) * 9 * sizeof(double));
+        if (!val)
+            goto done;
+        bsr_free(out);
+        out->n = n;
+        out->nnzb = nnz;
+        out->row_off = row_off;
+        out->col = col;
+        out->diag = diag;
+        out->val = val;
+        row_off = col = diag = NULL;
+    }
+    /* the values: A's blocks, then the couplings' */
+    for (a = 0; a < n; a++) {
+        int k, j = out->row_off[a], nb;
+        double *V = out->val + 9 * (size_t)out->row_off[a];
+        memset(V, 0, sizeof(double) * 9 * (size_t)(out->row_off[a + 1] - out->row_off[a]));
+        for (k = A->row_off[a]; k < A->row_off[a + 1]; k++) {   /* both sorted: a merge */
+            while (out->col[j] != A->col[k]) j++;
+            memcpy(out->val + 9 * (size_t)j, A->val + 9 * (size_t)k, 9 * sizeof(double));
+        }
+        nb = extra->blocks(extra->ctx, a, cols, blk, cap);   /* fits: the pattern pass grew cap */
+        for (k = 0; k < nb; k++) {
+            int lo = out->row_off[a], hi = out->row_off[a + 1] - 1, r;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (out->col[mid] < cols[k])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (r = 0; r < 9; r++) out->val[9 * (size_t)lo + r] += blk[9 * k + r];
+        }
+    }
+    rc = SIPD_OK;
+done:
+    free(cols);
+    free(blk);
+    free(row_off);
+    free(col);
+    free(diag);
+    free(tmp);
+    return rc;
+}
+
+int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra, const double *rhs, double *x)
+{
+    const sipd_bsr *M = A;
+    int merged = extra && extra->row != NULL, changed = 0;
+    if (merged) {
+        if (bsr_merge_extra(&d->U, A, extra, &changed) != SIPD_OK)
+            return SIPD_EFAIL;
+        M = &d->U;
+    }
+    if (d->analysed && (d->merged != merged || changed)) {   /* a new pattern: a new analysis */
+        chol_free(&d->chol);
+        d->analysed = 0;
+    }
+    if (!d->analysed) {
+        if (chol_analyse(&d->chol, M) != SIPD_OK)
+            return SIPD_EFAIL;
+        d->analysed = 1;
+        d->merged = merged;
+        d->analyses++;
+    }
+    d->factors++;
+    if (chol_factor(&d->chol, M) != SIPD_OK || chol_solve(&d->chol, rhs, x) != SIPD_OK)
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+void direct_free(sipd_direct *d)
+{
+    if (d->analysed)
+        chol_free(&d->chol);
+    bsr_free(&d->U);
+    memset(d, 0, sizeof *d);
+}

@@ -31,9 +31,15 @@ typedef struct {
  * concurrently for different rows. */
 typedef void (*sipd_bsr_row_fn)(const void *ctx, int a, const double *x, double out[3]);
 
+/* The same term as stored blocks (for a factorisation): row a's coupling blocks, column
+ * cols[i] and 3x3 block blocks[9 i] (row-major), for i < the returned count; a column may repeat
+ * (the blocks add).  Only the first `cap` are written: a return above cap asks for more room. */
+typedef int (*sipd_bsr_row_blocks_fn)(const void *ctx, int a, int *cols, double *blocks, int cap);
+
 typedef struct {
-    sipd_bsr_row_fn row;   /* NULL: none */
+    sipd_bsr_row_fn row;              /* NULL: none */
     const void *ctx;
+    sipd_bsr_row_blocks_fn blocks;    /* the same couplings as blocks (NULL: not available) */
 } sipd_bsr_extra;
 
 /* The pattern of n vertices coupled by ne elements of k vertices each (elems: ne*k vertex
@@ -73,7 +79,7 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
 /* Sparse Cholesky of a symmetric positive definite block-CSR matrix by CHOLMOD (SuiteSparse):
  * chol_analyse once per pattern (fill-reducing ordering and symbolic factorisation), then
  * chol_factor for each new set of values and chol_solve for each right-hand side.  Only the
- * stored blocks enter (a sipd_bsr_extra term cannot).  The matrix's lower triangle is read;
+ * stored blocks enter (a sipd_bsr_extra term goes through direct_solve below).  The matrix's lower triangle is read;
  * it must be symmetric.  Status: SIPD_OK; SIPD_EFAIL when out of memory, or from chol_factor
  * when the matrix is not positive definite (then chol_solve refuses until a factor succeeds). */
 typedef struct {
@@ -89,5 +95,29 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A);
 int chol_factor(sipd_chol *c, const sipd_bsr *A);
 int chol_solve(sipd_chol *c, const double *rhs, double *x);
 void chol_free(sipd_chol *c);
+
+/* out = A's stored blocks plus the extra term's coupling blocks (extra->blocks), as one stored
+ * matrix (no element map): row a's columns are A's and the couplings', sorted.  *changed = 1
+ * when out's pattern differs from the one it held before (or it held none), 0 when only the
+ * values are new.  SIPD_EFAIL when out of memory or extra->blocks is NULL. */
+int bsr_merge_extra(sipd_bsr *out, const sipd_bsr *A, const sipd_bsr_extra *extra, int *changed);
+
+/* A direct solve of (A + extra) x = rhs by CHOLMOD.  Without an extra term A is factorised as
+ * it is (analysed once).  With one (Newton's and the mixed system's contact-pair couplings,
+ * which change with the pair set) the couplings join the pattern through bsr_merge_extra and
+ * the symbolic analysis is redone whenever that pattern changes — at most once per narrow
+ * phase, since the pairs are frozen in between; the counters say how often it happened. */
+typedef struct {
+    sipd_chol chol;
+    int analysed;      /* chol holds an analysis ...                                           */
+    int merged;        /* ... of the merged matrix U (1) or of A (0)                            */
+    sipd_bsr U;        /* A + couplings                                                         */
+    long analyses;     /* symbolic analyses so far                                             */
+    long factors;      /* numeric factorisations so far                                        */
+} sipd_direct;
+
+/* SIPD_OK; SIPD_EFAIL when out of memory or the matrix is not positive definite. */
+int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra, const double *rhs, double *x);
+void direct_free(sipd_direct *d);
 
 #endif

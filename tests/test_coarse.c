@@ -122,7 +122,7 @@ static void test_galerkin(void)
 {
     fixture f;
     sipd_dir_stats st;
-    sipd_bsr_extra extra = {NULL, NULL};
+    sipd_bsr_extra extra = {NULL, NULL, NULL};
     int a, b, i, j, q, r, s, n, N, nc;
     double *P, *Hd, *HP, *Hc, *g, scale = 0, err = 0, asym = 0, res = 0, rnorm = 0;
     const char *fmt = "time = { dt = 0.0166667; frames = 1; };\n"

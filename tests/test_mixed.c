@@ -15,6 +15,9 @@
  *   contact     ground contact (block dropped on the ground, CHOLMOD) and body–body pairs with
  *               friction (a block dropped onto another on the ground, PCG): mixed-fem follows Newton
  *               within 1e-4 of the size and converges wherever Newton does
+ *   contact_cholmod  body–body pairs with friction by CHOLMOD (the pair blocks join the pattern,
+ *               re-analysed when it changes): CHOLMOD = PCG for Newton and mixed-fem, mixed-fem =
+ *               Newton; symbolic analyses counted against the narrow phases
  *   edge_derivs the edge element (springs, a rod's stretching: s = |F|) against edge.h's spring:
  *               right-hand side, Lagrangian, BJ against differences, K = k d̂d̂ᵀ
  *   kinds       rope (springs + rod bending as a plain term), tet beam as springs (10 g, and
@@ -617,6 +620,102 @@ static void test_kinds(void)
     }
 }
 
+/* CHOLMOD with contact pairs: a block dropped onto another on the ground (pairs with friction),
+ * 20 steps, with Newton and mixed-fem, each by PCG and by CHOLMOD (the pair blocks join the
+ * pattern; sparse.h direct_solve re-analyses when it changes).  CHOLMOD agrees with PCG for the
+ * same method and mixed-fem with Newton; the symbolic analyses are counted against the narrow
+ * phases (one per step in begin_step, plus the driver's re-detections, counted through a
+ * wrapped detect op). */
+static int cd_detects = 0;
+static int (*cd_detect_cpu)(sipd_backend *, int, int *);
+static int cd_detect(sipd_backend *b, int run, int *flag)
+{
+    cd_detects += run != 0;
+    return cd_detect_cpu(b, run, flag);
+}
+
+static void test_contact_cholmod(void)
+{
+    static const char *fmt0 =
+        "time = { dt = 0.0166667; frames = 20; };\n"
+        "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-8; linear = \"%s\"; %s };\n"
+        "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.4; } );\n"
+        "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.011, 0.0]; },\n"
+        "           { mesh = \"%%s\"; material = \"m\"; translate = [0.1, 0.25, 0.0]; } );\n"
+        "contact = { enabled = true; dhat = 0.01; friction = 0.3; ground = { height = 0.0; }; };\n";
+    static const char *meth[4] = {"newton", "newton", "mixed-fem", "mixed-fem"};
+    static const char *lin[4] = {"pcg", "cholmod", "pcg", "cholmod"};
+    sipd_backend_ops ops = sipd_backend_cpu;
+    double *x[4] = {NULL, NULL, NULL, NULL}, diag = 1;
+    int nv = 0, k, nconv[4] = {0, 0, 0, 0};
+    char base[600];
+    cd_detect_cpu = sipd_backend_cpu.detect;
+    ops.detect = cd_detect;
+    if (write_box(base, sizeof base, 4, 2, 2, 0.4, 0.2, 0.2)) {
+        CHECK(0, "mesh");
+        return;
+    }
+    for (k = 0; k < 4; k++) {
+        char fmt1[4096], fmt[4096];
+        fixture f;
+        sipd_solve_result r;
+        int st, contacts = 0, iters = 0;
+        double t0;
+        snprintf(fmt1, sizeof fmt1, fmt0, meth[k], lin[k], k & 1 ? "" : "cg_tolerance = 1.0e-10;");
+        snprintf(fmt, sizeof fmt, fmt1, base, base);
+        cd_detects = 0;
+        if (fixture_load_ops(&f, fmt, "scene", &ops)) {
+            CHECK(0, "%s %s: load failed", meth[k], lin[k]);
+            return;
+        }
+        t0 = sipd_now();
+        for (st = 0; st < 20; st++) {
+            if (sim_step(&f.s, 1.0 / 60, &r) != SIPD_OK) {
+                CHECK(0, "%s %s: step %d failed: %s", meth[k], lin[k], st, f.s.why);
+                break;
+            }
+            nconv[k] += r.converged;
+            iters += r.iterations;
+            contacts = r.contacts > contacts ? r.contacts : contacts;
+        }
+        t0 = sipd_now() - t0;
+        CHECK(contacts > 0, "%s %s: no contact happened", meth[k], lin[k]);
+        if (k & 1) {
+            const sipd_direct *d = k == 1 ? &f.s.nchol : mixed_direct(f.s.mx);
+            printf("contact_cholmod: %-9s cholmod: %ld symbolic analyses, %ld factorisations, %d narrow phases "
+                   "(20 steps + %d re-detections), %d iterations, %d of 20 converged, %.1f ms per step\n",
+                   meth[k], d->analyses, d->factors, 20 + cd_detects, cd_detects, iters, nconv[k], 1e3 * t0 / 20);
+            CHECK(d->factors > 0, "%s: no factorisation", meth[k]);
+            CHECK(d->analyses >= 2, "%s: the pattern never changed (%ld analyses): were the pairs stored?", meth[k],
+                  d->analyses);
+            CHECK(d->analyses <= 20 + cd_detects, "%s: %ld analyses for %d narrow phases", meth[k], d->analyses,
+                  20 + cd_detects);
+        } else {
+            printf("contact_cholmod: %-9s pcg: %d iterations, %d of 20 converged, %.1f ms per step\n", meth[k], iters,
+                   nconv[k], 1e3 * t0 / 20);
+        }
+        x[k] = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x[k], NULL);
+        nv = f.m.nv;
+        diag = f.m.bbox_diag;
+        fixture_free(&f);
+    }
+    if (x[0] && x[1] && x[2] && x[3]) {
+        double dn = maxdiff(x[0], x[1], 3 * nv) / diag, dm = maxdiff(x[2], x[3], 3 * nv) / diag;
+        double dmn = maxdiff(x[0], x[3], 3 * nv) / diag;
+        printf("contact_cholmod: max|x_cholmod - x_pcg| / size: newton %.1e, mixed-fem %.1e; mixed-fem cholmod vs "
+               "newton pcg %.1e\n",
+               dn, dm, dmn);
+        CHECK(dn < 1e-6, "newton: cholmod and pcg differ by %.2e of the size", dn);
+        CHECK(dm < 1e-6, "mixed-fem: cholmod and pcg differ by %.2e of the size", dm);
+        CHECK(dmn < 1e-4, "mixed-fem (cholmod) differs from Newton by %.2e of the size", dmn);
+        CHECK(nconv[1] >= nconv[0] - 1 && nconv[3] >= nconv[2] - 1,
+              "converged steps: newton pcg %d cholmod %d, mixed-fem pcg %d cholmod %d", nconv[0], nconv[1], nconv[2],
+              nconv[3]);
+    }
+    for (k = 0; k < 4; k++) free(x[k]);
+}
+
 /* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
  * set_direction ends the step with an error that names the op. */
 static const char *fail_op = "";
@@ -701,6 +800,8 @@ int main(int argc, char **argv)
         test_linear();
     else if (!strcmp(which, "contact"))
         test_contact();
+    else if (!strcmp(which, "contact_cholmod"))
+        test_contact_cholmod();
     else if (!strcmp(which, "edge_derivs"))
         test_edge_derivs();
     else if (!strcmp(which, "kinds"))
