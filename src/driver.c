@@ -195,8 +195,8 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             return SIPD_EFAIL;
         }
         if (!mixed_kinds_supported(m)) {
-            sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\" handles solids, springs and rods so far; "
-                          "this scene has cloth or shells (bodies[].elements)");
+            sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\": a shell or cloth body's membrane has no "
+                          "stretch (S) form except stable neo-Hookean's");
             sim_free(s);
             return SIPD_EINPUT;
         }

@@ -1,7 +1,7 @@
 /* mixed.c — the mixed variational FEM outer iteration (mixed.h, DESIGN.md §3.11).
  *
- * The stretch elements are the model's groups of tets (6 stretch entries), triangles (3) and
- * edges (1; physics/mixed.h); their unknowns s, Δs, λ are stored group after group in one
+ * The stretch elements are the model's groups of tets (6 stretch entries), triangles (3, stable
+ * neo-Hookean membranes) and edges (1; physics/mixed.h); their unknowns s, Δs, λ are stored group after group in one
  * array (the tets' first when there are only tets: the checkpoint layout of a tets-only model
  * is the same as before the other kinds existed).  Rod bending and hinges are not stretch
  * elements: the backend adds them to the global system with the other plain terms
@@ -63,9 +63,13 @@ int mixed_kinds_supported(const sipd_model *m)
     int g;
     for (g = 0; g < m->ngroups; g++) {
         int k = m->groups[g].kind;
-        if (k == SIPD_KIND_TRI || (mixed_kind_stretch(k) == 0 && k != SIPD_KIND_ROD_BEND && k != SIPD_KIND_HINGE))
-            if (m->groups[g].ne > 0)
-                return 0;
+        int e;
+        if (mixed_kind_stretch(k) == 0 && k != SIPD_KIND_ROD_BEND && k != SIPD_KIND_HINGE && m->groups[g].ne > 0)
+            return 0;
+        if (k == SIPD_KIND_TRI)   /* membranes: the stable neo-Hookean S-form only */
+            for (e = 0; e < m->groups[g].ne; e++)
+                if (!mixed_tri_model_valid((int)m->mats[m->groups[g].mat[e]].model))
+                    return 0;
     }
     return 1;
 }
@@ -80,6 +84,7 @@ static void group_shat(const sipd_model *m, const mixed_group *G, int e, const d
         mixed_tet_shat(E->rest + 9 * (size_t)e, ld(p, t[0]), ld(p, t[1]), ld(p, t[2]), ld(p, t[3]), shat);
         break;
     case SIPD_KIND_EDGE: shat[0] = mixed_edge_shat(E->rest[2 * (size_t)e], ld(p, t[0]), ld(p, t[1])); break;
+    case SIPD_KIND_TRI: mixed_tri_shat(E->rest + 4 * (size_t)e, ld(p, t[0]), ld(p, t[1]), ld(p, t[2]), shat); break;
     default: break;
     }
 }
@@ -176,6 +181,10 @@ static void group_system(const sipd_model *m, mixed_group *G, const double *y)
         case SIPD_KIND_EDGE:
             mixed_edge_system(E->rest[2 * (size_t)e], E->rest[2 * (size_t)e + 1], ld(y, t[0]), ld(y, t[1]), G->s + os,
                               K, r, BJ, Hs, G->gs + os, G->shat + os);
+            break;
+        case SIPD_KIND_TRI:
+            mixed_tri_system(&m->mats[E->mat[e]], E->rest + 4 * (size_t)e, E->vol[e], ld(y, t[0]), ld(y, t[1]),
+                             ld(y, t[2]), G->s + os, K, r, BJ, Hs, G->gs + os, G->shat + os);
             break;
         default: break;
         }
@@ -291,6 +300,10 @@ double mixed_lagrangian(const sipd_mixed *mx, double alpha)
             case SIPD_KIND_EDGE:
                 Lg += mixed_edge_lagrangian(E->rest[2 * (size_t)e], E->rest[2 * (size_t)e + 1], p[0], p[1], st,
                                             G->lam + os);
+                break;
+            case SIPD_KIND_TRI:
+                Lg += mixed_tri_lagrangian(&m->mats[E->mat[e]], E->rest + 4 * (size_t)e, E->vol[e], p[0], p[1], p[2],
+                                           st, G->lam + os);
                 break;
             default: break;
             }

@@ -18,6 +18,10 @@
  *   contact_cholmod  body–body pairs with friction by CHOLMOD (the pair blocks join the pattern,
  *               re-analysed when it changes): CHOLMOD = PCG for Newton and mixed-fem, mixed-fem =
  *               Newton; symbolic analyses counted against the narrow phases
+ *   tri_derivs  the membrane element over polar_3x2: Ψ(ŝ(F)) = tri.h's Ψ(F), the S-form's
+ *               derivatives and BJ against differences, r_e at s = ŝ = −tri.h's gradient, K PSD
+ *   cloth       a pinned cloth under gravity and a stretched cloth (membrane + hinges as plain
+ *               terms): mixed-fem at Newton's solution of the same 3 steps within 1e-4
  *   edge_derivs the edge element (springs, a rod's stretching: s = |F|) against edge.h's spring:
  *               right-hand side, Lagrangian, BJ against differences, K = k d̂d̂ᵀ
  *   kinds       rope (springs + rod bending as a plain term), tet beam as springs (10 g, and
@@ -716,6 +720,139 @@ static void test_contact_cholmod(void)
     for (k = 0; k < 4; k++) free(x[k]);
 }
 
+/* The membrane element (physics/mixed.h, over polar.h's polar_3x2): Ψ(ŝ(F)) = tri.h's Ψ(F); the
+ * S-form gradient and Hessian against central differences; BJ = ∂ŝ/∂y against differences; at
+ * s = ŝ the element's right-hand side is minus tri.h's gradient; K PSD. */
+static void test_tri_derivs(void)
+{
+    sipd_material mat = tri_material(1e5, 0.3);
+    double worst[4] = {0, 0, 0, 0};
+    int trial;
+    for (trial = 0; trial < 40; trial++) {
+        vec3 x[3] = {v3(0, 0, 0), v3(0.1 + 0.05 * (urand() + 1), 0.02 * urand(), 0), v3(0.03 * urand(), 0.1, 0.01)};
+        vec3 y[3], gr[3];
+        double Bm[4] = {1, 0, 0, 1}, vol, s[3], K[81], r[9], BJ[27], Hs[9], gs[3], sh[3], g[3], Hn[9], gerr = 0;
+        double herr = 0, berr = 0, rerr = 0, rsc = 0, psiS, psiF;
+        vec3 f0, f1;
+        int a, k, c, i;
+        sym3 Kp;
+        vol = 1e-3 * tri_rest(x[0], x[1], x[2], Bm);
+        for (a = 0; a < 3; a++) y[a] = v3_add(x[a], v3(0.04 * urand(), 0.04 * urand(), 0.04 * urand()));
+        if (trial % 4 == 3)   /* a stretched and rotated one */
+            for (a = 0; a < 3; a++) y[a] = v3(1.3 * x[a].v[1], 0.2 * x[a].v[0], 0.9 * x[a].v[0] + 0.1 * x[a].v[1]);
+        mixed_tri_shat(Bm, y[0], y[1], y[2], s);
+        tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+        psiS = mixed_tri_psi(&mat, s, g, Hn);
+        psiF = tri_psi(&mat, f0, f1);
+        CHECK(fabs(psiS - psiF) < 1e-9 * fmax(1, fabs(psiF)), "tri %d: Ψ(ŝ) = %.17g, Ψ(F) = %.17g", trial, psiS, psiF);
+        for (k = 0; k < 3; k++) {   /* ∇Ψ, ∇²Ψ in s by differences */
+            const double h = 1e-6;
+            double sp[3], sm[3], gp[3], gm[3];
+            memcpy(sp, s, sizeof sp);
+            memcpy(sm, s, sizeof sm);
+            sp[k] += h;
+            sm[k] -= h;
+            gerr = fmax(gerr, fabs((mixed_tri_psi(&mat, sp, gp, NULL) - mixed_tri_psi(&mat, sm, gm, NULL)) / (2 * h) - g[k]));
+            for (c = 0; c < 3; c++) herr = fmax(herr, fabs((gp[c] - gm[c]) / (2 * h) - Hn[3 * c + k]));
+        }
+        CHECK(gerr < 1e-7 * mat.lambda, "tri %d: |∇Ψ - FD| = %g", trial, gerr);
+        CHECK(herr < 1e-7 * mat.lambda, "tri %d: |∇²Ψ - FD| = %g", trial, herr);
+        mixed_tri_system(&mat, Bm, vol, y[0], y[1], y[2], s, K, r, BJ, Hs, gs, sh);
+        for (c = 0; c < 9; c++) {   /* BJ = ∂ŝ/∂y */
+            const double h = 1e-7;
+            vec3 yp[3] = {y[0], y[1], y[2]}, ym[3] = {y[0], y[1], y[2]};
+            double shp[3], shm[3];
+            yp[c / 3].v[c % 3] += h;
+            ym[c / 3].v[c % 3] -= h;
+            mixed_tri_shat(Bm, yp[0], yp[1], yp[2], shp);
+            mixed_tri_shat(Bm, ym[0], ym[1], ym[2], shm);
+            for (k = 0; k < 3; k++) berr = fmax(berr, fabs((shp[k] - shm[k]) / (2 * h) - BJ[9 * k + c]));
+        }
+        CHECK(berr < 1e-6 * 20, "tri %d: |BJ - FD| = %g (|∇N| ~ 20)", trial, berr);
+        tri_element(&mat, 0, Bm, vol, y[0], y[1], y[2], gr, &Kp);
+        for (a = 0; a < 3; a++)
+            for (i = 0; i < 3; i++) {
+                rerr = fmax(rerr, fabs(r[3 * a + i] + gr[a].v[i]));
+                rsc = fmax(rsc, fabs(gr[a].v[i]));
+            }
+        CHECK(rerr < 1e-9 * fmax(rsc, 1e-12), "tri %d: r_e + tri.h gradient = %g (scale %g)", trial, rerr, rsc);
+        CHECK(min_eig(9, K) > -1e-9 * mat.lambda * vol * 1e4, "tri %d: K min eigenvalue %g", trial, min_eig(9, K));
+        worst[0] = fmax(worst[0], fabs(psiS - psiF) / fmax(1, fabs(psiF)));
+        worst[1] = fmax(worst[1], berr);
+        worst[2] = fmax(worst[2], rerr / fmax(rsc, 1e-12));
+        worst[3] = fmax(worst[3], fmax(gerr, herr) / mat.lambda);
+    }
+    printf("tri_derivs: 40 triangles: |Ψ(ŝ) - Ψ(F)| %.1e (relative), |BJ - FD| %.1e, |r_e + gradient| %.1e (relative), "
+           "|∇Ψ, ∇²Ψ - FD| %.1e (of λ')\n",
+           worst[0], worst[1], worst[2], worst[3]);
+}
+
+/* Cloth end to end: a pinned cloth (two corners pinned, gravity; membrane + hinges as plain
+ * terms) and the same cloth stretched by moving one edge: mixed-fem at Newton's solution of the
+ * same 3 steps within 1e-4 of the size. */
+static void test_cloth(void)
+{
+    static const char *bodies[2] = {
+        "gravity = [0.0, -9.81, 0.0];\n"
+        "materials = ( { name = \"c\"; youngs = 1.0e5; poisson = 0.3; density = 300.0; } );\n"
+        "bodies = ( { generate = { shape = \"cloth\"; size = [0.5, 0.5]; cells = [6, 6]; }; material = \"c\";\n"
+        "  thickness = 0.001; rotate_deg = [90.0, 0.0, 0.0];\n"
+        "  pin = ( { box_min = [-0.01, -0.01, -1.0]; box_max = [0.01, 0.01, 1.0]; },\n"
+        "          { box_min = [0.49, -0.01, -1.0]; box_max = [0.51, 0.01, 1.0]; } ); } );\n",
+        "gravity = [0.0, 0.0, 0.0];\n"
+        "materials = ( { name = \"c\"; youngs = 1.0e6; poisson = 0.3; density = 300.0; } );\n"
+        "bodies = ( { generate = { shape = \"cloth\"; size = [0.5, 0.5]; cells = [6, 6]; }; material = \"c\";\n"
+        "  thickness = 0.001;\n"
+        "  pin = { box_min = [-0.01, -1.0, -1.0]; box_max = [0.01, 1.0, 1.0]; };\n"
+        "  move = { box_min = [0.49, -1.0, -1.0]; box_max = [0.51, 1.0, 1.0]; velocity = [1.0, 0.0, 0.0]; }; } );\n"};
+    static const char *names[2] = {"pinned cloth, gravity", "cloth stretched"};
+    int c, k;
+    for (c = 0; c < 2; c++) {
+        double *x[2] = {NULL, NULL}, diag = 1, t[2] = {0, 0};
+        int nv = 0, it[2] = {0, 0}, conv[2] = {1, 1};
+        for (k = 0; k < 2; k++) {
+            fixture f;
+            sipd_solve_result r;
+            char text[4096];
+            int step;
+            snprintf(text, sizeof text,
+                     "time = { dt = 0.0166667; frames = 3; };\n"
+                     "solver = { method = \"%s\"; iterations = 500; tolerance = 1.0e-8; };\n%s",
+                     k ? "mixed-fem" : "newton", bodies[c]);
+            if (fixture_load(&f, text)) {
+                CHECK(0, "%s: setup failed", names[c]);
+                return;
+            }
+            CHECK(f.m.group_of[SIPD_KIND_TRI] >= 0, "%s: no triangles", names[c]);
+            for (step = 0; step < 3; step++) {
+                double t0 = sipd_now();
+                CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "%s: step failed", names[c]);
+                t[k] += sipd_now() - t0;
+                conv[k] = conv[k] && (r.converged || r.status == SIPD_SOLVE_STALLED);
+                it[k] += r.iterations;
+                if (!r.converged)
+                    printf("cloth: %s, %s step %d: %s, r = %.2e after %d\n", names[c], k ? "mixed-fem" : "newton", step,
+                           sim_status_name(r.status), r.residual, r.iterations);
+            }
+            x[k] = malloc(sizeof(double) * 3 * f.m.nv);
+            f.s.ops->download(f.s.b, x[k], NULL);
+            nv = f.m.nv;
+            diag = f.m.bbox_diag;
+            fixture_free(&f);
+        }
+        {
+            double d = maxdiff(x[0], x[1], 3 * nv) / diag;
+            printf("cloth: %-22s newton %3d, mixed-fem %3d outer iterations in 3 steps (%.2f / %.2f ms per step); "
+                   "max|x - x_newton| / size = %.1e\n",
+                   names[c], it[0], it[1], 1e3 * t[0] / 3, 1e3 * t[1] / 3, d);
+            CHECK(conv[0] && conv[1], "%s: not converged (newton %d, mixed-fem %d)", names[c], conv[0], conv[1]);
+            CHECK(d < 1e-4, "%s: mixed-fem differs from Newton by %.2e of the size", names[c], d);
+        }
+        free(x[0]);
+        free(x[1]);
+    }
+}
+
 /* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
  * set_direction ends the step with an error that names the op. */
 static const char *fail_op = "";
@@ -802,6 +939,10 @@ int main(int argc, char **argv)
         test_contact();
     else if (!strcmp(which, "contact_cholmod"))
         test_contact_cholmod();
+    else if (!strcmp(which, "tri_derivs"))
+        test_tri_derivs();
+    else if (!strcmp(which, "cloth"))
+        test_cloth();
     else if (!strcmp(which, "edge_derivs"))
         test_edge_derivs();
     else if (!strcmp(which, "kinds"))

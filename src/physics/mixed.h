@@ -37,6 +37,7 @@
 #include "material.h"
 #include "polar.h"
 #include "tet.h"
+#include "tri.h"
 
 #define SIPD_MIXED_JMIN SIPD_R(1e-6)
 
@@ -315,6 +316,116 @@ SIPD_HD sipd_real mixed_edge_lagrangian(sipd_real L, sipd_real kspr, vec3 y0, ve
 {
     sipd_real shat = mixed_edge_shat(L, y0, y1), d = s[0] - 1;
     return L * (SIPD_R(0.5) * kspr * L * d * d - lam[0] * (shat - s[0]));
+}
+
+/* ---- triangles: membranes (kind SIPD_KIND_TRI, rest Bm 2x2, measure w = A t) ---------------
+ *
+ * F = Ds Bm (3x2, tri.h), R, S = polar_3x2(F) (polar.h: R 3x2 with orthonormal columns, S 2x2
+ * PSD — a 3x2 F has no inversion), ŝ = (S00, S11, S01), Sym = diag(1, 1, 2).  B = ∂ŝ/∂F (3x6,
+ * column 2i + j = F_ij) from dŝ = sym(dRᵀF + RᵀdF) with polar_3x2_dR; BJ (3x9) = B dF/dy.
+ * Stable neo-Hookean membrane in S (tri.h's Ψ exactly: |S|² = tr FᵀF, det S = J = |f0 × f1|):
+ *   Ψ(s) = μ/2 (|S|² − 2) + λ'/2 (det S − α)²,  μ, λ', α the membrane material's (tri_material). */
+
+SIPD_HD int mixed_tri_model_valid(int model) { return model == SIPD_MAT_STABLE_NEOHOOKEAN; }
+
+/* Ψ(s) of the membrane; gradient g (3) and Hessian H (9, not projected) when non-NULL. */
+SIPD_HD sipd_real mixed_tri_psi(const sipd_material *mat, const sipd_real *s, sipd_real *g, sipd_real *H)
+{
+    const sipd_real mu = mat->mu, la = mat->lambda;
+    sipd_real J = s[0] * s[1] - s[2] * s[2], c = la * (J - mat->alpha);
+    sipd_real dJ[3];
+    int k, l;
+    dJ[0] = s[1];
+    dJ[1] = s[0];
+    dJ[2] = -2 * s[2];
+    if (g) {
+        g[0] = mu * s[0] + c * dJ[0];
+        g[1] = mu * s[1] + c * dJ[1];
+        g[2] = 2 * mu * s[2] + c * dJ[2];
+    }
+    if (H) {
+        for (k = 0; k < 3; k++)
+            for (l = 0; l < 3; l++) H[3 * k + l] = la * dJ[k] * dJ[l];
+        H[0] += mu;
+        H[4] += mu;
+        H[8] += 2 * mu - 2 * c;
+        H[1] += c;
+        H[3] += c;
+    }
+    return SIPD_R(0.5) * mu * (s[0] * s[0] + s[1] * s[1] + 2 * s[2] * s[2] - 2) +
+           SIPD_R(0.5) * la * (J - mat->alpha) * (J - mat->alpha);
+}
+
+/* F (3x2 row-major) of the triangle at corners y */
+SIPD_HD void mixed_tri_F(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, sipd_real *F)
+{
+    vec3 f0, f1;
+    int i;
+    tri_F(Bm, y0, y1, y2, &f0, &f1);
+    for (i = 0; i < 3; i++) {
+        F[2 * i] = f0.v[i];
+        F[2 * i + 1] = f1.v[i];
+    }
+}
+
+SIPD_HD void mixed_tri_shat(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, sipd_real *shat)
+{
+    sipd_real F[6], R[6];
+    mixed_tri_F(Bm, y0, y1, y2, F);
+    polar_3x2(F, R, shat, (vec3 *)0);
+}
+
+/* B = ∂ŝ/∂F (3x6 row-major, column 2i + j) for R, S, n = polar_3x2(F). */
+SIPD_HD void mixed_tri_B(const sipd_real *F, const sipd_real *R, const sipd_real *S, vec3 n, sipd_real *B)
+{
+    int c, i;
+    for (c = 0; c < 6; c++) {
+        sipd_real dF[6] = {0, 0, 0, 0, 0, 0}, dR[6], T[4] = {0, 0, 0, 0};
+        dF[c] = 1;
+        polar_3x2_dR(R, S, n, dF, dR);
+        for (i = 0; i < 3; i++) {   /* T = dRᵀ F + Rᵀ dF (2x2) */
+            T[0] += dR[2 * i] * F[2 * i] + R[2 * i] * dF[2 * i];
+            T[1] += dR[2 * i] * F[2 * i + 1] + R[2 * i] * dF[2 * i + 1];
+            T[2] += dR[2 * i + 1] * F[2 * i] + R[2 * i + 1] * dF[2 * i];
+            T[3] += dR[2 * i + 1] * F[2 * i + 1] + R[2 * i + 1] * dF[2 * i + 1];
+        }
+        B[c] = T[0];
+        B[6 + c] = T[3];
+        B[12 + c] = SIPD_R(0.5) * (T[1] + T[2]);
+    }
+}
+
+SIPD_HD void mixed_tri_system(const sipd_material *mat, const sipd_real *Bm, sipd_real w, vec3 y0, vec3 y1, vec3 y2,
+                              const sipd_real *s, sipd_real *K, sipd_real *r, sipd_real *BJ, sipd_real *Hs,
+                              sipd_real *gs, sipd_real *shat)
+{
+    sipd_real F[6], R[6], B[18], gN[3][2];
+    vec3 n;
+    int a, i, j, k;
+    mixed_tri_F(Bm, y0, y1, y2, F);
+    polar_3x2(F, R, shat, &n);
+    mixed_tri_B(F, R, shat, n, B);
+    for (a = 0; a < 3; a++) tri_gradN(Bm, a, gN[a]);
+    for (k = 0; k < 3; k++)
+        for (a = 0; a < 3; a++)
+            for (i = 0; i < 3; i++) {
+                sipd_real acc = 0;
+                for (j = 0; j < 2; j++) acc += B[6 * k + 2 * i + j] * gN[a][j];
+                BJ[9 * k + 3 * a + i] = acc;
+            }
+    mixed_tri_psi(mat, s, gs, Hs);
+    sym_project(3, Hs, SIPD_PROJECT_CLAMP);
+    mixed_element_system(3, 9, w, BJ, Hs, gs, shat, s, K, r);
+}
+
+SIPD_HD sipd_real mixed_tri_lagrangian(const sipd_material *mat, const sipd_real *Bm, sipd_real w, vec3 y0, vec3 y1,
+                                       vec3 y2, const sipd_real *s, const sipd_real *lam)
+{
+    sipd_real shat[3], c = 0;
+    int k;
+    mixed_tri_shat(Bm, y0, y1, y2, shat);
+    for (k = 0; k < 3; k++) c += lam[k] * (k == 2 ? SIPD_R(2) : SIPD_R(1)) * (shat[k] - s[k]);
+    return w * (mixed_tri_psi(mat, s, (sipd_real *)0, (sipd_real *)0) - c);
 }
 
 /* Stretch entries per element of kind k: 6 (tets), 3 (triangles), 1 (edges); 0 for the kinds
