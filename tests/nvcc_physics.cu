@@ -162,6 +162,26 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         mixed_local_update(BJ, Hs, gs, sh, s6, dx, ds, lm);
         acc += mixed_tet_lagrangian(&mat, Bm, vol, a, b, c, x, s6, lm);
         acc += B[7] + BJ[9] + Kx[13] + r[2] + ds[3] + lm[4];
+        {   /* element kinds: edges and membranes */
+            const sipd_real sym3w[3] = {1, 1, 2};
+            sipd_real Ke[81], re[9], BJe[27], He[9], ge[3], she[3], se[3], le[3], Ft2[6], R2[6], B2[18], Bt[4];
+            vec3 n2 = v3(0, 0, 1);
+            int q;
+            for (q = 0; q < 4; q++) Bt[q] = Bm[q];
+            se[0] = mixed_edge_shat(vol + 1, a, b);
+            mixed_edge_system(vol + 1, mat.mu, a, b, se, Ke, re, BJe, He, ge, she);
+            acc += mixed_edge_lagrangian(vol + 1, mat.mu, a, b, se, le) + (sipd_real)mixed_kind_stretch(split);
+            acc += mixed_kind_sym(split, 2) + (sipd_real)mixed_tri_model_valid(split);
+            mixed_tri_shat(Bt, a, b, c, se);
+            mixed_tri_F(Bt, a, b, c, Ft2);
+            polar_3x2(Ft2, R2, she, &n2);
+            mixed_tri_B(Ft2, R2, she, n2, B2);
+            acc += mixed_tri_psi(&mat, se, ge, He);
+            mixed_tri_system(&mat, Bt, vol, a, b, c, se, Ke, re, BJe, He, ge, she);
+            mixed_element_system(3, 9, vol, BJe, He, ge, she, se, Ke, re);
+            mixed_local_update_n(3, 9, sym3w, BJe, He, ge, she, se, in, ds, le);
+            acc += mixed_tri_lagrangian(&mat, Bt, vol, a, b, c, se, le) + Ke[3] + re[1] + B2[5] + le[0];
+        }
     }
 
     /* hessian.h */
