@@ -59,11 +59,6 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
         snprintf(why, n, "method %s", mi ? mi->name : "?");
         return 1;
     }
-    /* two-level SIPD: the CUDA backend has no Hessian assembly yet (README "Two-level SIPD") */
-    if (sc->coarse_levels > 1) {
-        snprintf(why, n, "solver.coarse (two-level SIPD)");
-        return 1;
-    }
     /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
     if (sc->contact && method_sweep(sc) == SIPD_SWEEP_GS) {
         snprintf(why, n, "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
