@@ -395,6 +395,9 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
+/* Newton's vertex pass (g only; no pairs: method.c keeps newton with pairs on the CPU) */
+static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
+
 /* v = (y − x)/h (0 when quasi-static), x = y. */
 extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
 {
@@ -495,12 +498,12 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     cudaFuncAttributes fa;
 
     *out = NULL;
-    if (p->precond == SIPD_PRECOND_NEWTON) {
-        sipd_error("cuda backend: method newton runs on the CPU backend only (use --device cpu)");
+    if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* method.c keeps this on the CPU */
+        sipd_error("cuda backend: method newton with contact pairs runs on the CPU backend only (use --device cpu)");
         return SIPD_EINPUT;
     }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
-        p->precond != SIPD_PRECOND_MASS) {
+        p->precond != SIPD_PRECOND_MASS && p->precond != SIPD_PRECOND_NEWTON) {
         sipd_error("cuda backend: unknown preconditioner %d", p->precond);
         return SIPD_EINPUT;
     }
@@ -528,7 +531,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     d->v.ngroups = m->ngroups;
     b->split = p->split;
     b->precond = p->precond;
-    b->want_hessian = p->hessian;
+    b->want_hessian = p->hessian || p->precond == SIPD_PRECOND_NEWTON;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
 
 #define CK(call)                                                                              \
@@ -555,7 +558,10 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
-    b->kvert = k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
+    if (p->precond == SIPD_PRECOND_NEWTON)   /* Newton: g and the element Hessians (dy: the driver's) */
+        b->kelem = k_element_hessian;
+    b->kvert = p->precond == SIPD_PRECOND_NEWTON ? k_vertex_newton[p->contact != 0]
+             : k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
                                                                                         : 3];
@@ -590,7 +596,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         W->nc = G->nc;
         W->ne = G->ne;
         nblk = p->precond == SIPD_PRECOND_SPLIT ? (size_t)kind_block_size(G->kind, 0)
-               : p->precond == SIPD_PRECOND_MASS ? 0
+               : p->precond == SIPD_PRECOND_MASS || p->precond == SIPD_PRECOND_NEWTON ? 0
                                                  : (size_t)kind_block_size(G->kind, 1);
         CK(dalloc(b, (void **)&W->v, ne * G->nc * sizeof(int), "element vertices"));
         CK(dalloc(b, (void **)&W->rest, ne * kind_rest_size(G->kind) * sizeof(float), "element rest data"));
@@ -599,7 +605,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         CK(dalloc(b, (void **)&W->grad, ne * kind_grad_size(G->kind) * sizeof(float), "element gradients"));
         CK(dalloc(b, (void **)&W->blk, ne * nblk * sizeof(float), "element blocks"));
         W->hess = NULL;   /* Newton runs on the CPU backend only; two-level SIPD's hessian op: */
-        if (p->hessian)
+        if (b->want_hessian)
             CK(dalloc(b, (void **)&W->hess, ne * kind_hessian_size(G->kind) * sizeof(float), "element Hessians"));
         if (ne > 0) {
             CKC(cudaMemcpy((void *)W->v, G->v, ne * G->nc * sizeof(int), cudaMemcpyHostToDevice));
@@ -991,6 +997,8 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->have_gsum = 1;
     b->first = 0;
     st->cg_iters = 0;
+    if (b->precond == SIPD_PRECOND_NEWTON && b->d.v.nv > 0)   /* the driver's CG sets dy (set_direction) */
+        CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (newton)");
     if (b->d.v.npr > 0) {
         int gp = grid_for(b, b->d.v.npr);
         SIPD_LAUNCH(k_pair_stats, gp, NT, 0, b->d, b->part);
@@ -1177,8 +1185,9 @@ static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
     return SIPD_OK;
 }
 
-/* backend.h hessian (precond SPLIT with params.hessian: the coarse level of two-level SIPD),
- * after a direction pass at y. */
+/* backend.h hessian, after a direction pass at y: Newton's (precond NEWTON, whose direction
+ * pass evaluated the element Hessians) or the coarse level's of two-level SIPD (precond SPLIT
+ * with params.hessian: the element Hessians are evaluated here). */
 static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
@@ -1199,8 +1208,8 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
     }
     if (hessian_pattern(b, H) != SIPD_OK)
         return SIPD_EFAIL;
-    for (gi = 0; gi < b->d.v.ngroups; gi++)   /* the element Hessians at y */
-        if (b->d.v.grp[gi].ne > 0) {
+    for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
+        if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
             SIPD_LAUNCH(k_element_hessian, grid_for(b, b->d.v.grp[gi].ne), NT, 0, b->d, gi);
             LAUNCHED("hessian (element Hessians)");
         }
@@ -1240,7 +1249,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
     cuda_step_load,
-    cuda_hessian,  /* two-level SIPD's coarse level; newton runs on the CPU backend only (method.h) */
+    cuda_hessian,  /* newton (without pairs: method.c) and two-level SIPD's coarse level */
     cuda_set_direction,
     FLT_EPSILON,
     NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */

@@ -18,7 +18,7 @@ static const sipd_method_info methods[] = {
     /* Newton: no Chebyshev (its steps are not a stationary iteration); a step that gains
        nothing at the round-off floor gains nothing later, so the stall window is short */
     {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
-     SIPD_BACKEND_CPU},
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
     /* seed 002 (DESIGN.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
        tetrahedra, CPU only; short stall window as Newton's */
     {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
@@ -57,6 +57,11 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
     const sipd_method_info *mi = method_info(sc->method);
     if (!mi || !(mi->backends & SIPD_BACKEND_CUDA)) {
         snprintf(why, n, "method %s", mi ? mi->name : "?");
+        return 1;
+    }
+    /* Newton on CUDA: H and g come to the host, the pairs' matrix-free couplings do not */
+    if (mi->direction == SIPD_DIRECTION_NEWTON_CG && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        snprintf(why, n, "method %s with contact pairs", mi->name);
         return 1;
     }
     /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
