@@ -33,6 +33,13 @@
  *    kernel (gather, Jacobi majoriser weight), the energy kernel (one thread per pair) and
  *    k_pair_stats — the CPU backend's formulas from physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
+ *  - Newton and two-level SIPD's coarse level (NEVER RUN ON A GPU YET): the `hessian` op runs
+ *    the element pass with NEWTON (per-element PSD-projected Hessians, k_element<NEWTON>) and
+ *    k_hessian_row (passes.h pass_hessian_row: one thread per vertex gathers its block row over
+ *    its incidences, the CPU backend's assembly loop; no atomics), then copies H's float values
+ *    and g to the host, where the driver's CG / CHOLMOD (newton) or PᵀHP + CHOLMOD (coarse.c)
+ *    run in double; set_direction uploads the host's direction.  Newton with contact pairs
+ *    stays on the CPU (their couplings are applied matrix-free from host data).
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than
  *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
@@ -604,7 +611,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         CK(dalloc(b, (void **)&W->mat, ne * sizeof(int), "element materials"));
         CK(dalloc(b, (void **)&W->grad, ne * kind_grad_size(G->kind) * sizeof(float), "element gradients"));
         CK(dalloc(b, (void **)&W->blk, ne * nblk * sizeof(float), "element blocks"));
-        W->hess = NULL;   /* Newton runs on the CPU backend only; two-level SIPD's hessian op: */
+        W->hess = NULL;   /* the element Hessians: newton and two-level SIPD (the hessian op) */
         if (b->want_hessian)
             CK(dalloc(b, (void **)&W->hess, ne * kind_hessian_size(G->kind) * sizeof(float), "element Hessians"));
         if (ne > 0) {
@@ -1134,8 +1141,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
     return SIPD_OK;
 }
 
-
-/* ---- two-level SIPD's coarse level (solver.coarse; driver.c coarse_correction) -------------
+/* ---- Newton and two-level SIPD's coarse level (driver.c newton_direction, coarse_correction) ----
  * hessian: the element Hessians at y (k_element<NEWTON>, after the direction pass at y), the
  * block rows of H on the device (k_hessian_row, float32, no atomics), then H's values and g
  * come to the host (converted to double) for the host's Galerkin product PᵀHP, CHOLMOD

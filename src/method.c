@@ -71,3 +71,13 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
     }
     return 0;
 }
+
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (mi && mi->direction == SIPD_DIRECTION_NEWTON_CG) {
+        snprintf(why, n, "method %s (the float64 reference; --device cuda runs it in float32)", mi->name);
+        return 1;
+    }
+    return 0;
+}

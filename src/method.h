@@ -58,5 +58,9 @@ int method_chebyshev(const sipd_scene *sc);
  * keeps it on the CPU ("method newton", "contact with a Gauss-Seidel sweep (sipd
  * gauss-seidel, vbd)"). */
 int method_cpu_only(const sipd_scene *sc, char *why, size_t n);
+/* 1 (and `why`) when `--device auto` should keep a scene the CUDA backend can run on the CPU
+ * anyway: newton, the float64 reference the other methods are measured against (`--device
+ * cuda` runs it in float32). */
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n);
 
 #endif

@@ -22,8 +22,9 @@
  *   newton  method newton on the GPU (the same hessian op with precond NEWTON; CG and CHOLMOD on
  *           the host): the beam of `solve`, and a box dropped on the ground with friction
  *           (contact blocks in H), within 1e-3 (relative tip displacement; box: of the largest
- *           displacement) of Newton on the CPU; every GPU solve converged or stalled at float32
- *           round-off (none diverged)
+ *           displacement) of Newton on the CPU; no GPU solve diverged; and the device rules of
+ *           method.c: newton runs on CUDA (not with contact pairs), `--device auto` keeps it
+ *           on the CPU (the float64 reference), two-level SIPD is not kept on the CPU
  *
  * SIPD_TEST_GPU_SELFTEST=1 puts the CPU backend in the GPU's place (checks the test logic).
  */
@@ -33,6 +34,7 @@
 #include "backend_cuda.h"
 #include "coarse.h"
 #include "fixture.h"
+#include "method.h"
 
 #define H_TOL 2e-5   /* of max|H| and max|g|: float32 against float64 (see above) */
 
@@ -312,6 +314,44 @@ static void test_newton(void)
            "max |x_gpu - x_cpu| = %.3e (%.2e of it); diverged solves cpu %d, gpu %d\n", dc, dg, d, d / dc, dvc, dvg);
     CHECK(dc > 0.01 && d < 1e-3 * dc, "GPU Newton %.3g of the displacement from the CPU's", d / dc);
     CHECK(dvg == 0, "%d GPU Newton solves diverged", dvg);
+    {   /* the device rules (method.c), on scenes loaded through scene_load */
+        static const struct {
+            const char *solver, *contact;
+            int cpu_only, auto_cpu;
+        } rules[] = {
+            {"method = \"newton\";", "", 0, 1},
+            {"method = \"newton\";", "contact = { ground = { height = 0.0; }; };", 0, 1},
+            {"method = \"newton\";", "contact = { self = true; };", 1, 1},
+            {"coarse = { levels = 2; };", "contact = { ground = { height = 0.0; }; };", 0, 0},
+            {"method = \"mixed-fem\";", "", 1, 0},
+        };
+        char base[600], text[2048], cfg[700], why[160];
+        unsigned i;
+        if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+            sipd_scene sc;
+            FILE *fp;
+            snprintf(cfg, sizeof cfg, "%s/rule.cfg", scratch);
+            snprintf(text, sizeof text,
+                     "solver = { %s };\nmaterials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                     "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n%s\n",
+                     rules[i].solver, base, rules[i].contact);
+            fp = fopen(cfg, "w");
+            if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0 || scene_load(cfg, &sc) != SIPD_OK) {
+                CHECK(0, "rule %u: scene refused", i);
+                continue;
+            }
+            CHECK(method_cpu_only(&sc, why, sizeof why) == rules[i].cpu_only, "rule %u (%s %s): cpu_only != %d", i,
+                  rules[i].solver, rules[i].contact, rules[i].cpu_only);
+            CHECK(method_auto_cpu(&sc, why, sizeof why) == rules[i].auto_cpu, "rule %u (%s %s): auto_cpu != %d", i,
+                  rules[i].solver, rules[i].contact, rules[i].auto_cpu);
+            scene_free(&sc);
+        }
+        printf("newton: %u device rules checked\n", (unsigned)(sizeof rules / sizeof rules[0]));
+    }
 }
 
 int main(int argc, char **argv)
