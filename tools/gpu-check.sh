@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-check.sh — everything that needs a GPU, in one command (about 3–6 minutes on an H200):
+# gpu-check.sh — everything that needs a GPU, in one command (about 4–7 minutes on an H200):
 #   1. configure build-gpu/ for the device's architecture (default sm_90; SIPD_CUDA_ARCH=80 ...)
 #   2. build (warnings are errors in the CUDA library)
 #   3. ctest -L gpu --output-on-failure        (CPU vs GPU on the example scenes, energy
