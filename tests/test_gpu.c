@@ -200,7 +200,7 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 1;
     }
-    {   /* a method the CUDA backend does not run (method.h: newton, mixed-fem) */
+    {   /* a method the CUDA backend does not run (method.h: mixed-fem; newton with pairs) */
         char why[160];
         const sipd_method_info *mi = method_info(sc.method);
         if (mi && !(mi->backends & SIPD_BACKEND_CUDA) && method_cpu_only(&sc, why, sizeof why)) {
