@@ -136,6 +136,12 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
         polar_dRdF(Rd, Sp, DR);
         acc += Rq.m[1] + Rp.m[2] + dR.m[3] + dR2.m[4] + DR[17];
+        sipd_real R32[6], S32[3], dR32[6], D32[36];
+        vec3 n32;
+        polar_3x2(in, R32, S32, &n32);
+        polar_3x2_dR(R32, S32, n32, in + 6, dR32);
+        polar_3x2_dRdF(R32, S32, n32, D32);
+        acc += R32[1] + S32[2] + dR32[3] + D32[7] + n32.v[0];
     }
 
     /* mixed.h */

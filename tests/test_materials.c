@@ -10,6 +10,10 @@
  *            the R0 of a constructed F = R0 S0 (S0 with at most its smallest eigenvalue
  *            negative); polar_dR against central differences of polar_rotation, polar_dRdF against
  *            polar_dR, RᵀdR skew, finite output on the non-differentiable set (rank 1, zero)
+ *   polar32  polar_3x2 (membranes) on random, R0 S0, near-degenerate, folded, rank 1 and zero 3x2 F:
+ *            RᵀR = I₂, RᵀF symmetric and PSD, RS = F, tr(RᵀF) = σ1 + σ2 (the nuclear norm from
+ *            √(‖F‖² + 2|f0 × f1|)), no random or nearby orthonormal 3x2 Q nearer, R = R0;
+ *            polar_3x2_dR against central differences, polar_3x2_dRdF against it, RᵀdR skew, finite
  *   fd       every model: P against central differences of Ψ, ∂P/∂F against central differences
  *            of P (symmetric), on random, near-identity, stretched, near-singular, inverted, rank
  *            2, rank 1 and zero F (ARAP/corotational only where R is smooth at the step's scale)
@@ -303,6 +307,237 @@ static void test_polar(void)
            "gain %.3g, nearby Q gain %.3g, |R−R0|·gap/|F| %.3g (%d known), dR vs FD %.3g (%d), dRdF vs dR "
            "%.3g, RᵀdR asym %.3g, non-finite %g\n",
            w_orth, w_det, w_sym, -w_second, w_near, w_local, w_known, nknown, w_fd, nfd, w_full, w_skew, w_inf);
+}
+
+/* ================================================================ polar32 (3x2 F, membranes) */
+enum { P2_RANDOM, P2_KNOWN, P2_NEAR_DEGENERATE, P2_FOLDED, P2_RANK1, P2_RANK1_ZEROCOL, P2_ZERO, P2_NCLASS };
+static const char *p2_name[P2_NCLASS] = {"random", "R0*S0", "near-degenerate (R0 known)", "folded (R0 known)",
+                                         "rank 1", "rank 1 (a zero column)", "zero"};
+
+/* the first two columns of a rotation: a uniformly drawn 3x2 with orthonormal columns */
+static void rand_stiefel(double *Q)
+{
+    mat3 R = rand_rot();
+    int i;
+    for (i = 0; i < 3; i++) {
+        Q[2 * i] = R.m[3 * i];
+        Q[2 * i + 1] = R.m[3 * i + 1];
+    }
+}
+/* C = A (3x2) B (2x2) */
+static void m32_mul22(const double *A, const double *B, double *C)
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        C[2 * i] = A[2 * i] * B[0] + A[2 * i + 1] * B[2];
+        C[2 * i + 1] = A[2 * i] * B[1] + A[2 * i + 1] * B[3];
+    }
+}
+/* AᵀB for 3x2 A, B (2x2, row-major) */
+static void m32_tmul(const double *A, const double *B, double *C)
+{
+    int i, j, k;
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 2; j++) {
+            C[2 * i + j] = 0;
+            for (k = 0; k < 3; k++) C[2 * i + j] += A[2 * k + i] * B[2 * k + j];
+        }
+}
+static double m32_dot(const double *A, const double *B)
+{
+    double s = 0;
+    int i;
+    for (i = 0; i < 6; i++) s += A[i] * B[i];
+    return s;
+}
+/* a 3x2 F of class cls; R0 (the polar factor) set when *known */
+static void polar32_draw(int cls, double *F, int *known, double *R0)
+{
+    double a = logu(0.2, 5), b = logu(0.2, 5), t, c, sn, S0[4];
+    int i;
+    *known = 0;
+    if (b > a) { t = a; a = b; b = t; }
+    rand_stiefel(R0);
+    switch (cls) {
+    case P2_RANDOM:
+        for (i = 0; i < 6; i++) F[i] = uni(-2, 2);
+        return;
+    case P2_NEAR_DEGENERATE: b = a * logu(1e-13, 1e-5); /* fall through */
+    case P2_KNOWN:
+    case P2_FOLDED:
+        if (cls == P2_FOLDED) {
+            /* the same triangle seen from the other side: the second column of R0 reversed
+               (in 3x3 terms an inversion, for a membrane just another orthonormal R0) */
+            for (i = 0; i < 3; i++) R0[2 * i + 1] = -R0[2 * i + 1];
+        }
+        /* S0 = Q diag(a, b) Qᵀ, Q a 2x2 rotation */
+        t = uni(0, 6.283185307179586);
+        c = cos(t);
+        sn = sin(t);
+        S0[0] = a * c * c + b * sn * sn;
+        S0[3] = a * sn * sn + b * c * c;
+        S0[1] = S0[2] = (a - b) * c * sn;
+        m32_mul22(R0, S0, F);
+        *known = 1;
+        return;
+    case P2_RANK1: {
+        vec3 u = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+        double v0 = uni(-1, 1), v1 = uni(-1, 1);
+        for (i = 0; i < 3; i++) {
+            F[2 * i] = u.v[i] * v0;
+            F[2 * i + 1] = u.v[i] * v1;
+        }
+        return;
+    }
+    case P2_RANK1_ZEROCOL: {
+        int z = irand(2);
+        for (i = 0; i < 3; i++) {
+            F[2 * i + z] = 0;
+            F[2 * i + 1 - z] = uni(-2, 2);
+        }
+        return;
+    }
+    default:
+        for (i = 0; i < 6; i++) F[i] = 0;
+        return;
+    }
+}
+
+static void test_polar32(void)
+{
+    int cls, it, k, i;
+    double w_orth = 0, w_sym = 0, w_psd = 0, w_nuc = 0, w_rec = 0, w_near = 0, w_local = 0, w_known = 0, w_fd = 0,
+           w_full = 0, w_skew = 0;
+    int nfd = 0, nknown = 0, ninf = 0;
+    seed(32);
+    for (cls = 0; cls < P2_NCLASS; cls++) {
+        double c_orth = 0, c_sym = 0, c_fd = 0, c_known = 0, c_nuc = 0;
+        for (it = 0; it < (cls == P2_ZERO ? 1 : 2000); it++) {
+            double F[6], R0[6], R[6], S[3], T[4], E[4], RS[6], Sm[4], tr, nuc, nF, scale, e, smin, sig2;
+            vec3 n, cr;
+            int known;
+            polar32_draw(cls, F, &known, R0);
+            nF = sqrt(m32_dot(F, F));
+            scale = nF > 0 ? nF : 1;
+            polar_3x2(F, R, S, &n);
+            /* RᵀR = I₂ */
+            m32_tmul(R, R, E);
+            E[0] -= 1;
+            E[3] -= 1;
+            e = maxabs(E, 4);
+            c_orth = fmax(c_orth, e);
+            w_orth = fmax(w_orth, e);
+            CHECK(e < 1e-14, "polar32 %s: |RᵀR − I| = %.3g", p2_name[cls], e);
+            /* n unit and ⟂ R's columns */
+            e = fabs(v3_norm2(n) - 1) + fabs(n.v[0] * R[0] + n.v[1] * R[2] + n.v[2] * R[4]) +
+                fabs(n.v[0] * R[1] + n.v[1] * R[3] + n.v[2] * R[5]);
+            CHECK(e < 1e-14, "polar32 %s: n not a unit normal of R (%.3g)", p2_name[cls], e);
+            /* RᵀF symmetric, S = its value, PSD, F = R S */
+            m32_tmul(R, F, T);
+            e = fabs(T[1] - T[2]) / scale;
+            c_sym = fmax(c_sym, e);
+            w_sym = fmax(w_sym, e);
+            CHECK(e < 1e-13, "polar32 %s: |RᵀF − FᵀR| / |F| = %.3g", p2_name[cls], e);
+            e = (fabs(T[0] - S[0]) + fabs(T[3] - S[1]) + fabs(0.5 * (T[1] + T[2]) - S[2])) / scale;
+            CHECK(e < 1e-14, "polar32 %s: S ≠ sym(RᵀF) (%.3g)", p2_name[cls], e);
+            smin = 0.5 * (S[0] + S[1]) - sqrt(0.25 * (S[0] - S[1]) * (S[0] - S[1]) + S[2] * S[2]);
+            e = -smin / scale;
+            w_psd = fmax(w_psd, e);
+            CHECK(e < 1e-13, "polar32 %s: S not PSD (smallest eigenvalue %.3g)", p2_name[cls], smin);
+            Sm[0] = S[0];
+            Sm[1] = Sm[2] = S[2];
+            Sm[3] = S[1];
+            m32_mul22(R, Sm, RS);
+            for (i = 0; i < 6; i++) RS[i] -= F[i];
+            e = maxabs(RS, 6) / scale;
+            w_rec = fmax(w_rec, e);
+            CHECK(e < 1e-13, "polar32 %s: |RS − F| / |F| = %.3g", p2_name[cls], e);
+            /* the maximum of tr(QᵀF): the nuclear norm σ1 + σ2 = √(‖F‖² + 2|f0 × f1|), an independent formula */
+            cr = v3_cross(v3(F[0], F[2], F[4]), v3(F[1], F[3], F[5]));
+            nuc = sqrt(nF * nF + 2 * sqrt(v3_norm2(cr)));
+            tr = m32_dot(R, F);
+            e = fabs(tr - nuc) / scale;
+            c_nuc = fmax(c_nuc, e);
+            w_nuc = fmax(w_nuc, e);
+            CHECK(e < 1e-13, "polar32 %s: tr(RᵀF) − (σ1 + σ2) = %.3g", p2_name[cls], e * scale);
+            for (k = 0; k < 20; k++) {
+                double Q[6];
+                mat3 Rt = rot_axis(v3(uni(-1e-3, 1e-3), uni(-1e-3, 1e-3), uni(-1e-3, 1e-3)));
+                rand_stiefel(Q);
+                e = (m32_dot(Q, F) - tr) / scale;
+                w_near = fmax(w_near, e);
+                CHECK(e < 1e-13, "polar32 %s: a random orthonormal 3x2 Q is nearer: %.3g", p2_name[cls], e);
+                for (i = 0; i < 3; i++) {   /* Q = Rt R: a nearby orthonormal 3x2 */
+                    Q[2 * i] = Rt.m[3 * i] * R[0] + Rt.m[3 * i + 1] * R[2] + Rt.m[3 * i + 2] * R[4];
+                    Q[2 * i + 1] = Rt.m[3 * i] * R[1] + Rt.m[3 * i + 1] * R[3] + Rt.m[3 * i + 2] * R[5];
+                }
+                e = (m32_dot(Q, F) - tr) / scale;
+                w_local = fmax(w_local, e);
+                CHECK(e < 1e-13, "polar32 %s: a nearby orthonormal Q is nearer: %.3g", p2_name[cls], e);
+            }
+            sig2 = fmax(smin, 0);   /* σ2 */
+            if (known) {
+                /* the out-of-plane error of R grows as 1/σ2: scale the tolerance by it */
+                double d[6];
+                for (i = 0; i < 6; i++) d[i] = R[i] - R0[i];
+                e = maxabs(d, 6) * sig2 / scale;
+                c_known = fmax(c_known, e);
+                w_known = fmax(w_known, e);
+                nknown++;
+                CHECK(e < 1e-13, "polar32 %s: |R − R0| σ2/|F| = %.3g", p2_name[cls], e);
+            }
+            /* derivative: RᵀdR skew, finite, the 6x6 ∂R/∂F consistent; central differences where smooth */
+            {
+                double dF[6], dR[6], D[36], Sk[4], Rp[6], Rm[6], Sp[3], Fp[6], Fm[6], h;
+                int ij, kl;
+                for (i = 0; i < 6; i++) dF[i] = uni(-1, 1);
+                polar_3x2_dR(R, S, n, dF, dR);
+                e = maxabs(dR, 6);
+                if (!(e < INFINITY)) {
+                    ninf++;
+                    CHECK(0, "polar32 %s: dR not finite", p2_name[cls]);
+                }
+                m32_tmul(R, dR, Sk);
+                e = (fabs(Sk[0]) + fabs(Sk[3]) + fabs(Sk[1] + Sk[2])) / fmax(maxabs(dR, 6), 1e-300);
+                w_skew = fmax(w_skew, e);
+                CHECK(e < 1e-12, "polar32 %s: RᵀdR not skew: %.3g", p2_name[cls], e);
+                polar_3x2_dRdF(R, S, n, D);
+                e = 0;
+                for (ij = 0; ij < 6; ij++) {
+                    double sum = 0;
+                    for (kl = 0; kl < 6; kl++) sum += D[6 * ij + kl] * dF[kl];
+                    e = fmax(e, fabs(sum - dR[ij]));
+                }
+                e /= fmax(maxabs(dR, 6), 1e-300);
+                w_full = fmax(w_full, e);
+                CHECK(e < 1e-12, "polar32 %s: polar_3x2_dRdF·dF − polar_3x2_dR = %.3g", p2_name[cls], e);
+                if (sig2 > 0.05 * scale) {
+                    h = 1e-6 * scale;
+                    for (i = 0; i < 6; i++) {
+                        Fp[i] = F[i] + h * dF[i];
+                        Fm[i] = F[i] - h * dF[i];
+                    }
+                    polar_3x2(Fp, Rp, Sp, 0);
+                    polar_3x2(Fm, Rm, Sp, 0);
+                    for (i = 0; i < 6; i++) Rp[i] = 0.5 * (Rp[i] - Rm[i]) / h - dR[i];
+                    e = maxabs(Rp, 6) / fmax(maxabs(dR, 6), 1e-3 / scale);
+                    c_fd = fmax(c_fd, e);
+                    w_fd = fmax(w_fd, e);
+                    nfd++;
+                    CHECK(e < 1e-6, "polar32 %s: dR vs differences: %.3g (σ2 %.3g, |F| %.3g)", p2_name[cls], e, sig2,
+                          scale);
+                }
+            }
+        }
+        printf("polar32 %-28s |RᵀR−I| %.2g  asym %.2g  tr(RᵀF)−σ1−σ2 %.2g  |R−R0|·σ2 %.2g  dR vs FD %.2g\n",
+               p2_name[cls], c_orth, c_sym, c_nuc, c_known, c_fd);
+    }
+    CHECK(nfd > 4000 && nknown >= 6000, "too few differentiated (%d) or known (%d) cases", nfd, nknown);
+    CHECK(ninf == 0, "%d non-finite dR", ninf);
+    printf("polar32: worst |RᵀR−I| %.3g, |RᵀF−FᵀR|/|F| %.3g, −σ_min(S)/|F| %.3g, |RS−F|/|F| %.3g, "
+           "|tr RᵀF − σ1−σ2|/|F| %.3g, random Q gain %.3g, nearby Q gain %.3g, |R−R0|σ2/|F| %.3g (%d known), "
+           "dR vs FD %.3g (%d), dRdF vs dR %.3g, RᵀdR asym %.3g\n",
+           w_orth, w_sym, w_psd, w_rec, w_nuc, w_near, w_local, w_known, nknown, w_fd, nfd, w_full, w_skew);
 }
 
 /* ================================================================ materials: shared draws */
@@ -829,7 +1064,7 @@ static void test_stretch(void)
 /* ================================================================ main */
 typedef struct { const char *name; void (*fn)(void); } test_entry;
 static const test_entry g_tests[] = {
-    {"polar", test_polar}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
+    {"polar", test_polar}, {"polar32", test_polar32}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
     {"majorize", test_majorize}, {"small", test_small}, {"nhguard", test_nhguard}, {"methods", test_methods},
     {"stretch", test_stretch},
 };
@@ -839,7 +1074,7 @@ int main(int argc, char **argv)
     size_t i, n = sizeof g_tests / sizeof g_tests[0];
     int ran = 0, k;
     if (argc < 2) {
-        fprintf(stderr, "usage: %s all|polar|fd|kplus|kf|majorize|small|nhguard|methods|stretch\n", argv[0]);
+        fprintf(stderr, "usage: %s all|polar|polar32|fd|kplus|kf|majorize|small|nhguard|methods|stretch\n", argv[0]);
         return 2;
     }
     for (k = 1; k < argc; k++)
