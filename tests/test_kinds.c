@@ -323,7 +323,7 @@ static void test_fd_shell(void)
     unsigned seed = 11;
     double wP = 0, wdP = 0, wg = 0, wth = 0, whg = 0, wpsd = 0, wKF = 0, wblk = 0;
     int t, i, a, sp;
-    tmat = tri_material(1e5, 0.3);
+    tmat = tri_material(SIPD_MAT_STABLE_NEOHOOKEAN, 1e5, 0.3);
     for (t = 0; t < 200; t++) {
         double x[12], r[5], H[36], Hf[36];
         for (i = 0; i < 12; i++) x[i] = 2 * urand(&seed) - 1;
