@@ -30,6 +30,9 @@
  *            split's K⁺ finite, PSD (none: K, indefinite somewhere) and in-plane (K⁺n = 0), K F = P,
  *            the expanded K⁺ majorising the in-plane part of the true vertex block, the projected
  *            ∂P/∂F PSD
+ *   membrane_stretch  a membrane strip of each model stretched 20% quasi-statically: the lateral
+ *            stretch against the model's analytic plane-stress b(a) (ARAP: none; neo-Hookean and
+ *            corotational neck)
  *   methods  (slow) every method reaches Newton's solution for each new material
  *   stretch  ARAP / corotational / neo-Hookean bars in quasi-static uniaxial stretch against
  *            their lateral-contraction theory (seed 002 Fig. 3)
@@ -1282,12 +1285,94 @@ static void test_membrane(void)
     }
 }
 
+/* Quasi-static uniaxial stretch of a membrane strip (1 x 0.1, 40 x 4 cells, pinned at x = 0, the far
+ * end moved 20% along x, free laterally, plane stress): the lateral stretch b in the middle
+ * against each model's analytic b(a) for the axial stretch a measured there, from zero lateral
+ * stress P_yy = 0 with F = diag(a, b) (derived in 2D with tri_material's parameters, μ = μ_L,
+ * λ = λ_ps = Eν/(1 − ν²); λ' = λ_ps + μ, α = 1 + μ/λ' for stable neo-Hookean):
+ *   stable-neohookean  μb + λ'(ab − α)a = 0      → b = λ'αa / (μ + λ'a²)
+ *   neohookean         μb + (λ ln(ab) − μ)/b = 0 → μ(b² − 1) + λ ln(ab) = 0 (solved by bisection)
+ *   arap               2μ(b − 1) = 0             → b = 1 (no lateral contraction)
+ *   corotational       2μ(b − 1) + λ(a + b − 2) = 0 → b = 1 − ν(a − 1)
+ *   stvk               b(μ(b² − 1) + λ/2 (a² + b² − 2)) = 0 → b² = 1 − ν(a² − 1)
+ * (λ_ps/(2μ + λ_ps) = ν).  ARAP must not contract; neo-Hookean and corotational must. */
+static double membrane_b_theory(int model, double mu, double la, double nu, double a)
+{
+    switch (model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
+        double lp = la + mu, al = 1 + mu / lp;
+        return lp * al * a / (mu + lp * a * a);
+    }
+    case SIPD_MAT_NEOHOOKEAN: {
+        double lo = 0.1, hi = 2;   /* μ(b² − 1) + λ ln(ab) is increasing in b */
+        int k;
+        for (k = 0; k < 200; k++) {
+            double b = 0.5 * (lo + hi);
+            if (mu * (b * b - 1) + la * log(a * b) > 0)
+                hi = b;
+            else
+                lo = b;
+        }
+        return 0.5 * (lo + hi);
+    }
+    case SIPD_MAT_ARAP: return 1;
+    case SIPD_MAT_COROTATIONAL: return 1 - nu * (a - 1);
+    default: return sqrt(1 - nu * (a * a - 1));
+    }
+}
+static void test_membrane_stretch(void)
+{
+    const double E = 1e5, nu = 0.3, mu = E / (2 * (1 + nu)), lps = E * nu / (1 - nu * nu);
+    double bs[NMODELS];
+    int im;
+    for (im = 0; im < NMODELS; im++) {
+        char text[2048];
+        fixture f;
+        sipd_solve_result res;
+        double *x, a, b, bt;
+        const int n = 41, i = 20;
+        snprintf(text, sizeof text,
+                 "time = { dt = 1.0; frames = 1; quasistatic = true; };\n"
+                 "solver = { method = \"newton\"; iterations = 200; tolerance = 1.0e-9; };\n"
+                 "gravity = [0.0, 0.0, 0.0];\n"
+                 "materials = ( { name = \"m\"; model = \"%s\"; youngs = %.17e; poisson = %.17e; density = 1000.0; } );\n"
+                 "bodies = ( { generate = { shape = \"cloth\"; size = [1.0, 0.1]; cells = [40, 4]; }; material = \"m\";\n"
+                 "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.001, 1.0, 1.0]; };\n"
+                 "  move = { box_min = [0.999, -1.0, -1.0]; box_max = [1.1, 1.0, 1.0]; velocity = [0.2, 0.0, 0.0]; }; } );\n",
+                 g_model_names[im], E, nu);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "membrane stretch setup failed");
+            return;
+        }
+        CHECK(f.m.mats[f.m.groups[f.m.group_of[SIPD_KIND_TRI]].mat[0]].model == g_models[im],
+              "%s: the shell's material is not its model", g_model_names[im]);
+        CHECK(sim_step(&f.s, 1.0, &res) == SIPD_OK && res.converged, "membrane stretch %s: Newton did not converge (%d)",
+              g_model_names[im], res.iterations);
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        a = (x[3 * (i + 1)] - x[3 * (i - 1)]) / (f.m.X[3 * (i + 1)] - f.m.X[3 * (i - 1)]);
+        b = (x[3 * (4 * n + i) + 2] - x[3 * i + 2]) / 0.1;
+        bt = membrane_b_theory(g_models[im], mu, lps, nu, a);
+        bs[im] = b;
+        printf("membrane stretch %-18s axial %.6f lateral %.8f, theory %.8f (|diff| %.1e), %d Newton iterations\n",
+               g_model_names[im], a, b, bt, fabs(b - bt), res.iterations);
+        CHECK(fabs(a - 1.2) < 0.01, "%s: axial stretch %.4f in the middle, expected ~1.2", g_model_names[im], a);
+        CHECK(fabs(b - bt) < 1e-6, "membrane stretch %s: lateral stretch %.8f against the analytic %.8f",
+              g_model_names[im], b, bt);
+        free(x);
+        fixture_free(&f);
+    }
+    /* seed 002 Fig. 3 as membranes: ARAP keeps its width, neo-Hookean and corotational neck */
+    CHECK(fabs(bs[2] - 1) < 1e-6, "arap membrane contracts laterally: %.8f", bs[2]);
+    CHECK(bs[1] < 0.97 && bs[3] < 0.97, "neo-Hookean (%.5f) / corotational (%.5f) membranes do not neck", bs[1], bs[3]);
+}
+
 /* ================================================================ main */
 typedef struct { const char *name; void (*fn)(void); } test_entry;
 static const test_entry g_tests[] = {
     {"polar", test_polar}, {"polar32", test_polar32}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
     {"majorize", test_majorize}, {"small", test_small}, {"nhguard", test_nhguard}, {"methods", test_methods},
-    {"stretch", test_stretch}, {"membrane", test_membrane},
+    {"stretch", test_stretch}, {"membrane", test_membrane}, {"membrane_stretch", test_membrane_stretch},
 };
 
 int main(int argc, char **argv)
