@@ -7,6 +7,10 @@ foreach(case fd cantilever chain methods model strip membrane cloth_methods)
   add_test(NAME kinds_${case} COMMAND test_kinds ${case})
 endforeach()
 add_test(NAME kinds_meshes COMMAND test_kinds meshes ${SIPD_TEST_DATA}/meshes)
+# the same cloth with each of the other membrane models (physics/tri.h; README "Materials")
+foreach(model neohookean arap corotational stvk)
+  add_test(NAME kinds_cloth_methods_${model} COMMAND test_kinds cloth_methods ${model})
+endforeach()
 # Held-out gmsh cloth, strip and rod (tests/data/meshes/ho_*.msh from tools/meshes/ho_*.geo, not
 # used while the shell and rod code was developed) through sipd-run as a user runs it, scenes
 # written against DESIGN.md §4's keys only (tools/heldout-kinds.py): the rod within 5% of

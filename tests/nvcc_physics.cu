@@ -136,6 +136,12 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
         polar_dRdF(Rd, Sp, DR);
         acc += Rq.m[1] + Rp.m[2] + dR.m[3] + dR2.m[4] + DR[17];
+        sipd_real R32[6], S32[3], dR32[6], D32[36];
+        vec3 n32;
+        polar_3x2(in, R32, S32, &n32);
+        polar_3x2_dR(R32, S32, n32, in + 6, dR32);
+        polar_3x2_dRdF(R32, S32, n32, D32);
+        acc += R32[1] + S32[2] + dR32[3] + D32[7] + n32.v[0];
     }
 
     /* mixed.h */
@@ -268,7 +274,8 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         vec3 p3 = v3(in[39], in[40], in[41]), f0, f1, n, g0, g1, q0, q1, gr[4];
         sipd_real Bm[4], gN[2], H[144];
         sym3 K, B[4];
-        sipd_material tm = tri_material((double)in[44], 0.3);
+        sipd_material tm = tri_material(split % SIPD_MAT_NMODELS, (double)in[44], 0.3);
+        sipd_real F6[6];
         acc += tri_rest(p0, p1, p2, Bm);
         tri_gradN(Bm, split, gN);
         tri_F(Bm, p0, p1, p2, &f0, &f1);
@@ -281,6 +288,11 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         tri_vertex_blocks_psd(&tm, Bm, in[45], f0, f1, B);
         tri_element_hessian(&tm, Bm, in[45], f0, f1, H);
         acc += B[2].s[1] + H[80];
+        tri_F6(f0, f1, F6);
+        acc += F6[3] + tri_psi_other(&tm, f0, f1);
+        tri_eval_other(&tm, split, f0, f1, &q0, &q1, &K);
+        tri_dPdF_other(&tm, f0, f1, H);
+        acc += q1.v[1] + K.s[4] + H[7];
         acc += hinge_theta(p0, p1, p2, p3) + hinge_dtheta(in[46], in[47]) + hinge_energy(in[46], in[47], p0, p1, p2, p3);
         hinge_grad_theta(p0, p1, p2, p3, gr);
         acc += gr[3].v[0];

@@ -167,4 +167,123 @@ SIPD_HD void polar_dRdF(mat3 R, sym3 S, sipd_real D[81])
     }
 }
 
+
+/* ---- 3x2 F (membranes, tri.h) ------------------------------------------------------------------
+ *
+ * F (3x2, row-major F[2i + j], columns f0, f1) = R S with R 3x2, RᵀR = I₂, and S = RᵀF 2x2
+ * symmetric positive semi-definite.  R maximises tr(QᵀF) over all 3x2 Q with orthonormal columns
+ * (the maximum is the nuclear norm σ1 + σ2 = √(‖F‖² + 2|f0 × f1|)), R = F (FᵀF)^{-1/2} when F has
+ * rank 2.  A 3x2 F has no inversion (a "folded" triangle is the same F seen from the other side),
+ * so S is PSD for every F: σ2 ≥ 0, zero only on the degenerate set.
+ *
+ * Method (no iteration, no SVD): an orthonormal frame (e1, e2) of the plane of F, right-handed
+ * with n = e1 × e2 along f0 × f1, then the closed-form 2x2 nearest rotation of G = [e1 e2]ᵀ F:
+ *   Q(θ) with cos θ ∝ G00 + G11, sin θ ∝ G10 − G01   (tr(Q(θ)ᵀG) = cos θ (G00+G11) + sin θ (G10−G01)),
+ * R = [e1 e2] Q(θ).  The frame is Gram–Schmidt from the longer column a, applied twice to the other
+ * column b ("twice is enough": e1·e2 = O(ε) however small the residual of b), with e1, e2 ordered so
+ * that det G = |a| |b⊥| ≥ 0 (then Q(θ)ᵀG has eigenvalues σ1, σ2 ≥ 0).
+ * Why this rather than embedding F3 = [f0 f1 n] in the 3x3 quaternion polar above: the embedding
+ * needs the same unit normal n (and so the same care when f0 × f1 is tiny), then pays a 4x4 Jacobi
+ * for what is a one-angle problem once the plane is known; a closed-form 2x2 square root of FᵀF
+ * (R = F S⁻¹) would need S⁻¹ and fails at rank 1.
+ * Fallbacks: F = 0 gives R = [e_x e_y], n = e_z, S = 0; rank 1 (|b⊥| ≤ SIPD_POLAR_GUARD² |a|, below
+ * which its direction is round-off) takes e⊥ ⟂ e_a from the coordinate axis least aligned with a;
+ * every output is then still a maximiser (any orthonormal R with r·a = |a| along a), orthonormal.
+ *
+ * Derivative: dR = R W + n βᵀ with W = ω [[0, −1], [1, 0]] (RᵀdR skew) and β the out-of-plane
+ * part.  From dF = dR S + R dS: Rᵀ dF − dFᵀ R = ω (tr S) [[0, −1], [1, 0]] gives ω, and
+ * nᵀ dF = βᵀ S gives β = S⁻¹ dFᵀ n.  Both inverses are guarded as in the 3x3 case,
+ * δ = SIPD_POLAR_GUARD tr S: 1/d → d/(d² + δ²) for tr S, and for S the matrix form of the same map on
+ * its eigenvalues, S_δ⁻¹ = (det S·tr S I + (δ² − det S) S) / ((det S)² + δ² ‖S‖² + δ⁴)
+ * (= S⁻¹ at δ = 0; no eigen-solve).  The normal part is 1/σ2-sensitive: R turns out of the plane
+ * as fast as the short side of a sliver is tilted; bounded by 1/(2δ) at the degenerate set. */
+
+/* 3x2 polar: R (row-major 3x2), S = [S00, S11, S01], n = r0 × r1 (optional). */
+SIPD_HD void polar_3x2(const sipd_real *F, sipd_real *R, sipd_real *S, vec3 *nout)
+{
+    vec3 f0 = v3(F[0], F[2], F[4]), f1 = v3(F[1], F[3], F[5]), a, b, u, w, e1, e2, r0, r1;
+    sipd_real na = v3_norm2(f0), nb = v3_norm2(f1), la, lw, c, s, r;
+    int first = na >= nb;   /* a = f0 */
+    if (!(na > 0) && !(nb > 0)) {
+        e1 = v3(1, 0, 0);
+        e2 = v3(0, 1, 0);
+    } else {
+        a = first ? f0 : f1;
+        b = first ? f1 : f0;
+        la = sipd_sqrt(first ? na : nb);
+        u = v3_scale(a, 1 / la);
+        w = v3_axpy(-v3_dot(b, u), u, b);
+        w = v3_axpy(-v3_dot(w, u), u, w);
+        lw = sipd_sqrt(v3_norm2(w));
+        if (!(lw > SIPD_POLAR_GUARD * SIPD_POLAR_GUARD * la)) {
+            /* rank 1: any unit vector ⟂ u (least aligned coordinate axis, crossed) */
+            sipd_real x = sipd_fabs(u.v[0]), y = sipd_fabs(u.v[1]), z = sipd_fabs(u.v[2]);
+            vec3 ax = (x <= y && x <= z) ? v3(1, 0, 0) : (y <= z ? v3(0, 1, 0) : v3(0, 0, 1));
+            w = v3_cross(u, ax);
+            lw = sipd_sqrt(v3_norm2(w));
+        }
+        w = v3_scale(w, 1 / lw);
+        e1 = first ? u : w;
+        e2 = first ? w : u;
+    }
+    /* G = [e1 e2]ᵀ F, its nearest 2x2 rotation */
+    c = v3_dot(e1, f0) + v3_dot(e2, f1);
+    s = v3_dot(e2, f0) - v3_dot(e1, f1);
+    r = sipd_sqrt(c * c + s * s);
+    if (r > 0) {
+        c /= r;
+        s /= r;
+    } else {
+        c = 1;
+        s = 0;
+    }
+    r0 = v3_axpy(s, e2, v3_scale(e1, c));
+    r1 = v3_axpy(c, e2, v3_scale(e1, -s));
+    R[0] = r0.v[0]; R[1] = r1.v[0];
+    R[2] = r0.v[1]; R[3] = r1.v[1];
+    R[4] = r0.v[2]; R[5] = r1.v[2];
+    S[0] = v3_dot(r0, f0);
+    S[1] = v3_dot(r1, f1);
+    S[2] = SIPD_R(0.5) * (v3_dot(r0, f1) + v3_dot(r1, f0));
+    if (nout)
+        *nout = v3_cross(e1, e2);
+}
+
+/* dR for the direction dF (3x2 row-major), given R, S, n = polar_3x2(F). */
+SIPD_HD void polar_3x2_dR(const sipd_real *R, const sipd_real *S, vec3 n, const sipd_real *dF, sipd_real *dR)
+{
+    sipd_real t = S[0] + S[1], dl = SIPD_POLAR_GUARD * sipd_fabs(t), d2 = dl * dl;
+    sipd_real det = S[0] * S[1] - S[2] * S[2], nS2 = S[0] * S[0] + S[1] * S[1] + 2 * S[2] * S[2];
+    sipd_real den = det * det + d2 * nS2 + d2 * d2, A01 = 0, A10 = 0, om, ndf0, ndf1, b0, b1, k0, k1;
+    int i;
+    for (i = 0; i < 3; i++) {   /* A = Rᵀ dF: only the skew part enters */
+        A01 += R[2 * i] * dF[2 * i + 1];
+        A10 += R[2 * i + 1] * dF[2 * i];
+    }
+    om = (t * t + d2 > 0) ? (A10 - A01) * t / (t * t + d2) : SIPD_R(0);
+    ndf0 = n.v[0] * dF[0] + n.v[1] * dF[2] + n.v[2] * dF[4];
+    ndf1 = n.v[0] * dF[1] + n.v[1] * dF[3] + n.v[2] * dF[5];
+    /* β = S_δ⁻¹ (nᵀdF)ᵀ */
+    k0 = den > 0 ? det * t / den : SIPD_R(0);
+    k1 = den > 0 ? (d2 - det) / den : SIPD_R(0);
+    b0 = k0 * ndf0 + k1 * (S[0] * ndf0 + S[2] * ndf1);
+    b1 = k0 * ndf1 + k1 * (S[2] * ndf0 + S[1] * ndf1);
+    for (i = 0; i < 3; i++) {   /* R W: column 0 = ω r1, column 1 = −ω r0 */
+        dR[2 * i] = om * R[2 * i + 1] + n.v[i] * b0;
+        dR[2 * i + 1] = -om * R[2 * i] + n.v[i] * b1;
+    }
+}
+
+/* The full ∂R/∂F of the 3x2 polar: D[6 (2i + j) + 2k + l] = ∂R_ij/∂F_kl. */
+SIPD_HD void polar_3x2_dRdF(const sipd_real *R, const sipd_real *S, vec3 n, sipd_real D[36])
+{
+    int kl, ij;
+    for (kl = 0; kl < 6; kl++) {
+        sipd_real E[6] = {0, 0, 0, 0, 0, 0}, dR[6];
+        E[kl] = 1;
+        polar_3x2_dR(R, S, n, E, dR);
+        for (ij = 0; ij < 6; ij++) D[6 * ij + kl] = dR[ij];
+    }
+}
+
 #endif
