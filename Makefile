@@ -36,15 +36,19 @@ fuzz:
 # -R / -E regexes (empty: no filter; `make gpu-emu GPU_EMU_EXCLUDE=` runs every gpu test).
 # Measured on 2 shared cores (Release, s): noodles 61, twisted_beams 15, big 7, stack 4,
 # ball_collision 3.4, collide 3, energy 1.6, stress_random 0.9, every other test under 1.5 —
-# about 1.5 min together, all passing.  Left out by default: noodles_bench (over ctest's 300 s:
+# about 1.5 min together, all passing.  Two-level SIPD and newton on CUDA (gpu_coarse_*, added
+# later, measured with the machine at load 8 on its 2 cores): budget 16, newton 9, solve 2.2, ops
+# 0.04 (about 7, 3.5, 1 and 0.03 s of CPU time).  Left out by default: noodles_bench (over ctest's 300 s:
 # each shuffle of the emulated reductions is a fiber switch per lane).
 GPU_EMU_TESTS ?=
 GPU_EMU_EXCLUDE ?= ^gpu_scene_noodles_bench$$
 # Under ASan + UBSan (Debug) the tests run 3-6x slower (s): stretch 31, ball_collision 31,
 # stress_stretch 59, collide 16, drop 15, ball_drop 15, compressed_block 9, methods 3:
 # the default subset covers every kernel of both .cu files, CUB, the contact paths and the
-# Gauss-Seidel kernel (methods: vbd; energy) in about 3 minutes.
-GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
+# Gauss-Seidel kernel (methods: vbd; energy) in about 3 minutes; coarse_ops (0.8 s) adds the
+# hessian / gradient / set_direction ops and their kernels (k_element<NEWTON>, k_hessian_row);
+# coarse_solve (79 s under ASan at load 8) and coarse_newton are left to `make gpu-emu`.
+GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
 GPU_EMU_ASAN_EXCLUDE ?=
 gpu_ctest = ctest -L gpu --output-on-failure --no-tests=error -O ctest-gpu.log \
 	$(if $(1),-R '$(1)') $(if $(2),-E '$(2)'); rc=$$?; \

@@ -33,6 +33,13 @@
  *    kernel (gather, Jacobi majoriser weight), the energy kernel (one thread per pair) and
  *    k_pair_stats — the CPU backend's formulas from physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
+ *  - Newton and two-level SIPD's coarse level (NEVER RUN ON A GPU YET): the `hessian` op runs
+ *    the element pass with NEWTON (per-element PSD-projected Hessians, k_element<NEWTON>) and
+ *    k_hessian_row (passes.h pass_hessian_row: one thread per vertex gathers its block row over
+ *    its incidences, the CPU backend's assembly loop; no atomics), then copies H's float values
+ *    and g to the host, where the driver's CG / CHOLMOD (newton) or PᵀHP + CHOLMOD (coarse.c)
+ *    run in double; set_direction uploads the host's direction.  Newton with contact pairs
+ *    stays on the CPU (their couplings are applied matrix-free from host data).
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than
  *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
@@ -113,8 +120,16 @@ struct sipd_backend {
     element_kernel_p kelem;
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
-    void *allocs[64];
+    void *allocs[96];
     int nalloc;
+    /* the Hessian (two-level SIPD's coarse level, solver.coarse): the element Hessians in
+       grp[].hess (create), the driver's block-CSR pattern on the device (uploaded by the first
+       hessian call; hp_* remember which one) and the values in float, on the device and pinned */
+    int want_hessian;
+    sipd_bsr_view hv;              /* device copies of the pattern (passes.h)              */
+    float *hval, *hval_h;          /* nnzb * 9                                             */
+    const int *hp_row_off;         /* the host pattern the device copy was made from        */
+    int hp_n, hp_nnzb;
     /* pair contact: the host-side detector and its buffers; device pair arrays of capacity
        pr_cap (reallocated as the pair count grows, freed in destroy) */
     sipd_collide *det;
@@ -268,6 +283,14 @@ __global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_M
     block_partials(r, VERTEX_NRED, VERTEX_MAXMASK, part);
 }
 
+/* Block rows of the PSD-projected Hessian at y (passes.h pass_hessian_row), one thread per
+ * vertex: each row gathers over its vertex's incidences and writes only its own blocks (no
+ * atomics: the values do not depend on the launch configuration or the scheduling). */
+extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(dview d, sipd_bsr_view hv, float *val)
+{
+    GRID_STRIDE(a, d.v.nv) pass_hessian_row(&d.v, &hv, val, 1, a);
+}
+
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
 extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *part)
 {
@@ -362,6 +385,8 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
 typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
 typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
 SIPD_VARIANTS(k_element, k_element_table_t);
+/* the element Hessians at y (passes.h pass_element with NEWTON) for the `hessian` op */
+static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 
 #define PICK(table, pc, sp)                                                                   \
@@ -376,6 +401,9 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
      k_vertex<SIPD_PRECOND_MASS, 0>},
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
+
+/* Newton's vertex pass (g only; no pairs: method.c keeps newton with pairs on the CPU) */
+static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
 extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
@@ -402,6 +430,12 @@ static void cuda_destroy(sipd_backend *b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
     for (i = 0; i < 7; i++) cudaFree(b->dpr[i]);
+    cudaFree((void *)b->hv.row_off);
+    cudaFree((void *)b->hv.diag);
+    cudaFree((void *)b->hv.elem_blk);
+    cudaFree(b->hval);
+    if (b->hval_h)
+        cudaFreeHost(b->hval_h);
     sipd_cuda_broad_destroy(b->gb);
     collide_destroy(b->det);
     pair_data_free(&b->pd);
@@ -471,12 +505,12 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     cudaFuncAttributes fa;
 
     *out = NULL;
-    if (p->precond == SIPD_PRECOND_NEWTON) {
-        sipd_error("cuda backend: method newton runs on the CPU backend only (use --device cpu)");
+    if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* method.c keeps this on the CPU */
+        sipd_error("cuda backend: method newton with contact pairs runs on the CPU backend only (use --device cpu)");
         return SIPD_EINPUT;
     }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
-        p->precond != SIPD_PRECOND_MASS) {
+        p->precond != SIPD_PRECOND_MASS && p->precond != SIPD_PRECOND_NEWTON) {
         sipd_error("cuda backend: unknown preconditioner %d", p->precond);
         return SIPD_EINPUT;
     }
@@ -504,6 +538,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     d->v.ngroups = m->ngroups;
     b->split = p->split;
     b->precond = p->precond;
+    b->want_hessian = p->hessian || p->precond == SIPD_PRECOND_NEWTON;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
 
 #define CK(call)                                                                              \
@@ -530,7 +565,10 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
-    b->kvert = k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
+    if (p->precond == SIPD_PRECOND_NEWTON)   /* Newton: g and the element Hessians (dy: the driver's) */
+        b->kelem = k_element_hessian;
+    b->kvert = p->precond == SIPD_PRECOND_NEWTON ? k_vertex_newton[p->contact != 0]
+             : k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
                                                                                         : 3];
@@ -565,7 +603,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         W->nc = G->nc;
         W->ne = G->ne;
         nblk = p->precond == SIPD_PRECOND_SPLIT ? (size_t)kind_block_size(G->kind, 0)
-               : p->precond == SIPD_PRECOND_MASS ? 0
+               : p->precond == SIPD_PRECOND_MASS || p->precond == SIPD_PRECOND_NEWTON ? 0
                                                  : (size_t)kind_block_size(G->kind, 1);
         CK(dalloc(b, (void **)&W->v, ne * G->nc * sizeof(int), "element vertices"));
         CK(dalloc(b, (void **)&W->rest, ne * kind_rest_size(G->kind) * sizeof(float), "element rest data"));
@@ -573,7 +611,9 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         CK(dalloc(b, (void **)&W->mat, ne * sizeof(int), "element materials"));
         CK(dalloc(b, (void **)&W->grad, ne * kind_grad_size(G->kind) * sizeof(float), "element gradients"));
         CK(dalloc(b, (void **)&W->blk, ne * nblk * sizeof(float), "element blocks"));
-        W->hess = NULL;   /* Newton runs on the CPU backend only */
+        W->hess = NULL;   /* the element Hessians: newton and two-level SIPD (the hessian op) */
+        if (b->want_hessian)
+            CK(dalloc(b, (void **)&W->hess, ne * kind_hessian_size(G->kind) * sizeof(float), "element Hessians"));
         if (ne > 0) {
             CKC(cudaMemcpy((void *)W->v, G->v, ne * G->nc * sizeof(int), cudaMemcpyHostToDevice));
             CK(upload_f(b, (float *)W->rest, G->rest, ne * kind_rest_size(G->kind), "create: element rest data"));
@@ -964,6 +1004,8 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->have_gsum = 1;
     b->first = 0;
     st->cg_iters = 0;
+    if (b->precond == SIPD_PRECOND_NEWTON && b->d.v.nv > 0)   /* the driver's CG sets dy (set_direction) */
+        CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (newton)");
     if (b->d.v.npr > 0) {
         int gp = grid_for(b, b->d.v.npr);
         SIPD_LAUNCH(k_pair_stats, gp, NT, 0, b->d, b->part);
@@ -1099,16 +1141,126 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
     return SIPD_OK;
 }
 
+/* ---- Newton and two-level SIPD's coarse level (driver.c newton_direction, coarse_correction) ----
+ * hessian: the element Hessians at y (k_element<NEWTON>, after the direction pass at y), the
+ * block rows of H on the device (k_hessian_row, float32, no atomics), then H's values and g
+ * come to the host (converted to double) for the host's Galerkin product PᵀHP, CHOLMOD
+ * factorisation and coarse solve (coarse.c); set_direction uploads the prolonged direction,
+ * gradient downloads g between refreshes of the coarse operator.  Transfers per call:
+ * 36 bytes per stored block (hessian), 12 bytes per vertex (gradient, set_direction). */
+
+/* The driver's block-CSR pattern (sparse.h) on the device, once per pattern. */
+static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
+{
+    const sipd_model *m = b->m;
+    size_t nelem = (size_t)H->ne * H->k * H->k;
+    int gi;
+    void *p;
+    if (b->hval && b->hp_row_off == H->row_off && b->hp_n == H->n && b->hp_nnzb == H->nnzb)
+        return SIPD_OK;
+    cudaFree((void *)b->hv.row_off);
+    cudaFree((void *)b->hv.diag);
+    cudaFree((void *)b->hv.elem_blk);
+    cudaFree(b->hval);
+    if (b->hval_h)
+        cudaFreeHost(b->hval_h);
+    b->hv.row_off = b->hv.diag = b->hv.elem_blk = NULL;
+    b->hval = b->hval_h = NULL;
+    b->hp_row_off = NULL;
+    CU(cudaMalloc(&p, ((size_t)H->n + 1) * sizeof(int)), "hessian (pattern)");
+    b->hv.row_off = (const int *)p;
+    CU(cudaMalloc(&p, ((size_t)H->n > 0 ? (size_t)H->n : 1) * sizeof(int)), "hessian (pattern)");
+    b->hv.diag = (const int *)p;
+    CU(cudaMalloc(&p, (nelem > 0 ? nelem : 1) * sizeof(int)), "hessian (pattern)");
+    b->hv.elem_blk = (const int *)p;
+    CU(cudaMalloc((void **)&b->hval, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)), "hessian (values)");
+    CU(cudaMallocHost((void **)&b->hval_h, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)),
+       "hessian (values)");
+    CU(cudaMemcpy((void *)b->hv.row_off, H->row_off, ((size_t)H->n + 1) * sizeof(int), cudaMemcpyHostToDevice),
+       "hessian (pattern)");
+    if (H->n > 0)
+        CU(cudaMemcpy((void *)b->hv.diag, H->diag, (size_t)H->n * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+    if (nelem > 0)
+        CU(cudaMemcpy((void *)b->hv.elem_blk, H->elem_blk, nelem * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+    b->hv.k = H->k;
+    b->hv.goff[0] = 0;   /* group gi's elements start at goff[gi] (model_pattern_elements) */
+    for (gi = 0; gi < m->ngroups; gi++) b->hv.goff[gi + 1] = b->hv.goff[gi] + m->groups[gi].ne;
+    b->hp_row_off = H->row_off;
+    b->hp_n = H->n;
+    b->hp_nnzb = H->nnzb;
+    return SIPD_OK;
+}
+
+/* backend.h hessian, after a direction pass at y: Newton's (precond NEWTON, whose direction
+ * pass evaluated the element Hessians) or the coarse level's of two-level SIPD (precond SPLIT
+ * with params.hessian: the element Hessians are evaluated here). */
+static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+{
+    const sipd_model *m = b->m;
+    size_t i, nval = (size_t)H->nnzb * 9;
+    int gi, ne = 0;
+    extra->row = NULL;
+    extra->ctx = NULL;
+    if (b->failed)
+        return SIPD_EFAIL;
+    for (gi = 0; gi < m->ngroups; gi++) ne += m->groups[gi].ne;
+    if (!b->want_hessian || H->n != m->nv || H->ne != ne || H->k != SIPD_MAX_CORNERS) {
+        sipd_error("cuda backend: hessian: not created for it (params.hessian) or a pattern of another model");
+        return SIPD_EFAIL;
+    }
+    if (b->d.v.npr > 0) {   /* the pairs' couplings are not in H (scene.c refuses coarse + pairs) */
+        sipd_error("cuda backend: hessian: contact pairs are not assembled");
+        return SIPD_EFAIL;
+    }
+    if (hessian_pattern(b, H) != SIPD_OK)
+        return SIPD_EFAIL;
+    for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
+        if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
+            SIPD_LAUNCH(k_element_hessian, grid_for(b, b->d.v.grp[gi].ne), NT, 0, b->d, gi);
+            LAUNCHED("hessian (element Hessians)");
+        }
+    if (m->nv > 0) {   /* the block rows */
+        SIPD_LAUNCH(k_hessian_row, grid_for(b, m->nv), NT, 0, b->d, b->hv, b->hval);
+        LAUNCHED("hessian (rows)");
+    }
+    if (nval > 0)
+        CU(cudaMemcpy(b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "hessian (values to the host)");
+    for (i = 0; i < nval; i++) H->val[i] = b->hval_h[i];
+    if (m->nv > 0 && download_array(b, g, b->d.v.g, "hessian (gradient to the host)") != SIPD_OK)
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+/* backend.h gradient: g of the last direction pass, to the host. */
+static int cuda_gradient(sipd_backend *b, double *g_host)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.v.nv == 0)
+        return SIPD_OK;
+    return download_array(b, g_host, b->d.v.g, "gradient");
+}
+
+/* backend.h set_direction: dy ← the driver's direction (nv*3, as float). */
+static int cuda_set_direction(sipd_backend *b, const double *dy_host)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.v.nv == 0)
+        return SIPD_OK;
+    return upload_positions(b, b->d.v.dy, dy_host, "set_direction");
+}
+
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
     cuda_step_load,
-    NULL,          /* hessian: newton runs on the CPU backend only (method.h) */
-    NULL,          /* set_direction */
+    cuda_hessian,  /* newton (without pairs: method.c) and two-level SIPD's coarse level */
+    cuda_set_direction,
     FLT_EPSILON,
     NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */
     NULL,          /* mixed_energy */
-    NULL,          /* gradient: two-level SIPD (solver.coarse) runs on the CPU backend only (method.c) */
+    cuda_gradient,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -443,64 +443,19 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
             for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
         }
     }
+    {   /* rows gathered per vertex (passes.h pass_hessian_row, as the CUDA backend's k_hessian_row) */
+        sipd_bsr_view hv;
+        hv.row_off = H->row_off;
+        hv.diag = H->diag;
+        hv.elem_blk = H->elem_blk;
+        hv.k = K;
+        for (gi = 0; gi <= m->ngroups; gi++) hv.goff[gi] = goff[gi];
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        int i;
-        double *D = H->val + 9 * (size_t)H->diag[a];
-        memset(H->val + 9 * (size_t)H->row_off[a], 0, sizeof(double) * 9 * (size_t)(H->row_off[a + 1] - H->row_off[a]));
-        vec3 gb = v3(0, 0, 0);
-        if (m->fixed[a]) {
-            D[0] = D[4] = D[8] = 1;
-        } else {
+        for (a = 0; a < m->nv; a++) {
+            vec3 gb = pass_hessian_row(&b->vw, &hv, H->val, elements, a);
             if (!elements)
-                gb = inertia_gradient(m->mass[a], b->inv_h2, v3_load(b->gq), yv(b->y, a), yv(b->yt, a));
-            D[0] += m->mass[a] * b->inv_h2;
-            D[4] += m->mass[a] * b->inv_h2;
-            D[8] += m->mass[a] * b->inv_h2;
-            if (b->contact) {   /* contact and friction blocks (their gradient is in g) */
-                vec3 gd = v3(0, 0, 0);
-                sym3 Dc = s3_zero();
-                double pen;
-                mat3 Cm;
-                int r;
-                pass_ground(&b->vw, a, yv(b->y, a), &gd, &Dc, &pen);
-                Cm = s3_to_m3(Dc);
-                for (r = 0; r < 9; r++) D[r] += Cm.m[r];
-                gb = v3_add(gb, gd);
-            }
-            if (b->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are *extra */
-                vec3 gd = v3(0, 0, 0);
-                sym3 Dc = s3_zero();
-                mat3 Cm;
-                int r;
-                pass_pair_vertex(&b->vw, a, -1, v3(0, 0, 0), 1, &gd, &Dc);
-                Cm = s3_to_m3(Dc);
-                for (r = 0; r < 9; r++) D[r] += Cm.m[r];
-                gb = v3_add(gb, gd);
-            }
-            /* Σ element blocks (mixed FEM: those of the plain elastic kinds, with their gradient) */
-            for (i = elements || b->eH ? m->inc_off[a] : 0; i < (elements || b->eH ? m->inc_off[a + 1] : 0); i++) {
-                const sipd_group_view *G = &b->vw.grp[m->inc_group[i]];
-                int e = m->inc_elem[i], l = m->inc_corner[i], c, r, s, nc = G->nc, n3 = 3 * nc;
-                const double *He = G->hess + (size_t)kind_hessian_size(G->kind) * e;
-                const int pe = goff[m->inc_group[i]] + e;
-                if (!elements) {
-                    if (mixed_kind_stretch(G->kind))
-                        continue;
-                    gb = v3_add(gb, v3_load(G->grad + (size_t)kind_grad_size(G->kind) * e + 3 * l));
-                }
-                for (c = 0; c < nc; c++) {
-                    double *B;
-                    if (m->fixed[G->v[(size_t)nc * e + c]])
-                        continue;
-                    B = H->val + 9 * H->elem_blk[(size_t)K * K * pe + K * l + c];
-                    for (r = 0; r < 3; r++)
-                        for (s = 0; s < 3; s++) B[3 * r + s] += He[n3 * (3 * l + r) + 3 * c + s];
-                }
-            }
+                v3_store(g + 3 * (size_t)a, gb);
         }
-        if (!elements)
-            v3_store(g + 3 * (size_t)a, gb);
     }
     /* the pairs' blocks D_z at y, for the couplings β_a β_l D_z between a pair's vertices */
 #pragma omp parallel for schedule(static) if (b->npr > PAR_MIN)

@@ -270,8 +270,9 @@ int main(int argc, char **argv)
     }
     /* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
      * auto takes the CUDA backend when a device exists, else the CPU, and says which;
-     * what the method table keeps on the CPU backend (method.h, method_cpu_only: newton, and contact
-     * with a Gauss–Seidel sweep) runs there (with device cuda: exit 2, a bad combination). */
+     * what the method table keeps on the CPU backend (method.h, method_cpu_only: mixed-fem, newton
+     * with contact pairs, contact with a Gauss–Seidel sweep) runs there (with device cuda: exit 2,
+     * a bad combination); auto also keeps newton there (method_auto_cpu: the float64 reference). */
     const sipd_backend_ops *ops = &sipd_backend_cpu;
     const char *precision = SIPD_REAL_NAME, *cpu_why = "";
     char device_attr[320] = "cpu", cuda_desc[256] = "";
@@ -296,6 +297,9 @@ int main(int argc, char **argv)
             cpu_why = auto_why;
         } else if (on_cpu) {
             snprintf(auto_why, sizeof auto_why, "; auto: %s runs on the CPU backend only", cpu_only);
+            cpu_why = auto_why;
+        } else if (device == SIPD_DEVICE_AUTO && method_auto_cpu(&sc, cpu_only, sizeof cpu_only)) {
+            snprintf(auto_why, sizeof auto_why, "; auto: %s stays on the CPU", cpu_only);
             cpu_why = auto_why;
         } else {
             char name[256];

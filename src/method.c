@@ -18,7 +18,7 @@ static const sipd_method_info methods[] = {
     /* Newton: no Chebyshev (its steps are not a stationary iteration); a step that gains
        nothing at the round-off floor gains nothing later, so the stall window is short */
     {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
-     SIPD_BACKEND_CPU},
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
     /* seed 002 (DESIGN.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
        tetrahedra, CPU only; short stall window as Newton's */
     {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
@@ -59,14 +59,24 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
         snprintf(why, n, "method %s", mi ? mi->name : "?");
         return 1;
     }
-    /* two-level SIPD: the CUDA backend has no Hessian assembly yet (README "Two-level SIPD") */
-    if (sc->coarse_levels > 1) {
-        snprintf(why, n, "solver.coarse (two-level SIPD)");
+    /* Newton on CUDA: H and g come to the host, the pairs' matrix-free couplings do not */
+    if (mi->direction == SIPD_DIRECTION_NEWTON_CG && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        snprintf(why, n, "method %s with contact pairs", mi->name);
         return 1;
     }
     /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
     if (sc->contact && method_sweep(sc) == SIPD_SWEEP_GS) {
         snprintf(why, n, "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
+        return 1;
+    }
+    return 0;
+}
+
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (mi && mi->direction == SIPD_DIRECTION_NEWTON_CG) {
+        snprintf(why, n, "method %s (the float64 reference; --device cuda runs it in float32)", mi->name);
         return 1;
     }
     return 0;

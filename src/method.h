@@ -55,8 +55,12 @@ sipd_sweep method_sweep(const sipd_scene *sc);
  * takes it. */
 int method_chebyshev(const sipd_scene *sc);
 /* 0 when the CUDA backend can run the scene's method; else 1 and `why` (n bytes) says what
- * keeps it on the CPU ("method newton", "contact with a Gauss-Seidel sweep (sipd
- * gauss-seidel, vbd)"). */
+ * keeps it on the CPU ("method mixed-fem", "method newton with contact pairs", "contact with a
+ * Gauss-Seidel sweep (sipd gauss-seidel, vbd)"). */
 int method_cpu_only(const sipd_scene *sc, char *why, size_t n);
+/* 1 (and `why`) when `--device auto` should keep a scene the CUDA backend can run on the CPU
+ * anyway: newton, the float64 reference the other methods are measured against (`--device
+ * cuda` runs it in float32). */
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n);
 
 #endif

@@ -592,7 +592,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         }
         m->mats[i] = material_make((int)sm->model, sm->youngs, sm->poisson);
         if (nshell)
-            m->mats[sc->nmaterials + i] = tri_material(sm->youngs, sm->poisson);
+            m->mats[sc->nmaterials + i] = tri_material((int)sm->model, sm->youngs, sm->poisson);
     }
 
     vo = to = fo = mo = 0;

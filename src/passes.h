@@ -197,7 +197,16 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
 
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
  * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
- * the PSD-projected element Hessian (NEWTON). */
+ * the PSD-projected element Hessian (NEWTON).
+ * Rod bending and hinges have no pairwise K: their Hessian is the Gauss–Newton term
+ * Jᵀ W J over all nc corners (rank ≤ 3 resp. 1), and its diagonal blocks B_a alone do not
+ * majorise it (uᵀ H u = |Σ_a W^½ J_a u_a|² can reach nc Σ_a u_aᵀ B_a u_a).  The Jacobi-type
+ * preconditioners (SPLIT, BLOCK, DIAG) therefore store nc B_a, which does (Cauchy–Schwarz:
+ * |Σ_a w_a|² ≤ nc Σ_a |w_a|²), as K⁺ does for the elastic kinds.  With the plain B_a every
+ * Jacobi-type method failed to converge in 20000 iterations on the held-out unstructured gmsh
+ * cloth and strip (tools/heldout-kinds.py, residual 1.6–91 relative); with nc B_a SIPD Jacobi +
+ * Chebyshev converges in 576.  Gauss–Seidel and VBD solve each vertex's own block exactly (their
+ * vertex pass, below) and need no factor. */
 SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, int e)
 {
     const sipd_group_view *G = &v->grp[gi];
@@ -259,6 +268,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
         if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
             for (l = 0; l < 3; l++) {
+                B[l] = s3_axpy(SIPD_R(3), B[l], s3_zero());   /* nc B_a majorises the element's Hessian (above) */
                 if (precond == SIPD_PRECOND_DIAG)
                     B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
                 s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
@@ -302,6 +312,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
         if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
             for (l = 0; l < 4; l++) {
+                B[l] = s3_axpy(SIPD_R(4), B[l], s3_zero());   /* nc B_a majorises the element's Hessian (above) */
                 if (precond == SIPD_PRECOND_DIAG)
                     B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
                 s3_store(G->blk + 24 * (size_t)e + 6 * l, B[l]);
@@ -611,6 +622,85 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
         }
     }
     view_st(v->y, a, v3_axpy(alpha, d, ya));
+}
+
+/* ---- Newton / two-level SIPD: one block row of the PSD-projected Hessian ------------------- */
+
+/* The block-CSR pattern a row pass writes into (src/sparse.h sipd_bsr: row_off, diag, the
+ * element map elem_blk with k corners per element) and where group gi's elements start in it
+ * (goff[gi]: model_pattern_elements orders the groups one after another). */
+typedef struct {
+    const int *row_off, *diag, *elem_blk;
+    int k;
+    int goff[SIPD_KIND_COUNT + 1];
+} sipd_bsr_view;
+
+/* Row a of H at y into val (every block of the row set): m/h² I + the ground's contact and
+ * friction block + the pairs' exact diagonal blocks β_a² D_z + (elements) the element blocks
+ * of G->hess over a's incidences, Dirichlet columns left out; a Dirichlet row is the identity.
+ * elements = 0 (mixed FEM: the element blocks are the caller's) also returns the gradient of
+ * the non-elastic terms at y (inertia, ground, pairs); elements = 1 returns 0 (g is the
+ * direction pass's).  Only row a is written: rows are gathered concurrently, without atomics.
+ * The order of the additions is part of the result (the CPU backend's outputs are compared bit
+ * for bit). */
+SIPD_HD vec3 pass_hessian_row(const sipd_view *v, const sipd_bsr_view *H, sipd_real *val, int elements, int a)
+{
+    sipd_real *D = val + 9 * (size_t)H->diag[a];
+    vec3 gb = v3(0, 0, 0);
+    int i, r;
+    for (i = 9 * H->row_off[a]; i < 9 * H->row_off[a + 1]; i++) val[i] = 0;
+    if (v->fixed[a]) {
+        D[0] = D[4] = D[8] = 1;
+        return gb;
+    }
+    if (!elements)
+        gb = inertia_gradient(v->mass[a], v->inv_h2, v3_load(v->gq), view_ld(v->y, a), view_ld(v->yt, a));
+    D[0] += v->mass[a] * v->inv_h2;
+    D[4] += v->mass[a] * v->inv_h2;
+    D[8] += v->mass[a] * v->inv_h2;
+    if (v->ground) {   /* contact and friction blocks (their gradient is in g) */
+        vec3 gd = v3(0, 0, 0);
+        sym3 Dc = s3_zero();
+        sipd_real pen;
+        mat3 Cm;
+        pass_ground(v, a, view_ld(v->y, a), &gd, &Dc, &pen);
+        Cm = s3_to_m3(Dc);
+        for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+        gb = v3_add(gb, gd);
+    }
+    if (v->npr) {   /* the pairs' diagonal blocks β_a² D_z; the couplings are applied matrix-free */
+        vec3 gd = v3(0, 0, 0);
+        sym3 Dc = s3_zero();
+        mat3 Cm;
+        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 1, &gd, &Dc);
+        Cm = s3_to_m3(Dc);
+        for (r = 0; r < 9; r++) D[r] += Cm.m[r];
+        gb = v3_add(gb, gd);
+    }
+    /* Σ element blocks; elements = 0 (mixed FEM): those of the kinds that are not its stretch
+       elements — rod bending and hinges, the kinds without a pairwise K — with their gradient,
+       when their Hessians were computed (G->hess) */
+    for (i = v->inc_off[a]; i < v->inc_off[a + 1]; i++) {
+        const sipd_group_view *G = &v->grp[v->inc_group[i]];
+        int e = v->inc_elem[i], l = v->inc_corner[i], c, s, nc = G->nc, n3 = 3 * nc;
+        const sipd_real *He;
+        const int pe = H->goff[v->inc_group[i]] + e, K = H->k;
+        if (!elements) {
+            if (!kind_split_per_corner(G->kind) || !G->hess)
+                continue;
+            gb = v3_add(gb, view_ld(G->grad + (size_t)kind_grad_size(G->kind) * e, l));
+        }
+        He = G->hess + (size_t)kind_hessian_size(G->kind) * e;
+        for (c = 0; c < nc; c++) {
+            sipd_real *B;
+            if (v->fixed[G->v[(size_t)nc * e + c]])
+                continue;
+            B = val + 9 * (size_t)H->elem_blk[(size_t)K * K * pe + K * l + c];
+            for (r = 0; r < 3; r++)
+                for (s = 0; s < 3; s++) B[3 * r + s] += He[n3 * (3 * l + r) + 3 * c + s];
+        }
+    }
+    return gb;
 }
 
 /* ---- apply ------------------------------------------------------------------------------------- */

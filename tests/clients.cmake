@@ -8,7 +8,7 @@ add_test(NAME clients_paraview_meshio
 set_tests_properties(clients_paraview_meshio PROPERTIES LABELS clients SKIP_RETURN_CODE 77 TIMEOUT 400
                      RESOURCE_LOCK sipd_pvbatch)
 # the same for one cloth (triangles) and one rod (edges) run: the XDMF grid of another kind
-foreach(n curtain rope)
+foreach(n curtain rope bunny_kinds)
   add_test(NAME clients_paraview_meshio_${n}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_clients.sh $<TARGET_FILE:sipd-run>
                    ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg ${CMAKE_CURRENT_BINARY_DIR}/clients_${n})

@@ -3,7 +3,7 @@
 # tests/CMakeLists.txt.
 add_executable(test_materials ${CMAKE_CURRENT_LIST_DIR}/test_materials.c)
 target_link_libraries(test_materials PRIVATE sipd_core)
-foreach(case polar polar32 fd kplus kf majorize small nhguard stretch)
+foreach(case polar polar32 fd kplus kf majorize small nhguard stretch membrane membrane_stretch)
   add_test(NAME materials_${case} COMMAND test_materials ${case})
   set_tests_properties(materials_${case} PROPERTIES TIMEOUT 120)
 endforeach()

@@ -294,7 +294,8 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         vec3 p3 = v3(in[39], in[40], in[41]), f0, f1, n, g0, g1, q0, q1, gr[4];
         sipd_real Bm[4], gN[2], H[144];
         sym3 K, B[4];
-        sipd_material tm = tri_material((double)in[44], 0.3);
+        sipd_material tm = tri_material(split % SIPD_MAT_NMODELS, (double)in[44], 0.3);
+        sipd_real F6[6];
         acc += tri_rest(p0, p1, p2, Bm);
         tri_gradN(Bm, split, gN);
         tri_F(Bm, p0, p1, p2, &f0, &f1);
@@ -307,6 +308,11 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         tri_vertex_blocks_psd(&tm, Bm, in[45], f0, f1, B);
         tri_element_hessian(&tm, Bm, in[45], f0, f1, H);
         acc += B[2].s[1] + H[80];
+        tri_F6(f0, f1, F6);
+        acc += F6[3] + tri_psi_other(&tm, f0, f1);
+        tri_eval_other(&tm, split, f0, f1, &q0, &q1, &K);
+        tri_dPdF_other(&tm, f0, f1, H);
+        acc += q1.v[1] + K.s[4] + H[7];
         acc += hinge_theta(p0, p1, p2, p3) + hinge_dtheta(in[46], in[47]) + hinge_energy(in[46], in[47], p0, p1, p2, p3);
         hinge_grad_theta(p0, p1, p2, p3, gr);
         acc += gr[3].v[0];

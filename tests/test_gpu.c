@@ -20,6 +20,10 @@
  *   materials    neohookean, arap, corotational and stvk (material.h's out-of-line models) on a
  *                small box with SIPD Jacobi (expanded, sign), Gauss–Seidel (expanded) and vbd agree
  *                with the CPU
+ *   kinds FILE [MODEL]  a springs/rod/cloth scene through vbd, block-jacobi, diag-jacobi, gd and
+ *                sipd (Jacobi expanded/sign, Gauss–Seidel sign) against the CPU; MODEL switches every
+ *                material to that model (the membrane forms of physics/tri.h on the curtain) and
+ *                runs Jacobi expanded, Gauss–Seidel sign and vbd only
  *
  * SIPD_TEST_GPU_SELFTEST=1 runs the harness with the CPU backend in the GPU's place (no device
  * needed): it checks the test logic itself, not the CUDA backend.
@@ -200,7 +204,7 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 1;
     }
-    {   /* a method the CUDA backend does not run (method.h: newton, mixed-fem) */
+    {   /* a method the CUDA backend does not run (method.h: mixed-fem; newton with pairs) */
         char why[160];
         const sipd_method_info *mi = method_info(sc.method);
         if (mi && !(mi->backends & SIPD_BACKEND_CUDA) && method_cpu_only(&sc, why, sizeof why)) {
@@ -493,8 +497,10 @@ static int test_materials(void)
 
 /* Element kinds (springs, rods, cloth) through every method the CUDA backend runs: the scene at
  * `path` (a rod, springs or cloth scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
- * Gauss–Seidel and Jacobi under both splits, GPU against CPU. */
-static void test_kinds(const char *path)
+ * Gauss–Seidel and Jacobi under both splits, GPU against CPU.  With `model` (a materials[].model
+ * name) every material of the scene is switched to it first: the membrane forms of the other
+ * models (physics/tri.h, out of line) in the float32 kernels. */
+static int test_kinds(const char *path, const char *model)
 {
     static const int methods[] = {SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_VBD,
                                   SIPD_METHOD_BLOCK_JACOBI, SIPD_METHOD_DIAG_JACOBI, SIPD_METHOD_GD};
@@ -505,30 +511,57 @@ static void test_kinds(const char *path)
         sipd_scene sc;
         sipd_model m;
         char what[128];
-        if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        int mi = -1, i;
+        /* with a model: Jacobi expanded, Gauss–Seidel sign and vbd only (the model's expanded and
+           sign K⁺, its ∂P/∂F and Ψ; the other methods add no material path), to keep it short */
+        if (model && k != 0 && k != 2 && k != 3)
+            continue;
+        if (model)
+            for (i = 0; i < SIPD_MAT_NMODELS; i++)
+                if (!strcmp(scene_model_name((sipd_material_model)i), model))
+                    mi = i;
+        if (model && mi < 0) {
+            CHECK(0, "unknown model %s", model);
+            return 1;
+        }
+        if (scene_load(path, &sc) != SIPD_OK) {
             CHECK(0, "cannot load %s", path);
-            return;
+            return 1;
+        }
+        for (i = 0; model && i < sc.nmaterials; i++) sc.materials[i].model = (sipd_material_model)mi;
+        if (model_build(&sc, &m) != SIPD_OK) {
+            CHECK(0, "cannot build %s", path);
+            scene_free(&sc);
+            return 1;
         }
         CHECK(m.group_of[SIPD_KIND_EDGE] >= 0 || m.group_of[SIPD_KIND_TRI] >= 0, "%s has no springs or triangles", path);
+        if (model && m.group_of[SIPD_KIND_TRI] >= 0)   /* the shell runs the model (model.c once dropped it) */
+            CHECK(m.mats[m.groups[m.group_of[SIPD_KIND_TRI]].mat[0]].model == mi, "%s: the shell is not %s", path, model);
+        if (model && k == 0 && gpu_refuses_materials(&sc, &m)) {
+            model_free(&m);
+            scene_free(&sc);
+            return 77;
+        }
         sc.method = methods[k];
         sc.sweep = sweeps[k];
         sc.projection = projs[k];
         sc.chebyshev = sc.method != SIPD_METHOD_VBD && sweeps[k] == SIPD_SWEEP_JACOBI && projs[k] == SIPD_PROJ_EXPANDED;
         sc.line_search = SIPD_LS_ALWAYS;
         sc.iterations = 60;
-        snprintf(what, sizeof what, "%s: method %s sweep %s projection %d", path, scene_method_name(sc.method),
-                 scene_sweep_name(sim_sweep(&sc)), projs[k]);
+        snprintf(what, sizeof what, "%s%s%s: method %s sweep %s projection %d", path, model ? " " : "",
+                 model ? model : "", scene_method_name(sc.method), scene_sweep_name(sim_sweep(&sc)), projs[k]);
         compare(what, &sc, &m, 2, 0);
         model_free(&m);
         scene_free(&sc);
     }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     char desc[256];
     if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE | energy | big | methods | splits | materials\n");
+        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | materials\n");
         return 2;
     }
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {
@@ -547,8 +580,10 @@ int main(int argc, char **argv)
         if (test_scene(argv[2]) == 77)
             return 77;
     }
-    else if (!strcmp(argv[1], "kinds") && argc > 2)
-        test_kinds(argv[2]);
+    else if (!strcmp(argv[1], "kinds") && argc > 2) {
+        if (test_kinds(argv[2], argc > 3 ? argv[3] : NULL) == 77)
+            return 77;
+    }
     else if (!strcmp(argv[1], "energy"))
         test_energy();
     else if (!strcmp(argv[1], "big"))

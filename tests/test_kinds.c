@@ -17,7 +17,8 @@
  *   strip       a clamped strip (ν = 0) against plate theory q L⁴ / (8 D), 60 x 4 and 60 x 10
  *   membrane    quasi-static uniaxial membrane stretch against the analytic stable neo-Hookean
  *               membrane (20%), and the plane-stress Poisson ratio at 0.1%
- *   cloth_methods  every method against Newton on a cloth pinned at two corners
+ *   cloth_methods [MODEL]  every method against Newton on a cloth pinned at two corners, with the
+ *               membrane model MODEL (default stable-neohookean)
  *   meshes DIR  the gmsh cloth and rod fixtures in four formats as bodies
  *   model       a springs body keeps its tet mesh's lumped masses; a rod's masses are ρπr²L/2
  *               per segment end; the element counts; scene errors for the kind keys
@@ -323,7 +324,7 @@ static void test_fd_shell(void)
     unsigned seed = 11;
     double wP = 0, wdP = 0, wg = 0, wth = 0, whg = 0, wpsd = 0, wKF = 0, wblk = 0;
     int t, i, a, sp;
-    tmat = tri_material(1e5, 0.3);
+    tmat = tri_material(SIPD_MAT_STABLE_NEOHOOKEAN, 1e5, 0.3);
     for (t = 0; t < 200; t++) {
         double x[12], r[5], H[36], Hf[36];
         for (i = 0; i < 12; i++) x[i] = 2 * urand(&seed) - 1;
@@ -688,8 +689,9 @@ static void test_membrane(void)
     }
 }
 
-/* Every method reaches Newton's solution of the same steps on a cloth pinned at two corners. */
-static void test_cloth_methods(void)
+/* Every method reaches Newton's solution of the same steps on a cloth pinned at two corners, with
+ * the membrane model `model` (a materials[].model name; the default stable neo-Hookean when NULL). */
+static void test_cloth_methods(const char *model)
 {
     static const char *methods[] = {
         "method = \"newton\";",
@@ -714,12 +716,12 @@ static void test_cloth_methods(void)
                  "time = { dt = 0.0166667; frames = 3; };\n"
                  "solver = { %s iterations = 2000; tolerance = %s; line_search = \"always\"; };\n"
                  "gravity = [0.0, -9.81, 0.0];\n"
-                 "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.3; density = 200.0; } );\n"
+                 "materials = ( { name = \"m\"; model = \"%s\"; youngs = 1.0e5; poisson = 0.3; density = 200.0; } );\n"
                  "bodies = ( { generate = { shape = \"cloth\"; size = [0.5, 0.5]; cells = [8, 8]; }; material = \"m\";\n"
                  "  thickness = 0.002;\n"
                  "  pin = ( { box_min = [-1.0, -1.0, -1.0]; box_max = [0.001, 1.0, 0.001]; },\n"
                  "          { box_min = [0.499, -1.0, -1.0]; box_max = [1.0, 1.0, 0.001]; } ); } );\n",
-                 methods[k], k == 0 ? "1.0e-10" : "1.0e-7");
+                 methods[k], k == 0 ? "1.0e-10" : "1.0e-7", model ? model : "stable-neohookean");
         if (fixture_load(&f, text)) {
             CHECK(0, "cloth setup failed");
             return;
@@ -728,17 +730,22 @@ static void test_cloth_methods(void)
             CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "cloth: step failed");
             ok = ok && (k == 0 ? (r.converged || r.status == SIPD_SOLVE_STALLED) : r.status != SIPD_SOLVE_DIVERGED);
         }
-        CHECK(ok, "cloth, %s: a solve %s", methods[k], k == 0 ? "did not converge" : "diverged");
+        CHECK(ok, "cloth (%s), %s: a solve %s", model ? model : "stable-neohookean", methods[k],
+              k == 0 ? "did not converge" : "diverged");
+        if (k == 0)   /* the shell really runs the model (model.c once dropped it) */
+            CHECK(!model || !strcmp(scene_model_name(f.m.mats[f.m.groups[f.m.group_of[SIPD_KIND_TRI]].mat[0]].model),
+                                    model),
+                  "cloth: the shell's material is not %s", model);
         x = malloc(sizeof(double) * 3 * f.m.nv);
         f.s.ops->download(f.s.b, x, NULL);
         if (k == 0) {
             ref = x;
         } else {
             for (a = 0; a < 3 * f.m.nv; a++) dmax = fabs(x[a] - ref[a]) > dmax ? fabs(x[a] - ref[a]) : dmax;
-            printf("cloth methods: %s: max |x - x_newton| / diag = %.3e (last residual %.2e, %d iterations)\n",
-                   methods[k], dmax / f.m.bbox_diag, r.residual, r.iterations);
-            CHECK(dmax / f.m.bbox_diag < 1e-4, "cloth, %s: %.3e of the model size from Newton", methods[k],
-                  dmax / f.m.bbox_diag);
+            printf("cloth methods (%s): %s: max |x - x_newton| / diag = %.3e (last residual %.2e, %d iterations)\n",
+                   model ? model : "stable-neohookean", methods[k], dmax / f.m.bbox_diag, r.residual, r.iterations);
+            CHECK(dmax / f.m.bbox_diag < 1e-4, "cloth (%s), %s: %.3e of the model size from Newton",
+                  model ? model : "stable-neohookean", methods[k], dmax / f.m.bbox_diag);
             free(x);
         }
         fixture_free(&f);
@@ -944,7 +951,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "membrane"))
         test_membrane();
     else if (!strcmp(argv[1], "cloth_methods"))
-        test_cloth_methods();
+        test_cloth_methods(argc > 2 ? argv[2] : NULL);
     else if (!strcmp(argv[1], "meshes") && argc > 2)
         test_meshes(argv[2]);
     else if (!strcmp(argv[1], "model"))

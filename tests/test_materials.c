@@ -24,6 +24,15 @@
  *   small    P(I + ε) = λ_L tr ε I + 2μ_L sym ε + O(ε²) (ARAP: λ = 0), at two sizes of ε
  *   nhguard  neo-Hookean's extension below J₀ (C², finite, rising as J falls to −1); StVK's
  *            compression/inversion behaviour (P(0) = 0, Ψ(−I) = 0)
+ *   membrane every model's membrane (3x2 F) form, physics/tri.h: P against central differences of
+ *            Ψ, ∂P/∂F against differences of P (symmetric), on random, near-identity, stretched,
+ *            near-degenerate, folded, rank 1 and zero F (J and R smooth at the step's scale); every
+ *            split's K⁺ finite, PSD (none: K, indefinite somewhere) and in-plane (K⁺n = 0), K F = P,
+ *            the expanded K⁺ majorising the in-plane part of the true vertex block, the projected
+ *            ∂P/∂F PSD
+ *   membrane_stretch  a membrane strip of each model stretched 20% quasi-statically: the lateral
+ *            stretch against the model's analytic plane-stress b(a) (ARAP: none; neo-Hookean and
+ *            corotational neck)
  *   methods  (slow) every method reaches Newton's solution for each new material
  *   stretch  ARAP / corotational / neo-Hookean bars in quasi-static uniaxial stretch against
  *            their lateral-contraction theory (seed 002 Fig. 3)
@@ -1061,12 +1070,309 @@ static void test_stretch(void)
     scratch_close();
 }
 
+/* ================================================================ membranes (3x2 F, physics/tri.h) */
+#include "physics/tri.h"
+
+enum { MB_RANDOM, MB_NEAR_I, MB_STRETCH, MB_NEAR_DEGENERATE, MB_FOLDED, MB_RANK1, MB_ZERO, MB_NCLASS };
+static const char *mb_name[MB_NCLASS] = {"random", "near-identity", "stretch/compress", "near-degenerate", "folded",
+                                         "rank 1", "zero"};
+/* a 3x2 F (columns f0, f1) of class cls */
+static void membrane_draw(int cls, vec3 *f0, vec3 *f1)
+{
+    double F[6], R0[6];
+    int known, i;
+    switch (cls) {
+    case MB_RANDOM: polar32_draw(P2_RANDOM, F, &known, R0); break;
+    case MB_NEAR_I:
+        for (i = 0; i < 6; i++) F[i] = uni(-0.2, 0.2) + (i == 0 || i == 3 ? 1 : 0);
+        break;
+    case MB_STRETCH: polar32_draw(P2_KNOWN, F, &known, R0); break;
+    case MB_NEAR_DEGENERATE: polar32_draw(P2_NEAR_DEGENERATE, F, &known, R0); break;
+    case MB_FOLDED:   /* a triangle flipped over (normal reversed), near its rest shape */
+        for (i = 0; i < 6; i++) F[i] = uni(-0.2, 0.2) + (i == 0 ? 1 : i == 3 ? -1 : 0);
+        break;
+    case MB_RANK1: polar32_draw(irand(2) ? P2_RANK1 : P2_RANK1_ZEROCOL, F, &known, R0); break;
+    default: polar32_draw(P2_ZERO, F, &known, R0); break;
+    }
+    *f0 = v3(F[0], F[2], F[4]);
+    *f1 = v3(F[1], F[3], F[5]);
+}
+/* σ2 of the 3x2 F: where J = |f0 × f1| and the nuclear norm (R) are smooth */
+static double membrane_sigma2(vec3 f0, vec3 f1)
+{
+    double F[6], R[6], S[3];
+    int i;
+    for (i = 0; i < 3; i++) {
+        F[2 * i] = f0.v[i];
+        F[2 * i + 1] = f1.v[i];
+    }
+    polar_3x2(F, R, S, 0);
+    return fmax(0, 0.5 * (S[0] + S[1]) - sqrt(0.25 * (S[0] - S[1]) * (S[0] - S[1]) + S[2] * S[2]));
+}
+static void membrane_P6(const sipd_material *mat, const double *F, double *P)
+{
+    vec3 p0, p1;
+    int i;
+    tri_eval(mat, 0, v3(F[0], F[2], F[4]), v3(F[1], F[3], F[5]), &p0, &p1, NULL);
+    for (i = 0; i < 3; i++) {
+        P[2 * i] = p0.v[i];
+        P[2 * i + 1] = p1.v[i];
+    }
+}
+static double membrane_psi6(const sipd_material *mat, const double *F)
+{
+    return tri_psi(mat, v3(F[0], F[2], F[4]), v3(F[1], F[3], F[5]));
+}
+
+/* Every model's membrane form: P against central differences of Ψ, ∂P/∂F against central differences
+ * of P (symmetric) where J and R are smooth at the step's scale; for every split on every class
+ * (degenerate, folded, rank 1 and zero included) K⁺ finite, PSD (but none) and in-plane (K⁺ n = 0:
+ * no normal stiffness), K F = P for the full K, the expanded K⁺ majorising the in-plane part of
+ * the true vertex block, the projected ∂P/∂F PSD; the model follows tri_material's model. */
+static void test_membrane(void)
+{
+    int im, cls, it, sp, i, j, k, l;
+    seed(33);
+    for (im = 0; im < NMODELS; im++) {
+        double wP = 0, wH = 0, wsym = 0, wpsd[5] = {0, 0, 0, 0, 0}, wn = 0, wKF = 0, wmaj = 0, wproj = 0;
+        int nP = 0, nH = 0, nKF = 0, nindef = 0, n = 0;
+        for (cls = 0; cls < MB_NCLASS; cls++)
+            for (it = 0; it < (cls == MB_ZERO ? 5 : 300); it++) {
+                int inu = irand(NNUS);
+                sipd_material mat = tri_material(g_models[im], logu(1e3, 1e8), g_nus[inu]);
+                vec3 f0, f1, p0, p1, nrm, g0, g1;
+                double F[6], P[6], D[36], sg2, nF, h, sc, e, J, kmax;
+                membrane_draw(cls, &f0, &f1);
+                CHECK(mat.model == g_models[im], "tri_material dropped the model");
+                for (i = 0; i < 3; i++) {
+                    F[2 * i] = f0.v[i];
+                    F[2 * i + 1] = f1.v[i];
+                }
+                nF = sqrt(v3_norm2(f0) + v3_norm2(f1));
+                sg2 = membrane_sigma2(f0, f1);
+                h = 1e-6 * fmax(1, nF);
+                membrane_P6(&mat, F, P);
+                n++;
+                sc = (mat.mu + fabs(mat.lambda)) * fmax(1, nF * nF * nF);
+                if (sg2 > 1e-2 * fmax(1, nF) || g_models[im] == SIPD_MAT_STVK) {   /* StVK is a polynomial */
+                    for (k = 0; k < 6; k++) {
+                        double Fp[6], Fm[6];
+                        memcpy(Fp, F, sizeof F);
+                        memcpy(Fm, F, sizeof F);
+                        Fp[k] += h;
+                        Fm[k] -= h;
+                        e = fabs((membrane_psi6(&mat, Fp) - membrane_psi6(&mat, Fm)) / (2 * h) - P[k]) / sc;
+                        wP = fmax(wP, e);
+                        CHECK(e < 1e-6, "membrane %s %s: dΨ/dF_%d vs P: %.3g", g_model_names[im], mb_name[cls], k, e);
+                    }
+                    nP++;
+                }
+                if (sg2 > 0.05 * fmax(1, nF) || g_models[im] == SIPD_MAT_STVK) {
+                    tri_dPdF(&mat, f0, f1, 0, D);
+                    sc = fmax(maxabs(D, 36), mat.mu);
+                    for (k = 0; k < 6; k++) {
+                        double Fp[6], Fm[6], Pp[6], Pm[6];
+                        memcpy(Fp, F, sizeof F);
+                        memcpy(Fm, F, sizeof F);
+                        Fp[k] += h;
+                        Fm[k] -= h;
+                        membrane_P6(&mat, Fp, Pp);
+                        membrane_P6(&mat, Fm, Pm);
+                        for (i = 0; i < 6; i++) {
+                            e = fabs((Pp[i] - Pm[i]) / (2 * h) - D[6 * i + k]) / sc;
+                            wH = fmax(wH, e);
+                            CHECK(e < 1e-6, "membrane %s %s: dP_%d/dF_%d: %.3g", g_model_names[im], mb_name[cls], i, k, e);
+                            e = fabs(D[6 * i + k] - D[6 * k + i]) / sc;
+                            wsym = fmax(wsym, e);
+                            CHECK(e < 1e-12, "membrane %s: dP/dF not symmetric: %.3g", g_model_names[im], e);
+                        }
+                    }
+                    nH++;
+                }
+                /* the projected ∂P/∂F (vbd, Newton) */
+                tri_dPdF(&mat, f0, f1, 1, D);
+                {
+                    double Hc[36], ev[6], V[36], emin = INFINITY;
+                    memcpy(Hc, D, sizeof Hc);
+                    sym_eig(6, Hc, ev, V);
+                    for (i = 0; i < 6; i++) emin = fmin(emin, ev[i]);
+                    e = -emin / fmax(maxabs(D, 36), mat.mu);
+                    wproj = fmax(wproj, e);
+                    CHECK(e < 1e-12 && maxabs(D, 36) < INFINITY, "membrane %s %s: projected dP/dF not PSD (%.3g)",
+                          g_model_names[im], mb_name[cls], e);
+                }
+                J = tri_J(f0, f1, &nrm, &g0, &g1);
+                {
+                    sym3 Kn;
+                    tri_eval(&mat, SIPD_SPLIT_NONE, f0, f1, &p0, &p1, &Kn);
+                    kmax = s3_maxabs(Kn);   /* the eigen-fixed splits round at |K| */
+                }
+                for (sp = 0; sp < 5; sp++) {
+                    sym3 Kp;
+                    double kmin, kn;
+                    tri_eval(&mat, sp, f0, f1, &p0, &p1, &Kp);
+                    e = s3_maxabs(Kp);
+                    CHECK(e < INFINITY, "membrane %s %s %s: K⁺ not finite", g_model_names[im], g_split_names[sp],
+                          mb_name[cls]);
+                    kmin = s3_min_eig(Kp) / fmax(fmax(s3_maxabs(Kp), kmax), mat.mu);
+                    wpsd[sp] = fmin(wpsd[sp], kmin);
+                    if (sp != SIPD_SPLIT_NONE)
+                        CHECK(kmin > -1e-12, "membrane %s %s %s: min eig K⁺ / |K⁺| = %.3g", g_model_names[im],
+                              g_split_names[sp], mb_name[cls], kmin);
+                    else if (kmin < -1e-9)
+                        nindef++;
+                    if (v3_norm2(nrm) > 0) {
+                        /* in-plane: no normal stiffness.  A sliver's plane (so n) is known only to
+                           ε σ1/σ2 (the cancellation in f0 × f1 or in Gram–Schmidt): the tolerance
+                           scales with that condition number */
+                        double cond = nF / fmax(sg2, 1e-300);
+                        kn = sqrt(v3_norm2(s3_mulv(Kp, nrm))) / fmax(s3_maxabs(Kp), mat.mu);
+                        if (cond < 100)
+                            wn = fmax(wn, kn);
+                        CHECK(kn < 1e-13 * fmax(cond, 10), "membrane %s %s %s: |K⁺ n| / |K⁺| = %.3g (σ1/σ2 %.2g)",
+                              g_model_names[im], g_split_names[sp], mb_name[cls], kn, cond);
+                    }
+                    if (sp == SIPD_SPLIT_NONE && (J > 1e-3 || g_models[im] == SIPD_MAT_STVK) && sg2 > 1e-6 * nF) {
+                        /* K F = P (the pairwise form), away from the J² floor */
+                        vec3 k0 = s3_mulv(Kp, f0), k1 = s3_mulv(Kp, f1);
+                        double pn = fmax(sqrt(v3_norm2(p0) + v3_norm2(p1)), mat.mu * nF);
+                        e = sqrt(v3_norm2(v3_sub(k0, p0)) + v3_norm2(v3_sub(k1, p1))) / pn;
+                        wKF = fmax(wKF, e);
+                        nKF++;
+                        CHECK(e < 1e-10, "membrane %s %s: K F != P: %.3g (J %.3g)", g_model_names[im], mb_name[cls], e, J);
+                    }
+                    if (sp == SIPD_SPLIT_EXPANDED && sg2 > 1e-6 * nF && v3_norm2(nrm) > 0) {
+                        /* |g|² K⁺ ⪰ Π sym(Gᵀ ∂P/∂F G) Π for random g (the in-plane part of the true block) */
+                        double Du[36];
+                        int r;
+                        tri_dPdF(&mat, f0, f1, 0, Du);
+                        for (r = 0; r < 4; r++) {
+                            double g[2] = {uni(-1, 1), uni(-1, 1)}, g2 = g[0] * g[0] + g[1] * g[1];
+                            mat3 B, Pi = m3_identity();
+                            sym3 M;
+                            for (i = 0; i < 3; i++)
+                                for (k = 0; k < 3; k++) {
+                                    double sum = 0;
+                                    for (j = 0; j < 2; j++)
+                                        for (l = 0; l < 2; l++) sum += Du[6 * (2 * i + j) + 2 * k + l] * g[j] * g[l];
+                                    B.m[3 * i + k] = sum;
+                                    Pi.m[3 * i + k] -= nrm.v[i] * nrm.v[k];
+                                }
+                            B = m3_mul(Pi, m3_mul(B, Pi));
+                            M.s[0] = g2 * Kp.s[0] - B.m[0];
+                            M.s[1] = g2 * Kp.s[1] - B.m[4];
+                            M.s[2] = g2 * Kp.s[2] - B.m[8];
+                            M.s[3] = g2 * Kp.s[3] - 0.5 * (B.m[1] + B.m[3]);
+                            M.s[4] = g2 * Kp.s[4] - 0.5 * (B.m[2] + B.m[6]);
+                            M.s[5] = g2 * Kp.s[5] - 0.5 * (B.m[5] + B.m[7]);
+                            e = -s3_min_eig(M) / fmax(g2 * fmax(s3_maxabs(Kp), mat.mu), maxabs(B.m, 9));
+                            wmaj = fmax(wmaj, e);
+                            CHECK(e < 1e-9, "membrane %s %s: expanded K⁺ does not majorise the in-plane block (%.3g)",
+                                  g_model_names[im], mb_name[cls], e);
+                        }
+                    }
+                }
+            }
+        printf("membrane %-18s %d F: P vs dΨ %.2e (%d), dP/dF vs dP %.2e (%d), asym %.1e; min eig/|K⁺| expanded "
+               "%.1e sign %.1e none %.1e clamp %.1e abs %.1e (%d indefinite K); |K⁺n| (σ1/σ2 < 100) %.1e; |KF − P| %.1e (%d); "
+               "majorise %.1e; projected dP/dF %.1e\n",
+               g_model_names[im], n, wP, nP, wH, nH, wsym, wpsd[0], wpsd[1], wpsd[2], wpsd[3], wpsd[4], nindef, wn, wKF,
+               nKF, wmaj, wproj);
+        CHECK(nP > 900 && nH > 600 && nKF > 900, "membrane %s: too few F checked (%d, %d, %d)", g_model_names[im], nP,
+              nH, nKF);
+        CHECK(nindef > 50, "membrane %s: K never indefinite (%d): the PSD check is not exercised", g_model_names[im],
+              nindef);
+    }
+}
+
+/* Quasi-static uniaxial stretch of a membrane strip (1 x 0.1, 40 x 4 cells, pinned at x = 0, the far
+ * end moved 20% along x, free laterally, plane stress): the lateral stretch b in the middle
+ * against each model's analytic b(a) for the axial stretch a measured there, from zero lateral
+ * stress P_yy = 0 with F = diag(a, b) (derived in 2D with tri_material's parameters, μ = μ_L,
+ * λ = λ_ps = Eν/(1 − ν²); λ' = λ_ps + μ, α = 1 + μ/λ' for stable neo-Hookean):
+ *   stable-neohookean  μb + λ'(ab − α)a = 0      → b = λ'αa / (μ + λ'a²)
+ *   neohookean         μb + (λ ln(ab) − μ)/b = 0 → μ(b² − 1) + λ ln(ab) = 0 (solved by bisection)
+ *   arap               2μ(b − 1) = 0             → b = 1 (no lateral contraction)
+ *   corotational       2μ(b − 1) + λ(a + b − 2) = 0 → b = 1 − ν(a − 1)
+ *   stvk               b(μ(b² − 1) + λ/2 (a² + b² − 2)) = 0 → b² = 1 − ν(a² − 1)
+ * (λ_ps/(2μ + λ_ps) = ν).  ARAP must not contract; neo-Hookean and corotational must. */
+static double membrane_b_theory(int model, double mu, double la, double nu, double a)
+{
+    switch (model) {
+    case SIPD_MAT_STABLE_NEOHOOKEAN: {
+        double lp = la + mu, al = 1 + mu / lp;
+        return lp * al * a / (mu + lp * a * a);
+    }
+    case SIPD_MAT_NEOHOOKEAN: {
+        double lo = 0.1, hi = 2;   /* μ(b² − 1) + λ ln(ab) is increasing in b */
+        int k;
+        for (k = 0; k < 200; k++) {
+            double b = 0.5 * (lo + hi);
+            if (mu * (b * b - 1) + la * log(a * b) > 0)
+                hi = b;
+            else
+                lo = b;
+        }
+        return 0.5 * (lo + hi);
+    }
+    case SIPD_MAT_ARAP: return 1;
+    case SIPD_MAT_COROTATIONAL: return 1 - nu * (a - 1);
+    default: return sqrt(1 - nu * (a * a - 1));
+    }
+}
+static void test_membrane_stretch(void)
+{
+    const double E = 1e5, nu = 0.3, mu = E / (2 * (1 + nu)), lps = E * nu / (1 - nu * nu);
+    double bs[NMODELS];
+    int im;
+    for (im = 0; im < NMODELS; im++) {
+        char text[2048];
+        fixture f;
+        sipd_solve_result res;
+        double *x, a, b, bt;
+        const int n = 41, i = 20;
+        snprintf(text, sizeof text,
+                 "time = { dt = 1.0; frames = 1; quasistatic = true; };\n"
+                 "solver = { method = \"newton\"; iterations = 200; tolerance = 1.0e-9; };\n"
+                 "gravity = [0.0, 0.0, 0.0];\n"
+                 "materials = ( { name = \"m\"; model = \"%s\"; youngs = %.17e; poisson = %.17e; density = 1000.0; } );\n"
+                 "bodies = ( { generate = { shape = \"cloth\"; size = [1.0, 0.1]; cells = [40, 4]; }; material = \"m\";\n"
+                 "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.001, 1.0, 1.0]; };\n"
+                 "  move = { box_min = [0.999, -1.0, -1.0]; box_max = [1.1, 1.0, 1.0]; velocity = [0.2, 0.0, 0.0]; }; } );\n",
+                 g_model_names[im], E, nu);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "membrane stretch setup failed");
+            return;
+        }
+        CHECK(f.m.mats[f.m.groups[f.m.group_of[SIPD_KIND_TRI]].mat[0]].model == g_models[im],
+              "%s: the shell's material is not its model", g_model_names[im]);
+        CHECK(sim_step(&f.s, 1.0, &res) == SIPD_OK && res.converged, "membrane stretch %s: Newton did not converge (%d)",
+              g_model_names[im], res.iterations);
+        x = malloc(sizeof(double) * 3 * f.m.nv);
+        f.s.ops->download(f.s.b, x, NULL);
+        a = (x[3 * (i + 1)] - x[3 * (i - 1)]) / (f.m.X[3 * (i + 1)] - f.m.X[3 * (i - 1)]);
+        b = (x[3 * (4 * n + i) + 2] - x[3 * i + 2]) / 0.1;
+        bt = membrane_b_theory(g_models[im], mu, lps, nu, a);
+        bs[im] = b;
+        printf("membrane stretch %-18s axial %.6f lateral %.8f, theory %.8f (|diff| %.1e), %d Newton iterations\n",
+               g_model_names[im], a, b, bt, fabs(b - bt), res.iterations);
+        CHECK(fabs(a - 1.2) < 0.01, "%s: axial stretch %.4f in the middle, expected ~1.2", g_model_names[im], a);
+        CHECK(fabs(b - bt) < 1e-6, "membrane stretch %s: lateral stretch %.8f against the analytic %.8f",
+              g_model_names[im], b, bt);
+        free(x);
+        fixture_free(&f);
+    }
+    /* seed 002 Fig. 3 as membranes: ARAP keeps its width, neo-Hookean and corotational neck */
+    CHECK(fabs(bs[2] - 1) < 1e-6, "arap membrane contracts laterally: %.8f", bs[2]);
+    CHECK(bs[1] < 0.97 && bs[3] < 0.97, "neo-Hookean (%.5f) / corotational (%.5f) membranes do not neck", bs[1], bs[3]);
+}
+
 /* ================================================================ main */
 typedef struct { const char *name; void (*fn)(void); } test_entry;
 static const test_entry g_tests[] = {
     {"polar", test_polar}, {"polar32", test_polar32}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
     {"majorize", test_majorize}, {"small", test_small}, {"nhguard", test_nhguard}, {"methods", test_methods},
-    {"stretch", test_stretch},
+    {"stretch", test_stretch}, {"membrane", test_membrane}, {"membrane_stretch", test_membrane_stretch},
 };
 
 int main(int argc, char **argv)
@@ -1074,7 +1380,7 @@ int main(int argc, char **argv)
     size_t i, n = sizeof g_tests / sizeof g_tests[0];
     int ran = 0, k;
     if (argc < 2) {
-        fprintf(stderr, "usage: %s all|polar|polar32|fd|kplus|kf|majorize|small|nhguard|methods|stretch\n", argv[0]);
+        fprintf(stderr, "usage: %s all|polar|polar32|fd|kplus|kf|majorize|small|nhguard|methods|stretch|membrane\n", argv[0]);
         return 2;
     }
     for (k = 1; k < argc; k++)

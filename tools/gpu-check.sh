@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-check.sh — everything that needs a GPU, in one command (about 3–6 minutes on an H200):
+# gpu-check.sh — everything that needs a GPU, in one command (about 4–7 minutes on an H200):
 #   1. configure build-gpu/ for the device's architecture (default sm_90; SIPD_CUDA_ARCH=80 ...)
 #   2. build (warnings are errors in the CUDA library)
 #   3. ctest -L gpu --output-on-failure        (CPU vs GPU on the example scenes, energy
@@ -10,6 +10,10 @@
 #      the SIPD/VBD ratio measured in the same run (issue "comparison solvers", item 6)
 #   7. tools/gpu/sipd-contact-bench-gpu: collision detection broad / narrow phase ms and pairs on
 #      noodle piles up to ~1.2M pairs, CPU and GPU in one run (issue "contact", item 6)
+#   8. two-level SIPD (solver.coarse) on the device: tests/test_gpu_coarse's measured numbers
+#      (H, g against the CPU; tips against Newton) into the check file, and
+#      tools/gpu/coarse-bench.sh: plain vs two-level, CPU vs GPU, on the coarse-scaling beam
+#      (issue 15, item 5)
 # Writes results/gpu-check-DATE-DEVICE.md (test summary + registers) and
 # results/gpu-bench-DATE-DEVICE.md (benchmark tables), and copies both to $OUT when it is set.
 # Exit status: non-zero when the build, a GPU test or the benchmark failed (the files are
@@ -48,6 +52,7 @@ nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev
 [ -n "$nvcc" ] || nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 
 tests_out=""
+coarse_out=""
 if [ $status -eq 0 ]; then
   echo "== ctest -L gpu" >&2
   tests_out=$(cd "$build" && timeout 420 ctest -L gpu --output-on-failure 2>&1)
@@ -55,6 +60,8 @@ if [ $status -eq 0 ]; then
   printf '%s\n' "$tests_out" >&2
   [ $rc -eq 0 ] || status=1
   printf '%s\n' "$tests_out" | grep -qi "Not Run\|Skipped" && { echo "gpu-check: GPU tests were skipped: no usable CUDA device?" >&2; status=1; }
+  # the two-level cases once more, for their numbers (ctest shows output only on failure)
+  coarse_out=$(for c in ops solve budget; do timeout 120 "$build/tests/test_gpu_coarse" "$c" 2>&1 || echo "test_gpu_coarse $c: exit $?"; done)
 fi
 
 echo "== ptxas -v" >&2
@@ -81,6 +88,12 @@ command -v c++filt >/dev/null && regs_sorted=$(printf '%s\n' "$regs_sorted" | c+
   echo
   echo '```'
   printf '%s\n' "$tests_out" | grep -E "Test +#|tests passed|tests failed|Not Run|Skipped|max \|x_gpu|iterations cpu|energy:|big:" | head -80
+  echo '```'
+  echo
+  echo "## Two-level SIPD on the device (tests/test_gpu_coarse: ops, solve, budget)"
+  echo
+  echo '```'
+  printf '%s\n' "$coarse_out" | grep -Ev '^device:'
   echo '```'
   echo
   echo "## Registers per thread (ptxas -v, sm_$arch; element kernel instances: k_element<precond, split>)"
@@ -121,6 +134,17 @@ if [ -x "$build/tools/sipd-bench-gpu" ]; then
   rc=$?
   cat "$log" >&2
   [ $rc -eq 0 ] || { echo "gpu-check: contact benchmark failed (exit $rc)" >&2; status=1; }
+  {
+    echo
+    echo "## Two-level SIPD (solver.coarse): plain vs two-level, CPU ($(nproc) threads) and GPU"
+    echo
+    echo "- command: \`bash tools/gpu/coarse-bench.sh $build 40 80\` (one step of the beam of tools/coarse-scaling.sh, tolerance 1e-5, cap 3000 iterations; H assembled on the device, PᵀHP + CHOLMOD on the host)"
+    echo
+    timeout 240 bash tools/gpu/coarse-bench.sh "$build" 40 80
+  } >>"$bench_md" 2>"$log"
+  rc=$?
+  cat "$log" >&2
+  [ $rc -eq 0 ] || { echo "gpu-check: coarse benchmark failed (exit $rc)" >&2; status=1; }
   cat "$bench_md"
 else
   echo "gpu-check: $build/tools/sipd-bench-gpu not built; no benchmark" >&2

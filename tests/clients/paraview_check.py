@@ -32,10 +32,10 @@ for name, make in readers:
         r.UpdatePipeline(steps[t] if steps else 0.0)   # the proxy method: paraview.simple drops time 0.0
         info = r.GetDataInformation()
         b = list(info.GetBounds())
-        good = (info.GetNumberOfPoints() == want["points"] and info.GetNumberOfCells() == want["cells"] and
+        good = (info.GetNumberOfPoints() == want["points_paraview"] and info.GetNumberOfCells() == want["cells"] and
                 close(b, want["bounds_" + which], 1e-6 * want["diag"]))
         print("%s: %s frame: %d points, %d cells, bounds %s (expected %d, %d, %s)" %
-              (name, which, info.GetNumberOfPoints(), info.GetNumberOfCells(), b, want["points"],
+              (name, which, info.GetNumberOfPoints(), info.GetNumberOfCells(), b, want["points_paraview"],
                want["cells"], want["bounds_" + which]))
         ok = ok and good
     print("%s: %d time steps (expected %d): %s" % (name, len(steps), want["frames"], "ok" if ok else "MISMATCH"))

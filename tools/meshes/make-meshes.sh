@@ -17,6 +17,7 @@
 #   beam_thin    beam_thin.geo     656     2160     996   0.6 x 0.04 x 0.04 m along x
 #   stress_bar   stress_bar.geo    145      356     276   0.3 x 0.1 x 0.1 m bar (stress tests)
 #   stress_bar_fine stress_bar.geo 351     1099     596   the same, H = 0.025
+#   bunny        bunny.geo         547     1726          a bunny-like body 0.36 m long (seed 002 Fig. 2)
 #
 # Usage: bash tools/meshes/make-meshes.sh [OUTDIR]   (default: scenes/meshes of this checkout)
 set -euo pipefail
@@ -43,3 +44,4 @@ mesh noodle_fine noodle.geo NC 12 NL 100 HD 0.35        # 13.8k tets
 mesh beam_thin   beam_thin.geo                          # N 4, NL 40: 2160 tets
 mesh stress_bar   stress_bar.geo                         # H 0.04: 356 tets
 mesh stress_bar_fine stress_bar.geo H 0.025              # 1099 tets
+mesh bunny       bunny.geo                              # lc 0.03: 547 vertices, 1726 tets
