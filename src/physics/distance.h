@@ -239,6 +239,19 @@ SIPD_HD int dist_plane_bary(vec3 p, vec3 a, vec3 b, vec3 c, sipd_real *w)
     return 1;
 }
 
+/* The thickness offset of a pair: o = Σ_k |β_k| r_k, the β-weighted contact half-thicknesses of
+ * its vertices (src/collide.h: the half-thickness of each side at the closest point, summed over
+ * the two sides, Σ|β| = 1 per side); 0 when rad is NULL.  The pair's gap is then n·Σβy − o. */
+SIPD_HD sipd_real dist_pair_offset(const sipd_real *beta, const sipd_real *rad)
+{
+    sipd_real o = 0;
+    int k;
+    if (!rad)
+        return o;
+    for (k = 0; k < 4; k++) o += sipd_fabs(beta[k]) * rad[k];
+    return o;
+}
+
 /* How far outside its strict rule a pair that existed at the previous narrow phase may go and
  * still be kept: barycentric weights ≥ −DIST_KEEP_BAND (VF), s, t within [−band, 1 + band] (EE). */
 #define DIST_KEEP_BAND SIPD_R(0.02)
@@ -250,17 +263,18 @@ SIPD_HD int dist_plane_bary(vec3 p, vec3 a, vec3 b, vec3 c, sipd_real *w)
  * when `was` (the candidate was a pair at the previous narrow phase of the same broad phase),
  * when it is within DIST_KEEP_BAND of it — with the unclamped weights, so the pair's energy
  * continues smoothly across the face's or edge's boundary (hysteresis: an iterate near the
- * boundary does not flip the pair set back and forth) — and then only when gap < d̂.
- * Returns 1 with β, n and the gap when kept, else 0. */
+ * boundary does not flip the pair set back and forth) — and then only when gap − o < d̂, o the
+ * pair's thickness offset dist_pair_offset(β, rad) (rad: the contact half-thicknesses of the four
+ * vertices, or NULL: o = 0, solids).  Returns 1 with β, n and the gap when kept, else 0. */
 SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real tiny, sipd_real dhat, int was,
-                           sipd_real *beta, vec3 *n, sipd_real *gap)
+                           const sipd_real *rad, sipd_real *beta, vec3 *n, sipd_real *gap)
 {
     vec3 z, z0;
     int k;
     if (is_vf) {
         sipd_real w[3];
         if (dist_vf_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap) == DIST_FACE)
-            return *gap < dhat;
+            return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
         if (!was || !dist_plane_bary(y[0], y[1], y[2], y[3], w) || w[0] < -DIST_KEEP_BAND ||
             w[1] < -DIST_KEEP_BAND || w[2] < -DIST_KEEP_BAND)
             return 0;
@@ -278,7 +292,7 @@ SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real t
     } else {
         sipd_real s, t;
         if (dist_ee_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap))
-            return *gap < dhat;
+            return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
         if (!was || (dist_edge_edge(y[0], y[1], y[2], y[3], &s, &t) & DIST_EE_PARALLEL) || s < -DIST_KEEP_BAND ||
             s > 1 + DIST_KEEP_BAND || t < -DIST_KEEP_BAND || t > 1 + DIST_KEEP_BAND)
             return 0;
@@ -295,7 +309,7 @@ SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real t
         *n = dist_pair_normal(z, v3_cross(v3_sub(y[1], y[0]), v3_sub(y[3], y[2])), z0, tiny);
     }
     *gap = v3_dot(*n, z);
-    return *gap < dhat;
+    return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
 }
 
 /* ---------------------------------------------------------------- axis-aligned boxes */
