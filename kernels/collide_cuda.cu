@@ -126,6 +126,7 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
         CUC(cudaMemcpy(d_rad, hpos, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice));
     }
     in.rad = d_rad;
+    in.ne_tri = v.ne_tri;
     nblocks = ((long long)nc + NT - 1) / NT;
     if (nblocks > MAX_BLOCKS)
         nblocks = MAX_BLOCKS;
@@ -251,6 +252,7 @@ struct sipd_cuda_broad {
     double *d_geo;                   /* x0, y1, vlo, vhi, flo, fhi, elo, ehi       */
     broad_red *d_fred;               /* ngrid + 1: the faces (or edges), then the reduction */
     float *d_rad;                    /* nv contact half-thicknesses (model.h crad), or NULL */
+    long long ne_tri;                /* the first rod edge (sipd_collide_view)       */
     int *d_cells;                    /* fcell, ecell                               */
     long long *d_cnt, *d_off;        /* max(nsv, nf, ne) + 1 each                  */
     gentries ent[3];                 /* unsorted entries; the face table; the edge table */
@@ -474,6 +476,7 @@ extern "C" int sipd_cuda_broad_create(sipd_cuda_broad **out, const sipd_collide 
     g->b.ne = v.nedges;
     g->b.nsv = v.nsv;
     g->b.self = v.self;
+    g->ne_tri = v.ne_tri;
     if (v.self && collide_rest_excluded(m, v.dhat, &xvf, &nxvf, &xee, &nxee) != SIPD_OK)
         goto fail;
     ntopo = 3 * (size_t)m->nf + 2 * (size_t)v.nedges + (size_t)v.nsv + (size_t)m->nv;
@@ -716,6 +719,7 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     in.dhat = (float)g->dhat;
     in.was = g->d_was;
     in.rad = g->d_rad;
+    in.ne_tri = g->ne_tri;
     SIPD_LAUNCH(k_collide_narrow, broad_blocks(nc), NT, 0, in, g->d_rec);
     CUB(cudaGetLastError(), "narrow phase");
     SIPD_LAUNCH(k_narrow_kept, broad_blocks(nc), NT, 0, g->d_rec, nc, g->d_kcnt);

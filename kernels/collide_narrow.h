@@ -50,6 +50,7 @@ typedef struct {
     float tiny, dhat;
     unsigned char *was;   /* per candidate: a pair at the previous narrow phase (hysteresis,
                              updated), or NULL: no history */
+    long long ne_tri;     /* edges from here on are rod segments (sipd_collide_view)          */
     const float *rad;     /* per model vertex: the contact half-thickness (model.h crad), or
                              NULL when the model has none (solids) */
 } narrow_in;
@@ -92,8 +93,8 @@ SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
         if (in->rad)
             rad[j] = in->rad[v[j]];
     }
-    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, in->rad ? rad : NULL, beta,
-                          &n, &gap);
+    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, in->rad ? rad : NULL,
+                          !is_vf && in->ee[2 * (k - in->nvf)] >= in->ne_tri, beta, &n, &gap);
     if (in->was)
         in->was[k] = (unsigned char)keep;
     r->keep = keep;

@@ -72,7 +72,7 @@ struct sipd_collide {
     int rest_mode;      /* collide_rest_excluded: keep exactly the rest-shape exclusions */
     double dhat, tiny;
     double rest2;       /* (d̂ (1 + 1e-9))²: rest distances below d̂ up to round-off are excluded */
-    int nsv, ne;
+    int nsv, ne, ne_tri;
     int *sv;            /* nsv model indices of the surface vertices         */
     int *edges;         /* ne*2, lo < hi                                     */
     int *fbody, *ebody; /* body of each face and edge                        */
@@ -247,13 +247,21 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
         goto fail;
     for (i = 0, k = 0; i < m->nv; i++)
         if (on[i]) c->sv[k++] = i;
-    qsort(he, (size_t)nh, 2 * sizeof *he, cmp_edge);
-    for (i = 0; i < nh; i++)
-        if (i == 0 || he[2 * i] != he[2 * (i - 1)] || he[2 * i + 1] != he[2 * (i - 1) + 1]) {
+    /* the triangles' edges sorted and unique, then the rods' (a line mesh shares no edge with a
+       triangle mesh: they are other bodies), so edge i is a rod's exactly when i >= ne_tri */
+    qsort(he, (size_t)(3 * m->nf), 2 * sizeof *he, cmp_edge);
+    qsort(he + 2 * 3 * (size_t)m->nf, (size_t)m->nce, 2 * sizeof *he, cmp_edge);
+    for (i = 0; i < nh; i++) {
+        if (i == 3 * m->nf)
+            c->ne_tri = c->ne;
+        if (i == 0 || i == 3 * m->nf || he[2 * i] != he[2 * (i - 1)] || he[2 * i + 1] != he[2 * (i - 1) + 1]) {
             he[2 * c->ne] = he[2 * i];
             he[2 * c->ne + 1] = he[2 * i + 1];
             c->ne++;
         }
+    }
+    if (m->nce == 0)
+        c->ne_tri = c->ne;
     c->edges = sipd_malloc((size_t)(c->ne > 0 ? c->ne : 1) * 2 * sizeof *c->edges);
     if (!c->edges)
         goto fail;
@@ -763,6 +771,7 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
     v->nee = c->nee;
     v->edges = c->edges;
     v->nedges = c->ne;
+    v->ne_tri = c->ne_tri;
     v->dhat = c->dhat;
     v->tiny = c->tiny;
     v->sv = c->sv;
@@ -799,7 +808,8 @@ static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t
         xs[j] = ld(x0, v[j]);
         rad[j] = m->crad ? m->crad[v[j]] : 0;
     }
-    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], m->crad ? rad : NULL, beta, &n, &gap);
+    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], m->crad ? rad : NULL,
+                          !is_vf && c->ee[k - c->nvf].a >= c->ne_tri, beta, &n, &gap);
     c->was[k] = (unsigned char)keep;
     if (!keep)
         return 0;

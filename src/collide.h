@@ -125,8 +125,10 @@ typedef struct {
     size_t nvf;
     const int *ee;         /* 2 per candidate: edge i < edge j (rows of edges)                 */
     size_t nee;
-    const int *edges;      /* 2 per edge: model vertices lo < hi, lexicographic order          */
+    const int *edges;      /* 2 per edge: model vertices lo < hi, lexicographic order (the
+                              triangles' edges, then the rods')                                */
     int nedges;
+    int ne_tri;            /* edges [0, ne_tri) are the triangles', [ne_tri, nedges) the rods'  */
     double dhat;           /* pairs are kept when their gap is below dhat                      */
     double tiny;           /* the normal falls back to the face / e1×e2 normal when the
                               closest-point distance is at most tiny (1e-12 of the model size) */

@@ -42,6 +42,7 @@ void model_free(sipd_model *m)
     free(m->color_verts);
     free(m->crad);
     free(m->cedges);
+    free(m->cval);
     for (int g = 0; g < m->ngroups; g++)
         if (m->groups[g].kind != SIPD_KIND_TET) {   /* the tet group points at tets, Bm, vol, tet_mat */
             free(m->groups[g].v);
@@ -558,11 +559,14 @@ static int contact_thin(const sipd_scene *sc, const sipd_mesh *meshes, sipd_mode
     }
     if (nce == 0)
         return SIPD_OK;
-    if (!(m->cedges = sipd_malloc((size_t)nce * 2 * sizeof(int))))
+    if (!(m->cedges = sipd_malloc((size_t)nce * 2 * sizeof(int))) || !(m->cval = sipd_calloc((size_t)m->nv, sizeof(int))))
         return SIPD_EFAIL;
     for (b = 0, vo = 0; b < sc->nbodies; vo += meshes[b].nv, b++)
         if (mesh_dim(&meshes[b]) == 1)
-            for (i = 0; i < 2 * meshes[b].nl; i++) m->cedges[eo++] = meshes[b].lines[i] + vo;
+            for (i = 0; i < 2 * meshes[b].nl; i++) {
+                m->cedges[eo] = meshes[b].lines[i] + vo;
+                m->cval[m->cedges[eo++]]++;
+            }
     m->nce = nce;
     return SIPD_OK;
 }

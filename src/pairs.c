@@ -76,6 +76,13 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
                 d->off[pr[p].v[k] + 1]++;
         }
         d->h[p] = m->crad ? dist_pair_offset(pr[p].beta, rad) : 0;
+        if (m->cval && pr[p].kind == 1) {   /* a rod pair clamped to a joint: once per joint */
+            const int *v = pr[p].v;
+            if (pr[p].beta[1] == 0 && m->cval[v[0]] > 1) d->k[p] /= m->cval[v[0]];
+            if (pr[p].beta[0] == 0 && m->cval[v[1]] > 1) d->k[p] /= m->cval[v[1]];
+            if (pr[p].beta[3] == 0 && m->cval[v[2]] > 1) d->k[p] /= m->cval[v[2]];
+            if (pr[p].beta[2] == 0 && m->cval[v[3]] > 1) d->k[p] /= m->cval[v[3]];
+        }
         d->lam[p] = mu > 0 ? friction_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), d->h[p],
                                                    dhat, d->k[p])
                            : 0;

@@ -74,6 +74,7 @@ int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y,
     in.x0 = fx0;
     in.y = fy;
     in.rad = emu_rad(v.m);
+    in.ne_tri = v.ne_tri;
     in.nvf = (long long)v.nvf;
     in.nee = (long long)v.nee;
     in.tiny = (float)v.tiny;
@@ -287,6 +288,7 @@ int emu_broad_narrow(const sipd_collide *c, const int *vf, size_t nvf, const int
     in.dhat = (float)v.dhat;
     in.was = was;
     in.rad = emu_rad(v.m);
+    in.ne_tri = v.ne_tri;
     for (k = 0; k < (long long)(nvf + nee); k++) {
         narrow_rec r;
         narrow_rec_of(&in, k, &r);
