@@ -6,7 +6,7 @@
 # Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch,noodles,
 # twisted_beams,ball_collision,stretch_materials,drape_sphere,cloth_ball,hair}.cfg into a
 # temporary directory (the HDF5 files are deleted afterwards), then tools/render.py and
-# tools/plot_convergence.py. About 45 s. Needs `make` first, python3 with numpy, h5py and
+# tools/plot_convergence.py. About 4 minutes (the thin-body contact scenes: 3 of them). Needs `make` first, python3 with numpy, h5py and
 # matplotlib (pip install numpy h5py matplotlib); ffmpeg only with MP4=1, which also writes
 # one video per scene to OUTDIR/../video/ (not committed).
 # SIPD_RUN=path overrides the simulator binary.
