@@ -139,8 +139,9 @@ struct sipd_backend {
     double *hx, *hy;               /* host copies of x and y for detection (nv*3)       */
     int detect_every, since, pr_cap;
     int *h_v;                      /* host staging: 4 per pair                          */
-    float *h_f;                    /* host staging: 9 per pair (β, n, k, λ)             */
-    void *dpr[7];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot */
+    float *h_f;                    /* host staging: 10 per pair (β, n, k, λ, offset)    */
+    void *dpr[8];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot,
+                                      pr_h */
 };
 
 /* ---- error handling ----------------------------------------------------------------------- */
@@ -429,7 +430,7 @@ static void cuda_destroy(sipd_backend *b)
     if (!b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
-    for (i = 0; i < 7; i++) cudaFree(b->dpr[i]);
+    for (i = 0; i < 8; i++) cudaFree(b->dpr[i]);
     cudaFree((void *)b->hv.row_off);
     cudaFree((void *)b->hv.diag);
     cudaFree((void *)b->hv.elem_blk);
@@ -657,6 +658,21 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         d->v.ph = (float)p->plane_h;
         if (p->mu > 0)
             CK(dalloc(b, (void **)&d->v.lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
+        if (m->crad) {   /* thin bodies: the ground plane is raised by each vertex's half-thickness */
+            float *hr = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
+            if (!hr) {
+                sipd_error("cuda backend: out of host memory");
+                goto fail;
+            }
+            for (i = 0; i < m->nv; i++) hr[i] = (float)m->crad[i];
+            if (dalloc(b, (void **)&d->v.vrad, (size_t)m->nv * sizeof(float), "contact thickness") != SIPD_OK ||
+                cudaMemcpy((void *)d->v.vrad, hr, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
+                free(hr);
+                sipd_error("cuda backend: upload of the contact thickness failed");
+                goto fail;
+            }
+            free(hr);
+        }
     }
     if (p->pairs) {
         b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
@@ -772,13 +788,13 @@ static int download_array(sipd_backend *b, double *dst, const float *src, const 
 /* Device pair arrays for at least n pairs (contents not kept). */
 static int pair_buffers(sipd_backend *b, int n)
 {
-    static const size_t sz[7] = {4 * sizeof(int), 4 * sizeof(float), 3 * sizeof(float), sizeof(float), sizeof(float),
-                                 4 * sizeof(int), 4};
+    static const size_t sz[8] = {4 * sizeof(int), 4 * sizeof(float), 3 * sizeof(float), sizeof(float), sizeof(float),
+                                 4 * sizeof(int), 4, sizeof(float)};
     int cap, i;
     if (n <= b->pr_cap)
         return SIPD_OK;
     cap = n + n / 2 + 16;
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         cudaFree(b->dpr[i]);
         b->dpr[i] = NULL;
     }
@@ -788,17 +804,17 @@ static int pair_buffers(sipd_backend *b, int n)
     /* the view must not keep the freed arrays: no pairs until the new ones are uploaded */
     b->d.v.npr = 0;
     b->d.v.pr_v = NULL;
-    b->d.v.pr_beta = b->d.v.pr_n = b->d.v.pr_k = b->d.v.pr_lam = NULL;
+    b->d.v.pr_beta = b->d.v.pr_n = b->d.v.pr_k = b->d.v.pr_lam = b->d.v.pr_h = NULL;
     b->d.v.pv_pair = NULL;
     b->d.v.pv_slot = NULL;
     b->h_v = (int *)malloc((size_t)cap * 4 * sizeof(int));
-    b->h_f = (float *)malloc((size_t)cap * 9 * sizeof(float));
+    b->h_f = (float *)malloc((size_t)cap * 10 * sizeof(float));
     if (!b->h_v || !b->h_f) {
         sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
         b->failed = 1;
         return SIPD_EFAIL;
     }
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         cudaError_t e = cudaMalloc(&b->dpr[i], (size_t)cap * sz[i]);
         if (e != cudaSuccess) {
             sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs failed: %s",
@@ -815,6 +831,7 @@ static int pair_buffers(sipd_backend *b, int n)
     b->d.v.pr_lam = (const float *)b->dpr[4];
     b->d.v.pv_pair = (const int *)b->dpr[5];
     b->d.v.pv_slot = (const unsigned char *)b->dpr[6];
+    b->d.v.pr_h = (const float *)b->dpr[7];
     return SIPD_OK;
 }
 
@@ -837,7 +854,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
         return SIPD_EFAIL;
     b->d.v.npr = 0;
     if (npr > 0) {
-        float *fb = b->h_f, *fn = b->h_f + 4 * (size_t)npr, *fk = fn + 3 * (size_t)npr, *fl = fk + npr;
+        float *fb = b->h_f, *fn = b->h_f + 4 * (size_t)npr, *fk = fn + 3 * (size_t)npr, *fl = fk + npr, *fh = fl + npr;
         for (p = 0; p < npr; p++) {   /* pairs.h: the pairs' data as flat arrays, in float */
             for (k = 0; k < 4; k++) {
                 b->h_v[4 * p + k] = b->pd.v[4 * p + k];
@@ -846,6 +863,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
             for (k = 0; k < 3; k++) fn[3 * p + k] = (float)b->pd.n[3 * p + k];
             fk[p] = (float)b->pd.k[p];
             fl[p] = (float)b->pd.lam[p];
+            fh[p] = (float)b->pd.h[p];
         }
         ninc = b->pd.off[m->nv];
         CU(cudaMemcpy(b->dpr[0], b->h_v, (size_t)npr * 4 * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
@@ -853,6 +871,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
         CU(cudaMemcpy(b->dpr[2], fn, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(cudaMemcpy(b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(cudaMemcpy(b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(cudaMemcpy(b->dpr[7], fh, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         if (ninc > 0) {
             CU(cudaMemcpy(b->dpr[5], b->pd.pair, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
             CU(cudaMemcpy(b->dpr[6], b->pd.slot, (size_t)ninc, cudaMemcpyHostToDevice), "detect (pairs)");

@@ -38,10 +38,11 @@ typedef struct {
     int nf, ne, nsv, self;
     /* this broad phase */
     const double *x0, *y1;        /* nv*3                                               */
-    double r;                     /* box inflation: margin + d̂/2                       */
+    double r;                     /* box inflation: margin + d̂/2 + crad_max (model.h)  */
     double *vlo, *vhi;            /* nsv*3, not inflated                               */
     double *flo, *fhi, *elo, *ehi;
-    broad_red *fred;              /* nf: each face box as a grid reduction item          */
+    broad_red *fred;              /* gbroad_ngrid: each face (or edge) box as a grid
+                                     reduction item                                     */
     int *fcell, *ecell;           /* lowest cell of each box (nf*3, ne*3)              */
     broad_grid g;
     /* the sorted tables */
@@ -66,10 +67,25 @@ SIPD_HD void gbroad_fbox(const gbroad *b, int f)
     }
 }
 
+/* edge e's box; in a model without faces (rods only) the edge boxes make the grid, as in
+ * src/collide.c: then also fred[e] */
 SIPD_HD void gbroad_ebox(const gbroad *b, int e)
 {
-    broad_box(b->x0, b->y1, b->edges + 2 * e, 2, b->r, b->elo + 3 * e, b->ehi + 3 * e, 0);
+    double ext;
+    int k;
+    broad_box(b->x0, b->y1, b->edges + 2 * e, 2, b->r, b->elo + 3 * e, b->ehi + 3 * e, &ext);
+    if (b->nf == 0) {
+        broad_red *q = b->fred + e;
+        q->ext = ext;
+        for (k = 0; k < 3; k++) {
+            q->lo[k] = b->elo[3 * e + k];
+            q->hi[k] = b->ehi[3 * e + k];
+        }
+    }
 }
+
+/* the number of boxes that make the grid: the faces, or the edges of a model without faces */
+SIPD_HD int gbroad_ngrid(const gbroad *b) { return b->nf ? b->nf : b->ne; }
 
 /* lowest cells of box i (lo: the boxes' lower corners, cell: out) */
 SIPD_HD void gbroad_cells(const gbroad *b, const double *lo, int *cell, int i)

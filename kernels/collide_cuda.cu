@@ -67,6 +67,7 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
     float *d_x0 = NULL, *d_y = NULL;
     int *d_vf = NULL, *d_ee = NULL, *d_tris = NULL, *d_edges = NULL;
     narrow_rec *d_rec = NULL;
+    float *d_rad = NULL;
 
     *npairs = 0;
     collide_candidate_arrays(c, &v);
@@ -118,6 +119,14 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
     in.tiny = (float)v.tiny;
     in.dhat = (float)v.dhat;
     in.was = NULL;   /* no history: the strict rule */
+    if (m->crad) {   /* the thickness offsets; hpos (3 nv floats) is free again */
+        size_t i;
+        for (i = 0; i < (size_t)m->nv; i++) hpos[i] = (float)m->crad[i];
+        CUC(cudaMalloc((void **)&d_rad, ((size_t)m->nv + 1) * sizeof(float)));
+        CUC(cudaMemcpy(d_rad, hpos, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    in.rad = d_rad;
+    in.ne_tri = v.ne_tri;
     nblocks = ((long long)nc + NT - 1) / NT;
     if (nblocks > MAX_BLOCKS)
         nblocks = MAX_BLOCKS;
@@ -130,10 +139,11 @@ extern "C" int sipd_cuda_collide_narrow(const sipd_collide *c, const double *x0,
 done:
     /* cudaFree(NULL) is a no-op; a failure to free is reported but does not hide an earlier one */
     {
-        void *dp[7];
+        void *dp[8];
         int i;
         dp[0] = d_x0; dp[1] = d_y; dp[2] = d_vf; dp[3] = d_ee; dp[4] = d_tris; dp[5] = d_edges; dp[6] = d_rec;
-        for (i = 0; i < 7; i++) {
+        dp[7] = d_rad;
+        for (i = 0; i < 8; i++) {
             cudaError_t e = cudaFree(dp[i]);
             if (e != cudaSuccess && rc == SIPD_OK) {
                 sipd_error("cuda collide: narrow phase: cudaFree failed: %s (%s)", cudaGetErrorString(e),
@@ -240,7 +250,9 @@ struct sipd_cuda_broad {
     unsigned char *d_fixed;
     uint64_t *d_excl;                /* xvf then xee                               */
     double *d_geo;                   /* x0, y1, vlo, vhi, flo, fhi, elo, ehi       */
-    broad_red *d_fred;               /* nf + 1: the faces, then the reduction      */
+    broad_red *d_fred;               /* ngrid + 1: the faces (or edges), then the reduction */
+    float *d_rad;                    /* nv contact half-thicknesses (model.h crad), or NULL */
+    long long ne_tri;                /* the first rod edge (sipd_collide_view)       */
     int *d_cells;                    /* fcell, ecell                               */
     long long *d_cnt, *d_off;        /* max(nsv, nf, ne) + 1 each                  */
     gentries ent[3];                 /* unsorted entries; the face table; the edge table */
@@ -416,6 +428,7 @@ extern "C" void sipd_cuda_broad_destroy(sipd_cuda_broad *g)
     cudaFree(g->d_excl);
     cudaFree(g->d_geo);
     cudaFree(g->d_fred);
+    cudaFree(g->d_rad);
     cudaFree(g->d_cells);
     cudaFree(g->d_cnt);
     cudaFree(g->d_off);
@@ -463,6 +476,7 @@ extern "C" int sipd_cuda_broad_create(sipd_cuda_broad **out, const sipd_collide 
     g->b.ne = v.nedges;
     g->b.nsv = v.nsv;
     g->b.self = v.self;
+    g->ne_tri = v.ne_tri;
     if (v.self && collide_rest_excluded(m, v.dhat, &xvf, &nxvf, &xee, &nxee) != SIPD_OK)
         goto fail;
     ntopo = 3 * (size_t)m->nf + 2 * (size_t)v.nedges + (size_t)v.nsv + (size_t)m->nv;
@@ -514,8 +528,25 @@ extern "C" int sipd_cuda_broad_create(sipd_cuda_broad **out, const sipd_collide 
     g->b.fhi = g->b.flo + 3 * (size_t)m->nf;
     g->b.elo = g->b.fhi + 3 * (size_t)m->nf;
     g->b.ehi = g->b.elo + 3 * (size_t)v.nedges;
-    CUBG(cudaMalloc((void **)&g->d_fred, ((size_t)m->nf + 1) * sizeof(broad_red)), "cudaMalloc (grid)");
+    CUBG(cudaMalloc((void **)&g->d_fred, ((size_t)(m->nf ? m->nf : v.nedges) + 1) * sizeof(broad_red)),
+         "cudaMalloc (grid)");
     g->b.fred = g->d_fred;
+    if (m->crad) {   /* the narrow phase's thickness offsets (distance.h dist_pair_offset) */
+        float *hr = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
+        size_t i;
+        if (!hr) {
+            sipd_error("cuda collide: broad phase: out of host memory");
+            goto fail;
+        }
+        for (i = 0; i < (size_t)m->nv; i++) hr[i] = (float)m->crad[i];
+        if (cudaMalloc((void **)&g->d_rad, ((size_t)m->nv + 1) * sizeof(float)) != cudaSuccess ||
+            cudaMemcpy(g->d_rad, hr, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
+            free(hr);
+            sipd_error("cuda collide: broad phase: upload (contact thickness) failed");
+            goto fail;
+        }
+        free(hr);
+    }
     CUBG(cudaMalloc((void **)&g->d_cells, (3 * (size_t)m->nf + 3 * (size_t)v.nedges + 1) * sizeof(int)),
         "cudaMalloc (cells)");
     g->b.fcell = g->d_cells;
@@ -541,7 +572,7 @@ static int broad_pipeline(sipd_cuda_broad *g)
 {
     size_t bytes = 0;
     broad_red init, red;
-    int k;
+    int k, ng = gbroad_ngrid(&g->b);
     SIPD_LAUNCH(k_broad_boxes, broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT, 0, g->b);
     CUB(cudaGetLastError(), "boxes");
     for (k = 0; k < 3; k++) {
@@ -549,14 +580,12 @@ static int broad_pipeline(sipd_cuda_broad *g)
         init.hi[k] = -INFINITY;
     }
     init.ext = 0;
-    CUB(cub::DeviceReduce::Reduce(NULL, bytes, g->d_fred, g->d_fred + g->b.nf, g->b.nf, red_join(), init),
-        "grid (size)");
+    CUB(cub::DeviceReduce::Reduce(NULL, bytes, g->d_fred, g->d_fred + ng, ng, red_join(), init), "grid (size)");
     if (tmp_reserve(g, bytes) != SIPD_OK)
         return SIPD_EFAIL;
-    CUB(cub::DeviceReduce::Reduce(g->d_tmp, bytes, g->d_fred, g->d_fred + g->b.nf, g->b.nf, red_join(), init),
-        "grid");
-    CUB(cudaMemcpy(&red, g->d_fred + g->b.nf, sizeof red, cudaMemcpyDeviceToHost), "grid (download)");
-    if (!broad_grid_setup(&g->b.g, red, g->b.nf)) {
+    CUB(cub::DeviceReduce::Reduce(g->d_tmp, bytes, g->d_fred, g->d_fred + ng, ng, red_join(), init), "grid");
+    CUB(cudaMemcpy(&red, g->d_fred + ng, sizeof red, cudaMemcpyDeviceToHost), "grid (download)");
+    if (!broad_grid_setup(&g->b.g, red, ng)) {
         sipd_error("cuda collide: broad phase: non-finite positions");
         return SIPD_EFAIL;
     }
@@ -579,8 +608,8 @@ static int broad_empty(sipd_cuda_broad *g, double margin)
     g->have = 0;
     g->nvf = g->nee = 0;
     g->margin = margin;
-    g->b.r = margin + 0.5 * g->dhat;
-    if (g->b.nf == 0 || g->b.nsv == 0) {
+    g->b.r = margin + 0.5 * g->dhat + g->m->crad_max;
+    if ((g->b.nf == 0 && g->b.ne == 0) || g->b.nsv == 0) {
         g->have = 1;
         return 1;
     }
@@ -630,10 +659,10 @@ extern "C" int sipd_cuda_broad_outside(sipd_cuda_broad *g, const float *d_y, int
     int h = 0;
     *out = 0;
     if (!g->have) {
-        *out = g->b.nf > 0 && g->b.nsv > 0;
+        *out = (g->b.nf > 0 || g->b.ne > 0) && g->b.nsv > 0;
         return SIPD_OK;
     }
-    if (g->b.nf == 0 || g->b.nsv == 0)
+    if ((g->b.nf == 0 && g->b.ne == 0) || g->b.nsv == 0)
         return SIPD_OK;
     CUB(cudaMemset(g->d_flag, 0, sizeof(int)), "outside");
     SIPD_LAUNCH(k_broad_outside, broad_blocks(g->b.nsv), NT, 0, g->b, d_y, g->margin, g->d_flag);
@@ -689,6 +718,8 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     in.tiny = (float)g->tiny;
     in.dhat = (float)g->dhat;
     in.was = g->d_was;
+    in.rad = g->d_rad;
+    in.ne_tri = g->ne_tri;
     SIPD_LAUNCH(k_collide_narrow, broad_blocks(nc), NT, 0, in, g->d_rec);
     CUB(cudaGetLastError(), "narrow phase");
     SIPD_LAUNCH(k_narrow_kept, broad_blocks(nc), NT, 0, g->d_rec, nc, g->d_kcnt);

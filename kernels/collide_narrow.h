@@ -50,6 +50,9 @@ typedef struct {
     float tiny, dhat;
     unsigned char *was;   /* per candidate: a pair at the previous narrow phase (hysteresis,
                              updated), or NULL: no history */
+    long long ne_tri;     /* edges from here on are rod segments (sipd_collide_view)          */
+    const float *rad;     /* per model vertex: the contact half-thickness (model.h crad), or
+                             NULL when the model has none (solids) */
 } narrow_in;
 
 SIPD_HD vec3 narrow_ld(const float *x, int i) { return v3_load(x + 3 * (size_t)i); }
@@ -83,11 +86,15 @@ SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
     vec3 n = v3(0, 0, 0), ys[4], xs[4];
     int keep, j, v[4], is_vf = k < in->nvf;
     narrow_verts(in, k, v);
+    sipd_real rad[4] = {0, 0, 0, 0};
     for (j = 0; j < 4; j++) {
         ys[j] = narrow_ld(in->y, v[j]);
         xs[j] = narrow_ld(in->x0, v[j]);
+        if (in->rad)
+            rad[j] = in->rad[v[j]];
     }
-    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, beta, &n, &gap);
+    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, in->rad ? rad : NULL,
+                          !is_vf && in->ee[2 * (k - in->nvf)] >= in->ne_tri, beta, &n, &gap);
     if (in->was)
         in->was[k] = (unsigned char)keep;
     r->keep = keep;

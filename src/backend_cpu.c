@@ -123,6 +123,7 @@ static void view_init(sipd_backend *b)
     v->kc = b->kc;
     v->mu = b->mu;
     v->lam_n = b->lam_n;
+    v->vrad = m->crad;
 }
 
 static void view_pairs(sipd_backend *b)
@@ -134,6 +135,7 @@ static void view_pairs(sipd_backend *b)
     v->pr_n = b->pd.n;
     v->pr_k = b->pd.k;
     v->pr_lam = b->pd.lam;
+    v->pr_h = b->pd.h;
     v->pv_off = b->pd.off;
     v->pv_pair = b->pd.pair;
     v->pv_slot = b->pd.slot;
@@ -463,7 +465,8 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pass_pair_z(&b->vw, a, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        contact_point_eval(z, z0, view_ld(b->pd.n, a), 0, b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps, &gz, &Dz);
+        contact_point_eval(z, z0, view_ld(b->pd.n, a), b->pd.h[a], b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps,
+                           &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
     if (elements)

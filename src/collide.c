@@ -72,7 +72,7 @@ struct sipd_collide {
     int rest_mode;      /* collide_rest_excluded: keep exactly the rest-shape exclusions */
     double dhat, tiny;
     double rest2;       /* (d̂ (1 + 1e-9))²: rest distances below d̂ up to round-off are excluded */
-    int nsv, ne;
+    int nsv, ne, ne_tri;
     int *sv;            /* nsv model indices of the surface vertices         */
     int *edges;         /* ne*2, lo < hi                                     */
     int *fbody, *ebody; /* body of each face and edge                        */
@@ -83,6 +83,8 @@ struct sipd_collide {
     double *flo, *fhi;  /* nf*3 inflated face boxes                          */
     double *fext;       /* nf: largest extent of each face box (grid cell size) */
     double *elo, *ehi;  /* ne*3 inflated edge boxes                          */
+    double *eext;       /* ne: largest extent of each edge box (the grid of a model without
+                           triangles: rods only)                              */
     int *fcell, *ecell; /* nf*3, ne*3: lowest cell of each box               */
     broad_grid g;
     gtable tf, te;
@@ -222,7 +224,7 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
     c->rest2 = dhat * (1 + 1e-9) * dhat * (1 + 1e-9);
 
     on = sipd_calloc((size_t)(m->nv > 0 ? m->nv : 1), 1);
-    nh = 3 * m->nf;
+    nh = 3 * m->nf + m->nce;
     he = sipd_malloc((size_t)(nh > 0 ? nh : 1) * 2 * sizeof *he);
     if (!on || !he)
         goto fail;
@@ -233,19 +235,33 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
             he[2 * (3 * i + k)] = a < b ? a : b;
             he[2 * (3 * i + k) + 1] = a < b ? b : a;
         }
+    for (i = 0; i < m->nce; i++) {   /* the segments of rods (line meshes): edges and vertices too */
+        int a = m->cedges[2 * i], b = m->cedges[2 * i + 1];
+        on[a] = on[b] = 1;
+        he[2 * (3 * m->nf + i)] = a < b ? a : b;
+        he[2 * (3 * m->nf + i) + 1] = a < b ? b : a;
+    }
     for (i = 0; i < m->nv; i++) c->nsv += on[i];
     c->sv = sipd_malloc((size_t)(c->nsv > 0 ? c->nsv : 1) * sizeof *c->sv);
     if (!c->sv)
         goto fail;
     for (i = 0, k = 0; i < m->nv; i++)
         if (on[i]) c->sv[k++] = i;
-    qsort(he, (size_t)nh, 2 * sizeof *he, cmp_edge);
-    for (i = 0; i < nh; i++)
-        if (i == 0 || he[2 * i] != he[2 * (i - 1)] || he[2 * i + 1] != he[2 * (i - 1) + 1]) {
+    /* the triangles' edges sorted and unique, then the rods' (a line mesh shares no edge with a
+       triangle mesh: they are other bodies), so edge i is a rod's exactly when i >= ne_tri */
+    qsort(he, (size_t)(3 * m->nf), 2 * sizeof *he, cmp_edge);
+    qsort(he + 2 * 3 * (size_t)m->nf, (size_t)m->nce, 2 * sizeof *he, cmp_edge);
+    for (i = 0; i < nh; i++) {
+        if (i == 3 * m->nf)
+            c->ne_tri = c->ne;
+        if (i == 0 || i == 3 * m->nf || he[2 * i] != he[2 * (i - 1)] || he[2 * i + 1] != he[2 * (i - 1) + 1]) {
             he[2 * c->ne] = he[2 * i];
             he[2 * c->ne + 1] = he[2 * i + 1];
             c->ne++;
         }
+    }
+    if (m->nce == 0)
+        c->ne_tri = c->ne;
     c->edges = sipd_malloc((size_t)(c->ne > 0 ? c->ne : 1) * 2 * sizeof *c->edges);
     if (!c->edges)
         goto fail;
@@ -260,11 +276,12 @@ int collide_create(sipd_collide **out, const sipd_model *m, int self, double dha
     c->fext = sipd_malloc((size_t)(m->nf + 1) * sizeof(double));
     c->elo = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
     c->ehi = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(double));
+    c->eext = sipd_malloc((size_t)(c->ne + 1) * sizeof(double));
     c->fcell = sipd_malloc((size_t)(m->nf + 1) * 3 * sizeof(int));
     c->ecell = sipd_malloc((size_t)(c->ne + 1) * 3 * sizeof(int));
     c->fbody = sipd_malloc((size_t)(m->nf + 1) * sizeof(int));
     c->ebody = sipd_malloc((size_t)(c->ne + 1) * sizeof(int));
-    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->fext || !c->elo || !c->ehi || !c->fcell || !c->ecell ||
+    if (!c->vlo || !c->vhi || !c->flo || !c->fhi || !c->fext || !c->elo || !c->ehi || !c->eext || !c->fcell || !c->ecell ||
         !c->fbody || !c->ebody) {
         collide_destroy(c);
         return SIPD_EFAIL;
@@ -304,6 +321,7 @@ void collide_destroy(sipd_collide *c)
     free(c->fext);
     free(c->elo);
     free(c->ehi);
+    free(c->eext);
     free(c->fcell);
     free(c->fbody);
     free(c->ebody);
@@ -411,6 +429,31 @@ static int gtable_build(sipd_collide *c, gtable *t, int n, const double *hi, con
 
 /* ---------------------------------------------------------------- exclusions */
 
+/* (d̂ + ra + rb)² (1 + 1e-9)², the rest-shape exclusion bound of a pair whose two sides have
+ * the largest contact half-thicknesses ra and rb: c->rest2 itself when both are 0 (solids). */
+static double rest_bound2(const sipd_collide *c, double ra, double rb)
+{
+    double t;
+    if (ra + rb == 0)
+        return c->rest2;
+    t = (c->dhat + ra + rb) * (1 + 1e-9);
+    return t * t;
+}
+
+static double crad_of(const sipd_model *m, int v) { return m->crad ? m->crad[v] : 0; }
+
+static double crad_max2(const sipd_model *m, int a, int b)
+{
+    double x = crad_of(m, a), y = crad_of(m, b);
+    return x > y ? x : y;
+}
+
+static double crad_max3(const sipd_model *m, const int *t)
+{
+    double x = crad_max2(m, t[0], t[1]), y = crad_of(m, t[2]);
+    return x > y ? x : y;
+}
+
 static int vf_excluded(const sipd_collide *c, int v, int f)
 {
     const sipd_model *m = c->m;
@@ -419,13 +462,15 @@ static int vf_excluded(const sipd_collide *c, int v, int f)
         return 1;
     if (c->rest_mode)
         return !(m->body[v] == m->body[t[0]] &&
-                 dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) < c->rest2);
+                 dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) <
+                     rest_bound2(c, crad_of(m, v), crad_max3(m, t)));
     if (m->fixed && m->fixed[v] && m->fixed[t[0]] && m->fixed[t[1]] && m->fixed[t[2]])
         return 1;
     if (m->body[v] == m->body[t[0]]) {
         if (!c->self)
             return 1;
-        if (dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) < c->rest2)
+        if (dist_point_triangle2(ld(m->X, v), ld(m->X, t[0]), ld(m->X, t[1]), ld(m->X, t[2])) <
+            rest_bound2(c, crad_of(m, v), crad_max3(m, t)))
             return 1;
     }
     return 0;
@@ -439,13 +484,15 @@ static int ee_excluded(const sipd_collide *c, int i, int j)
         return 1;
     if (c->rest_mode)
         return !(m->body[a0] == m->body[b0] &&
-                 dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) < c->rest2);
+                 dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) <
+                     rest_bound2(c, crad_max2(m, a0, a1), crad_max2(m, b0, b1)));
     if (m->fixed && m->fixed[a0] && m->fixed[a1] && m->fixed[b0] && m->fixed[b1])
         return 1;
     if (m->body[a0] == m->body[b0]) {
         if (!c->self)
             return 1;
-        if (dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) < c->rest2)
+        if (dist_segment_segment2(ld(m->X, a0), ld(m->X, a1), ld(m->X, b0), ld(m->X, b1)) <
+            rest_bound2(c, crad_max2(m, a0, a1), crad_max2(m, b0, b1)))
             return 1;
     }
     return 0;
@@ -571,14 +618,18 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     const sipd_model *m = c->m;
     long i;
     int k, nf = m->nf, ne = c->ne, par;
-    double r = margin + 0.5 * c->dhat;
+    /* + the largest contact half-thickness: a pair of offset o ≤ 2 crad_max is kept up to a
+       distance d̂ + o */
+    double r = margin + 0.5 * c->dhat + m->crad_max;
     broad_red red;
+    const double *glo, *ghi, *gext;   /* the boxes that make the grid: faces, or edges without faces */
+    int ng;
 
     c->have_broad = 0;
     c->nvf = c->nee = 0;
     c->margin = margin;
     c->r = r;
-    if (nf == 0 || c->nsv == 0)
+    if ((nf == 0 && ne == 0) || c->nsv == 0)
         return SIPD_OK;
     par = c->nsv > COLLIDE_PAR_MIN;
     /* vertex boxes (not inflated), indexed by surface vertex */
@@ -589,24 +640,30 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     for (i = 0; i < nf; i++)
         broad_box(x0, y1, m->tris + 3 * i, 3, r, c->flo + 3 * i, c->fhi + 3 * i, &c->fext[i]);
 #pragma omp parallel for schedule(static) if (ne > COLLIDE_PAR_MIN)
-    for (i = 0; i < ne; i++) broad_box(x0, y1, c->edges + 2 * i, 2, r, c->elo + 3 * i, c->ehi + 3 * i, NULL);
-    /* grid: covers every face box (vertex and edge boxes lie inside their faces' boxes); a
-       serial sum in face order, so h does not depend on the number of threads */
+    for (i = 0; i < ne; i++) broad_box(x0, y1, c->edges + 2 * i, 2, r, c->elo + 3 * i, c->ehi + 3 * i, &c->eext[i]);
+    /* grid: covers every face box (the vertex and edge boxes of triangles lie inside their faces'
+       boxes; a rod's lie elsewhere and are clamped to the border cells, which keeps the set of
+       candidates); a model without faces (rods only) takes its edge boxes.  A serial sum in
+       primitive order, so h does not depend on the number of threads */
+    glo = nf ? c->flo : c->elo;
+    ghi = nf ? c->fhi : c->ehi;
+    gext = nf ? c->fext : c->eext;
+    ng = nf ? nf : ne;
     for (k = 0; k < 3; k++) {
-        red.lo[k] = c->flo[k];
-        red.hi[k] = c->fhi[k];
+        red.lo[k] = glo[k];
+        red.hi[k] = ghi[k];
     }
     red.ext = 0;
-    for (i = 0; i < nf; i++) {
+    for (i = 0; i < ng; i++) {
         broad_red one;
         for (k = 0; k < 3; k++) {
-            one.lo[k] = c->flo[3 * i + k];
-            one.hi[k] = c->fhi[3 * i + k];
+            one.lo[k] = glo[3 * i + k];
+            one.hi[k] = ghi[3 * i + k];
         }
-        one.ext = c->fext[i];
+        one.ext = gext[i];
         red = broad_red_join(red, one);
     }
-    if (!broad_grid_setup(&c->g, red, nf)) {
+    if (!broad_grid_setup(&c->g, red, ng)) {
         sipd_error("collide: broad phase: non-finite positions");
         return SIPD_EFAIL;
     }
@@ -639,7 +696,7 @@ int collide_outside(const sipd_collide *c, const double *y)
     long i;
     int out = 0;
     if (!c->have_broad)
-        return c->m->nf > 0 && c->nsv > 0;
+        return (c->m->nf > 0 || c->ne > 0) && c->nsv > 0;
 #pragma omp parallel for schedule(static) reduction(max : out) if (c->nsv > COLLIDE_PAR_MIN)
     for (i = 0; i < c->nsv; i++) {
         vec3 lo = ld(c->vlo, (int)i), hi = ld(c->vhi, (int)i);
@@ -714,6 +771,7 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
     v->nee = c->nee;
     v->edges = c->edges;
     v->nedges = c->ne;
+    v->ne_tri = c->ne_tri;
     v->dhat = c->dhat;
     v->tiny = c->tiny;
     v->sv = c->sv;
@@ -728,7 +786,7 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
 static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t k, sipd_contact_pair *p)
 {
     const sipd_model *m = c->m;
-    sipd_real beta[4], gap;
+    sipd_real beta[4], gap, rad[4];
     vec3 n, ys[4], xs[4];
     int j, v[4], is_vf = k < c->nvf, keep;
     if (is_vf) {
@@ -748,8 +806,10 @@ static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t
     for (j = 0; j < 4; j++) {
         ys[j] = ld(y, v[j]);
         xs[j] = ld(x0, v[j]);
+        rad[j] = m->crad ? m->crad[v[j]] : 0;
     }
-    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], beta, &n, &gap);
+    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], m->crad ? rad : NULL,
+                          !is_vf && c->ee[k - c->nvf].a >= c->ne_tri, beta, &n, &gap);
     c->was[k] = (unsigned char)keep;
     if (!keep)
         return 0;

@@ -1,10 +1,21 @@
 /* collide.h — collision detection between surfaces (DESIGN.md §3.6): the broad phase once per
  * time step, the narrow phase every `contact.detect_every` iterations.
  *
- * Primitives: the surface triangles of the model (m->tris, outward), their edges (each
- * undirected edge once) and their vertices.  A pair is a vertex–face (VF) or an edge–edge (EE)
- * pair, a virtual element with frozen weights β and unit normal n (sipd_contact_pair); its gap
- * is d = n·Σ β_k y_k.
+ * Primitives: the surface triangles of the model (m->tris: solids' outward surfaces, shells'
+ * triangles), their edges (each undirected edge once), the segments of rods (m->cedges: line
+ * meshes), and the vertices of both.  A pair is a vertex–face (VF) or an edge–edge (EE) pair, a
+ * virtual element with frozen weights β and unit normal n (sipd_contact_pair); its gap is
+ * d = n·Σ β_k y_k − o with the thickness offset o = Σ_k |β_k| r_k (r = m->crad, the contact
+ * half-thickness of thin bodies; o = 0 for solids, where m->crad is NULL).  Every threshold on
+ * the gap below (kept when d < d̂, the rest-shape exclusion, the box inflation) includes o or
+ * the largest r (m->crad_max).
+ *
+ * Rods: their segments are edges numbered after the triangles' (collide_candidate_arrays:
+ * ne_tri), so EE pairs of two rod segments are told apart: when their closest points are not
+ * both interior (a vertex on a segment, vertex on vertex, (near-)parallel segments) the
+ * segments' clamped closest points make the pair (dist_candidate's clamp), and pairs.c gives a
+ * pair clamped to a joint 1/valence (m->cval) of k_c per side, so a joint counts once.  A model
+ * without triangles (rods only) builds its grid from the edge boxes.
  *
  * Broad phase.  Every vertex gets a box = bbox of its positions x0 (step start) and y1 (a
  * prediction of the end of the step), inflated by r = margin + d̂/2; a primitive's box is the
@@ -125,8 +136,10 @@ typedef struct {
     size_t nvf;
     const int *ee;         /* 2 per candidate: edge i < edge j (rows of edges)                 */
     size_t nee;
-    const int *edges;      /* 2 per edge: model vertices lo < hi, lexicographic order          */
+    const int *edges;      /* 2 per edge: model vertices lo < hi, lexicographic order (the
+                              triangles' edges, then the rods')                                */
     int nedges;
+    int ne_tri;            /* edges [0, ne_tri) are the triangles', [ne_tri, nedges) the rods'  */
     double dhat;           /* pairs are kept when their gap is below dhat                      */
     double tiny;           /* the normal falls back to the face / e1×e2 normal when the
                               closest-point distance is at most tiny (1e-12 of the model size) */

@@ -40,6 +40,9 @@ void model_free(sipd_model *m)
     free(m->inc_w);
     free(m->color_off);
     free(m->color_verts);
+    free(m->crad);
+    free(m->cedges);
+    free(m->cval);
     for (int g = 0; g < m->ngroups; g++)
         if (m->groups[g].kind != SIPD_KIND_TET) {   /* the tet group points at tets, Bm, vol, tet_mat */
             free(m->groups[g].v);
@@ -529,6 +532,45 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     return rc;
 }
 
+/* The contact half-thickness of every vertex and the collision edges of line meshes (model.h:
+ * crad, crad_max, cedges).  A body's contact thickness τ: contact.thickness when set, else
+ * max(t, d̂/2) for a shell (and springs of a triangle mesh), max(2r, d̂/2) for a rod (and
+ * springs of a line mesh), 0 for solids and springs of a tet mesh (their surface triangles
+ * collide as a solid's); its vertices get τ/2. */
+static int contact_thin(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m)
+{
+    int b, i, vo = 0, eo = 0, nce = 0;
+    for (b = 0; b < sc->nbodies; b++)
+        nce += mesh_dim(&meshes[b]) == 1 ? meshes[b].nl : 0;
+    for (b = 0; b < sc->nbodies; b++, vo += meshes[b - 1].nv) {
+        const sipd_scene_body *bd = &sc->bodies[b];
+        const sipd_mesh *me = &meshes[b];
+        int dim = mesh_dim(me), bk = body_kind(bd, me);
+        double tau = 0;
+        if (bk == SIPD_ELEMENTS_SHELL || (dim == 2 && bk == SIPD_ELEMENTS_SPRINGS))
+            tau = sc->contact_thickness >= 0 ? sc->contact_thickness : fmax(bd->thickness, 0.5 * sc->dhat);
+        else if (dim == 1)
+            tau = sc->contact_thickness >= 0 ? sc->contact_thickness : fmax(2 * bd->radius, 0.5 * sc->dhat);
+        if (tau > 0 && !m->crad && !(m->crad = sipd_calloc((size_t)m->nv, sizeof(double))))
+            return SIPD_EFAIL;
+        for (i = 0; i < me->nv && tau > 0; i++) m->crad[vo + i] = 0.5 * tau;
+        if (0.5 * tau > m->crad_max)
+            m->crad_max = 0.5 * tau;
+    }
+    if (nce == 0)
+        return SIPD_OK;
+    if (!(m->cedges = sipd_malloc((size_t)nce * 2 * sizeof(int))) || !(m->cval = sipd_calloc((size_t)m->nv, sizeof(int))))
+        return SIPD_EFAIL;
+    for (b = 0, vo = 0; b < sc->nbodies; vo += meshes[b].nv, b++)
+        if (mesh_dim(&meshes[b]) == 1)
+            for (i = 0; i < 2 * meshes[b].nl; i++) {
+                m->cedges[eo] = meshes[b].lines[i] + vo;
+                m->cval[m->cedges[eo++]]++;
+            }
+    m->nce = nce;
+    return SIPD_OK;
+}
+
 int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m)
 {
     int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
@@ -726,6 +768,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         to += solid ? me->nt : 0;
         fo += me->nf;
     }
+    if ((rc = contact_thin(sc, meshes, m)) != SIPD_OK)
+        goto done;
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
     for (i = 0; i < m->nv; i++) {
         if (m->mass[i] <= 0)

@@ -62,6 +62,18 @@ typedef struct {
     /* colouring: colour c's vertices are color_verts[color_off[c] .. color_off[c+1]) */
     int ncolors;
     int *color_off, *color_verts;
+    /* contact of thin bodies (src/collide.h): crad[a] = the contact half-thickness of vertex a
+       (half its body's contact thickness: shells max(t, d̂/2), rods and springs of a line mesh
+       max(2r, d̂/2), or contact.thickness; 0 for solids and springs of a tet mesh), NULL when
+       every vertex has 0 (solids only: nothing changes); crad_max its maximum.  cedges: the
+       segments of the line-mesh bodies (rods, springs of lines), nce of them, model indices:
+       collision edges beside the edges of m->tris; a pair at a rod's joint (clamped to its vertex)
+       gets 1/cval of the stiffness per side (pairs.c), so the joint's segments count it once. */
+    double *crad;
+    double crad_max;
+    int nce;
+    int *cedges;
+    int *cval;       /* nv: the number of collision edges (cedges) at each vertex, NULL without */
     double bbox_diag;
     double total_mass;
     double mean_edge;        /* mean tet edge length                                      */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "physics/contact.h"
+#include "physics/distance.h"
 #include "util.h"
 
 int pair_data_init(sipd_pair_data *d, int nv)
@@ -23,6 +24,7 @@ void pair_data_free(sipd_pair_data *d)
     free(d->n);
     free(d->k);
     free(d->lam);
+    free(d->h);
     free(d->off);
     free(d->pair);
     free(d->slot);
@@ -42,6 +44,7 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         free(d->n);
         free(d->k);
         free(d->lam);
+        free(d->h);
         free(d->pair);
         free(d->slot);
         d->v = sipd_malloc((size_t)cap * 4 * sizeof(int));
@@ -49,9 +52,10 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         d->n = sipd_malloc((size_t)cap * 3 * sizeof(double));
         d->k = sipd_malloc((size_t)cap * sizeof(double));
         d->lam = sipd_malloc((size_t)cap * sizeof(double));
+        d->h = sipd_malloc((size_t)cap * sizeof(double));
         d->pair = sipd_malloc((size_t)cap * 4 * sizeof(int));
         d->slot = sipd_malloc((size_t)cap * 4);
-        if (!d->v || !d->beta || !d->n || !d->k || !d->lam || !d->pair || !d->slot) {
+        if (!d->v || !d->beta || !d->n || !d->k || !d->lam || !d->h || !d->pair || !d->slot) {
             d->cap = 0;
             return SIPD_EFAIL;
         }
@@ -60,17 +64,27 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     memset(d->off, 0, ((size_t)d->nv + 1) * sizeof(int));
     for (p = 0; p < npr; p++) {
         vec3 xs[4];
+        double rad[4];
         d->k[p] = kc;
         for (k = 0; k < 3; k++) d->n[3 * p + k] = pr[p].n[k];
         for (k = 0; k < 4; k++) {
             d->v[4 * p + k] = pr[p].v[k];
             d->beta[4 * p + k] = pr[p].beta[k];
             xs[k] = v3_load(x0 + 3 * pr[p].v[k]);
+            rad[k] = m->crad ? m->crad[pr[p].v[k]] : 0;
             if (!m->fixed[pr[p].v[k]])
                 d->off[pr[p].v[k] + 1]++;
         }
-        d->lam[p] = mu > 0 ? friction_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), 0, dhat,
-                                                   d->k[p])
+        d->h[p] = m->crad ? dist_pair_offset(pr[p].beta, rad) : 0;
+        if (m->cval && pr[p].kind == 1) {   /* a rod pair clamped to a joint: once per joint */
+            const int *v = pr[p].v;
+            if (pr[p].beta[1] == 0 && m->cval[v[0]] > 1) d->k[p] /= m->cval[v[0]];
+            if (pr[p].beta[0] == 0 && m->cval[v[1]] > 1) d->k[p] /= m->cval[v[1]];
+            if (pr[p].beta[3] == 0 && m->cval[v[2]] > 1) d->k[p] /= m->cval[v[2]];
+            if (pr[p].beta[2] == 0 && m->cval[v[3]] > 1) d->k[p] /= m->cval[v[3]];
+        }
+        d->lam[p] = mu > 0 ? friction_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), d->h[p],
+                                                   dhat, d->k[p])
                            : 0;
     }
     for (a = 0; a < d->nv; a++) d->off[a + 1] += d->off[a];

@@ -1,7 +1,7 @@
 /* pairs.h — what both backends derive from a narrow phase (src/collide.h): per pair its
  * vertices, weights β and normal as flat arrays (the view of src/passes.h), the stiffness k_c
  * and the lagged normal force λ_n of its friction (contact.h, from the step-start positions
- * x0), and the incidences of the pairs on free vertices as CSR (vertex a's entries are
+ * x0), its thickness offset (the contact half-thicknesses of thin bodies, model.h crad), and the incidences of the pairs on free vertices as CSR (vertex a's entries are
  * k in [off[a], off[a+1]): slot slot[k] of pair pair[k], in pair order), for the
  * vertex-centric gather of the Jacobi pass.
  */
@@ -25,6 +25,8 @@ typedef struct {
     double *n;     /* 3 npr: the unit normal                             */
     double *k;     /* npr: k_c (per pair, so a later per-pair stiffness needs no kernel change) */
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
+    double *h;     /* npr: the thickness offset o of the pair (physics/distance.h
+                      dist_pair_offset; 0 without thin bodies): gap = n·Σβy − o */
     int *off;      /* nv+1                                               */
     int *pair;     /* up to 4 npr: the pair of each incidence            */
     unsigned char *slot;   /* up to 4 npr: the vertex's slot in it (0..3) */

@@ -66,11 +66,14 @@ typedef struct {
     int ground;
     sipd_real pn[3], ph, dhat, kc, mu, eps;
     sipd_real *lam_n;
+    const sipd_real *vrad;   /* per vertex: the contact half-thickness (model.h crad; the ground
+                                plane is then ph + vrad[a] for vertex a), NULL: none (solids) */
     /* pairs (npr of them): vertices, weights, normal, stiffness, lagged normal force; their
        incidences on free vertices */
     int npr;
     const int *pr_v;
     const sipd_real *pr_beta, *pr_n, *pr_k, *pr_lam;
+    const sipd_real *pr_h;   /* the pairs' thickness offsets (pairs.h h): gap = n·z − pr_h[p] */
     const int *pv_off, *pv_pair;
     const unsigned char *pv_slot;
 } sipd_view;
@@ -79,6 +82,9 @@ SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t
 SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
 /* a NaN-propagating max (a diverged vertex must reach the driver's isfinite check) */
 SIPD_HD double pass_max(double a, double b) { return (a > b || a != a) ? a : b; }
+
+/* The ground plane's offset for vertex a: ph, raised by a thin body's contact half-thickness. */
+SIPD_HD sipd_real pass_ground_h(const sipd_view *v, int a) { return v->vrad ? v->ph + v->vrad[a] : v->ph; }
 
 /* ---- begin_step, end_step ---------------------------------------------------------------- */
 
@@ -105,7 +111,7 @@ SIPD_HD void pass_begin_vertex(const sipd_view *v, int a, sipd_real t_end, sipd_
     view_st(v->yp, a, ya);
     view_st(v->dy, a, v3(0, 0, 0));
     if (v->lam_n)
-        v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), v->ph, v->dhat, v->kc);
+        v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, v->kc);
 }
 
 /* Component i of the state: v = (y − x)/h (0 when quasi-static), x = y. */
@@ -121,14 +127,15 @@ SIPD_HD void pass_end_component(const sipd_view *v, size_t i, sipd_real h)
 SIPD_HD int pass_ground(const sipd_view *v, int a, vec3 p, vec3 *g, sym3 *D, sipd_real *pen)
 {
     vec3 n = v3_load(v->pn);
-    *pen = contact_point_penetration(p, n, v->ph);
-    return contact_point_eval(p, view_ld(v->x, a), n, v->ph, v->dhat, v->kc, v->lam_n ? v->lam_n[a] : SIPD_R(0),
+    sipd_real h = pass_ground_h(v, a);
+    *pen = contact_point_penetration(p, n, h);
+    return contact_point_eval(p, view_ld(v->x, a), n, h, v->dhat, v->kc, v->lam_n ? v->lam_n[a] : SIPD_R(0),
                               v->mu, v->eps, g, D);
 }
 
 SIPD_HD sipd_real pass_ground_energy(const sipd_view *v, int a, vec3 p)
 {
-    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), v->ph, v->dhat, v->kc,
+    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, v->kc,
                                 v->lam_n ? v->lam_n[a] : SIPD_R(0), v->mu, v->eps);
 }
 
@@ -160,7 +167,8 @@ SIPD_HD void pass_pair_vertex(const sipd_view *v, int a, int over, vec3 q, int e
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pass_pair_z(v, p, NULL, 0, over, q, &z, &z0);
-        contact_point_eval(z, z0, view_ld(v->pr_n, p), 0, v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps, &gz, &Dz);
+        contact_point_eval(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps,
+                           &gz, &Dz);
         *g = v3_axpy(beta[l], gz, *g);
         *D = s3_axpy(exact ? beta[l] * beta[l] : contact_pair_jacobi_weight(beta, 4, l), Dz, *D);
     }
@@ -170,7 +178,8 @@ SIPD_HD sipd_real pass_pair_energy(const sipd_view *v, int p, const sipd_real *d
 {
     vec3 z, z0;
     pass_pair_z(v, p, dy, alpha, over, q, &z, &z0);
-    return contact_point_energy(z, z0, view_ld(v->pr_n, p), 0, v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps);
+    return contact_point_energy(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu,
+                                v->eps);
 }
 
 /* Pair p at y: 1 when active (gap < d̂), and its penetration. */
@@ -178,8 +187,8 @@ SIPD_HD int pass_pair_stats(const sipd_view *v, int p, sipd_real *pen)
 {
     vec3 z, z0, n = view_ld(v->pr_n, p);
     pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-    *pen = contact_point_penetration(z, n, 0);
-    return contact_plane_gap(z, n, 0) < v->dhat;
+    *pen = contact_point_penetration(z, n, v->pr_h[p]);
+    return contact_plane_gap(z, n, v->pr_h[p]) < v->dhat;
 }
 
 /* ---- elements -------------------------------------------------------------------------------- */

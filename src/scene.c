@@ -154,7 +154,7 @@ static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
                                         "center", NULL};
 static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "friction", "self",
-                                           "detect_every", "ground", "friction_velocity", NULL};
+                                           "detect_every", "ground", "friction_velocity", "thickness", NULL};
 static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
                                           "checkpoint_seconds", NULL};
@@ -1401,6 +1401,7 @@ static int load_contact(sipd_scene *sc, const config_setting_t *root)
         (rc = float_range(sc, g, "contact", "friction_velocity", 0, &sc->friction_velocity, 0.0, 0, INFINITY,
                           0)) ||
         (rc = get_bool(sc, g, "contact", "self", &self)) ||
+        (rc = float_range(sc, g, "contact", "thickness", 0, &sc->contact_thickness, 0.0, 1, INFINITY, 0)) ||
         (rc = int_range(sc, g, "contact", "detect_every", 0, &sc->detect_every, 1, INT_MAX)) ||
         (rc = get_group(sc, g, "contact", "ground", &ground)))
         return rc;
@@ -1528,6 +1529,7 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->dhat = 0.03;
     sc->friction_velocity = 1e-3;
     sc->detect_every = 4;
+    sc->contact_thickness = -1;
     sc->ground_normal[1] = 1.0;
 
     sc->path = xstrdup(path);
@@ -1818,6 +1820,11 @@ void scene_print(FILE *f, const sipd_scene *sc)
     fputs(";\n  friction_velocity = ", f);
     print_float(f, sc->friction_velocity);
     fprintf(f, ";\n  self = %s;\n  detect_every = %d;\n", tf(sc->self_contact), sc->detect_every);
+    if (sc->contact_thickness >= 0) {   /* only when set: the default prints nothing (older files) */
+        fputs("  thickness = ", f);
+        print_float(f, sc->contact_thickness);
+        fputs(";\n", f);
+    }
     if (sc->ground) {
         fputs("  ground = { height = ", f);
         print_float(f, sc->ground_height);

@@ -154,6 +154,10 @@ typedef struct {
     int detect_every;          /* narrow phase every N iterations, default 4 (the plane gap is
                                   exact every iteration)                                   */
     int self_contact;          /* contact.self: pairs within one body, default 0           */
+    double contact_thickness;  /* contact.thickness (m): the contact thickness of every shell
+                                  and rod body (solids have none); −1 (default): per body,
+                                  max(thickness, d̂/2) for shells, max(2 radius, d̂/2) for
+                                  rods and springs of a line mesh (model.h, crad)          */
     int ground;                /* contact.ground present                                   */
     double ground_height;      /* plane n·x = height, default 0                            */
     double ground_normal[3];   /* unit normal pointing to the free side, default +y        */

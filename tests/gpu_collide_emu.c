@@ -21,6 +21,20 @@
 int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y, sipd_contact_pair *out, int cap,
                        int *npairs);
 
+/* the model's contact half-thicknesses as floats (what the device gets), or NULL when it has none;
+ * rebuilt at every call (valid until the next) */
+static const float *emu_rad(const sipd_model *m)
+{
+    static float *r;
+    int i;
+    free(r);
+    r = NULL;
+    if (!m->crad || !(r = malloc(((size_t)m->nv + 1) * sizeof *r)))
+        return NULL;
+    for (i = 0; i < m->nv; i++) r[i] = (float)m->crad[i];
+    return r;
+}
+
 int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y, sipd_contact_pair *out, int cap,
                        int *npairs)
 {
@@ -52,12 +66,15 @@ int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y,
         fx0[i] = (float)x0[i];
         fy[i] = (float)y[i];
     }
+    memset(&in, 0, sizeof in);
     in.vf = v.vf;
     in.ee = v.ee;
     in.tris = v.m->tris;
     in.edges = v.edges;
     in.x0 = fx0;
     in.y = fy;
+    in.rad = emu_rad(v.m);
+    in.ne_tri = v.ne_tri;
     in.nvf = (long long)v.nvf;
     in.nee = (long long)v.nee;
     in.tiny = (float)v.tiny;
@@ -183,9 +200,9 @@ int emu_broad(const sipd_collide *c, const double *x0, const double *y1, double 
     b.nxee = (long long)nxee;
     b.x0 = x0;
     b.y1 = y1;
-    b.r = margin + 0.5 * v.dhat;
+    b.r = margin + 0.5 * v.dhat + v.m->crad_max;
     geo = malloc((6 * (size_t)b.nsv + 6 * (size_t)b.nf + 6 * (size_t)b.ne + 1) * sizeof *geo);
-    b.fred = malloc(((size_t)b.nf + 1) * sizeof *b.fred);
+    b.fred = malloc(((size_t)gbroad_ngrid(&b) + 1) * sizeof *b.fred);
     b.fcell = malloc((3 * (size_t)b.nf + 1) * sizeof *b.fcell);
     b.ecell = malloc((3 * (size_t)b.ne + 1) * sizeof *b.ecell);
     if (!geo || !b.fred || !b.fcell || !b.ecell)
@@ -196,7 +213,7 @@ int emu_broad(const sipd_collide *c, const double *x0, const double *y1, double 
     b.fhi = b.flo + 3 * (size_t)b.nf;
     b.elo = b.fhi + 3 * (size_t)b.nf;
     b.ehi = b.elo + 3 * (size_t)b.ne;
-    if (b.nf == 0 || b.nsv == 0) {
+    if ((b.nf == 0 && b.ne == 0) || b.nsv == 0) {
         rc = SIPD_OK;
         goto done;
     }
@@ -208,8 +225,8 @@ int emu_broad(const sipd_collide *c, const double *x0, const double *y1, double 
         red.hi[k] = -INFINITY;
     }
     red.ext = 0;
-    for (i = 0; i < b.nf; i++) red = broad_red_join(red, b.fred[i]);
-    if (!broad_grid_setup(&b.g, red, b.nf))
+    for (i = 0; i < gbroad_ngrid(&b); i++) red = broad_red_join(red, b.fred[i]);
+    if (!broad_grid_setup(&b.g, red, gbroad_ngrid(&b)))
         goto done;
     if (emu_table(&b, b.nf, b.flo, b.fhi, b.fcell, &fkey, &fprim, &b.nfent) != SIPD_OK ||
         emu_table(&b, b.ne, b.elo, b.ehi, b.ecell, &ekey, &eprim, &b.neent) != SIPD_OK)
@@ -270,6 +287,8 @@ int emu_broad_narrow(const sipd_collide *c, const int *vf, size_t nvf, const int
     in.tiny = (float)v.tiny;
     in.dhat = (float)v.dhat;
     in.was = was;
+    in.rad = emu_rad(v.m);
+    in.ne_tri = v.ne_tri;
     for (k = 0; k < (long long)(nvf + nee); k++) {
         narrow_rec r;
         narrow_rec_of(&in, k, &r);

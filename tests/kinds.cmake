@@ -8,8 +8,11 @@ foreach(case fd cantilever chain methods model strip membrane cloth_methods)
 endforeach()
 add_test(NAME kinds_meshes COMMAND test_kinds meshes ${SIPD_TEST_DATA}/meshes)
 # the same cloth with each of the other membrane models (physics/tri.h; README "Materials")
+# (label slow: ~20 s each in release, so not under ASan, where kinds_cloth_methods and
+# materials_membrane cover the same code)
 foreach(model neohookean arap corotational stvk)
   add_test(NAME kinds_cloth_methods_${model} COMMAND test_kinds cloth_methods ${model})
+  set_tests_properties(kinds_cloth_methods_${model} PROPERTIES LABELS slow)
 endforeach()
 # Held-out gmsh cloth, strip and rod (tests/data/meshes/ho_*.msh from tools/meshes/ho_*.geo, not
 # used while the shell and rod code was developed) through sipd-run as a user runs it, scenes

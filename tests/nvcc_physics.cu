@@ -232,10 +232,12 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += dist_vf_pair(p, a, b, c, q, a, b, r, in[63], beta, &dn, &gap) + beta[3] + gap + dn.v[0];
         acc += dist_ee_pair(p, q, a, r, b, q, a, c, in[63], beta, &dn, &gap) + beta[1] + gap + dn.v[1];
         acc += dist_plane_bary(p, a, b, c, w) + w[2];
+        acc += dist_segment_params(p, q, a, r, &s, &t) + s + t;
+        acc += dist_pair_offset(beta, in + 52) + dist_pair_offset(beta, NULL);
         {
             vec3 ys[4] = {p, q, a, r}, xs[4] = {b, q, a, c};
-            acc += dist_candidate(1, ys, xs, in[63], in[60], 1, beta, &dn, &gap) + beta[2] + gap;
-            acc += dist_candidate(0, ys, xs, in[63], in[60], 0, beta, &dn, &gap) + dn.v[2];
+            acc += dist_candidate(1, ys, xs, in[63], in[60], 1, in + 56, 0, beta, &dn, &gap) + beta[2] + gap;
+            acc += dist_candidate(0, ys, xs, in[63], in[60], 0, NULL, 1, beta, &dn, &gap) + dn.v[2];
         }
         aabb_of_motion(p, q, in[60], &lo, &hi);
         aabb_of_motion(a, r, in[60], &lo2, &hi2);

@@ -787,6 +787,189 @@ done:
     return failures > f0;
 }
 
+/* ---------------------------------------------------------------- thin bodies (rods, cloth) */
+
+/* A woodpile of rods (polylines of `seg` segments, each its own body, layers alternately along x
+ * and z, neighbours `pitch` apart, radius r, so crossing and parallel rod pairs are in the band)
+ * and a cloth sheet (crad rc) lying on the top layer, jittered like the plank piles; y = x0 moved
+ * down by 0.3 d̂ ± 0.15 d̂.  Rod edges are m->cedges with m->cval; every vertex has a crad. */
+static int make_thin_pile(pile *s, int nl, int nn, int seg, double dhat, double r, double rc, vec3 shift)
+{
+    const double pitch = 2 * r + 0.6 * dhat, len = nn * pitch;
+    const int nrod = nl * nn, nvr = seg + 1, cn = 2 * nn;   /* cloth: cn x cn cells */
+    sipd_model *m = &s->m;
+    int l, j, i, k, b, ncv = (cn + 1) * (cn + 1);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    memset(s, 0, sizeof *s);
+    m->nv = nrod * nvr + ncv;
+    m->nf = 2 * cn * cn;
+    m->nce = nrod * seg;
+    m->nbodies = nrod + 1;
+    m->X = malloc((size_t)m->nv * 3 * sizeof(double));
+    m->tris = malloc((size_t)m->nf * 3 * sizeof(int));
+    m->body = malloc((size_t)m->nv * sizeof(int));
+    m->fixed = calloc((size_t)m->nv, 1);
+    m->crad = malloc((size_t)m->nv * sizeof(double));
+    m->cedges = malloc((size_t)m->nce * 2 * sizeof(int));
+    m->cval = calloc((size_t)m->nv, sizeof(int));
+    s->x0 = malloc((size_t)m->nv * 3 * sizeof(double));
+    s->y = malloc((size_t)m->nv * 3 * sizeof(double));
+    if (!m->X || !m->tris || !m->body || !m->fixed || !m->crad || !m->cedges || !m->cval || !s->x0 || !s->y)
+        return SIPD_EFAIL;
+    for (l = 0, b = 0; l < nl; l++)
+        for (j = 0; j < nn; j++, b++)
+            for (i = 0; i < nvr; i++) {
+                int a = b * nvr + i;
+                double u = -len / 2 + len * i / seg + rnd_in(-0.1, 0.1) * dhat, w = (j + 0.5) * pitch - len / 2;
+                vec3 p = l % 2 ? v3(w, (l + 0.5) * pitch, u) : v3(u, (l + 0.5) * pitch, w);
+                p = v3_add(p, v3(rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat));
+                v3_store(m->X + 3 * a, v3_add(p, shift));
+                m->body[a] = b;
+                m->crad[a] = r;
+                if (i < seg) {
+                    int e = b * seg + i;
+                    m->cedges[2 * e] = a;
+                    m->cedges[2 * e + 1] = a + 1;
+                    m->cval[a]++;
+                    m->cval[a + 1]++;
+                }
+            }
+    m->crad_max = r > rc ? r : rc;
+    for (k = 0; k <= cn; k++)   /* the cloth: on the top layer */
+        for (i = 0; i <= cn; i++) {
+            int a = nrod * nvr + k * (cn + 1) + i;
+            vec3 p = v3(-len / 2 + len * i / cn, nl * pitch + rc + 0.2 * dhat, -len / 2 + len * k / cn);
+            p = v3_add(p, v3(rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat));
+            v3_store(m->X + 3 * a, v3_add(p, shift));
+            m->body[a] = nrod;
+            m->crad[a] = rc;
+        }
+    for (k = 0; k < cn; k++)
+        for (i = 0; i < cn; i++) {
+            int a = nrod * nvr + k * (cn + 1) + i, f = 2 * (k * cn + i), *t = m->tris + 3 * f;
+            t[0] = a; t[1] = a + cn + 2; t[2] = a + 1;
+            t[3] = a; t[4] = a + cn + 1; t[5] = a + cn + 2;
+        }
+    for (i = 0; i < m->nv; i++)
+        for (k = 0; k < 3; k++) {
+            double x = m->X[3 * i + k];
+            s->x0[3 * i + k] = x;
+            s->y[3 * i + k] = x + (k == 1 ? -0.3 * dhat : 0) + rnd_in(-0.15, 0.15) * dhat;
+            lo[k] = fmin(lo[k], x);
+            hi[k] = fmax(hi[k], x);
+        }
+    m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    return SIPD_OK;
+}
+
+static void thin_pile_free(pile *s)
+{
+    free(s->m.crad);
+    free(s->m.cedges);
+    free(s->m.cval);
+    pile_free(s);
+}
+
+/* Rods and cloth with contact thickness (src/collide.h): the GPU broad phase finds the CPU's
+ * candidates (the rod edges after the triangles'; a model of rods only builds its grid from the
+ * edge boxes), and the device's first narrow phase (strict rule, thickness offsets, clamped rod
+ * pairs) equals sipd_cuda_collide_narrow's on the CPU's candidates byte for byte and
+ * collide_narrow's (float64) up to float32 borderline pairs (≤ 1% + 5).  rods_only: no cloth. */
+static int thin_case(const char *name, int rods_only, vec3 shift)
+{
+    const double dhat = 0.01, margin = 0.25 * dhat;
+    pile s;
+    sipd_collide *c = NULL;
+    sipd_collide_view v;
+    devdet d;
+    int *gvf = NULL, *gee = NULL, f0 = failures, n1 = 0, nr1 = 0, nc1 = 0, i, clamped = 0, rodrod = 0;
+    size_t gnvf = 0, gnee = 0, nc;
+    float *fx0 = NULL, *fy = NULL;
+    const sipd_contact_pair *pp;
+    sipd_contact_pair *p1 = NULL, *r1 = NULL, *c1 = NULL;
+    long a, b;
+
+    memset(&d, 0, sizeof d);
+    if (make_thin_pile(&s, 4, 8, 16, dhat, 0.01, 0.004, shift) != SIPD_OK) {
+        fprintf(stderr, "%s: could not build the pile\n", name);
+        thin_pile_free(&s);
+        return 1;
+    }
+    if (rods_only) {   /* drop the cloth: no triangles at all */
+        s.m.nf = 0;
+        for (i = 0; i < s.m.nv; i++)
+            if (s.m.body[i] == s.m.nbodies - 1)
+                s.m.fixed[i] = 1;   /* and its vertices are nobody's: fixed, no primitive */
+    }
+    d.nv3 = 3 * (size_t)s.m.nv;
+    fx0 = to_f(s.x0, d.nv3);
+    fy = to_f(s.y, d.nv3);
+    CHECK(collide_create(&c, &s.m, 1, dhat) == SIPD_OK, "collide_create");
+    CHECK(collide_broad(c, s.x0, s.y, margin) == SIPD_OK, "collide_broad");
+    collide_candidate_arrays(c, &v);
+    CHECK(v.ne_tri < v.nedges && (rods_only ? v.ne_tri == 0 : v.ne_tri > 0), "%s: edges %d, triangle edges %d", name,
+          v.nedges, v.ne_tri);
+    CHECK(gpu_broad(c, s.x0, s.y, margin, &gvf, &gnvf, &gee, &gnee) == SIPD_OK, "%s: GPU broad phase", name);
+    CHECK(gnvf == v.nvf && gnee == v.nee, "%s: GPU %zu VF + %zu EE candidates, CPU %zu + %zu", name, gnvf, gnee,
+          v.nvf, v.nee);
+    if (gnvf == v.nvf && gnee == v.nee) {
+        CHECK(same_set(v.vf, gvf, v.nvf), "%s: the VF candidates differ", name);
+        CHECK(same_set(v.ee, gee, v.nee), "%s: the EE candidates differ", name);
+    }
+    CHECK(v.nee >= 100 && (rods_only || v.nvf >= 100), "%s: too few candidates (%zu VF, %zu EE)", name, v.nvf, v.nee);
+    d.c = c;
+    if (!emulated) {
+        CHECK(sipd_cuda_broad_create(&d.g, c) == SIPD_OK, "sipd_cuda_broad_create");
+        CHECK(cudaMalloc((void **)&d.d_x0, d.nv3 * sizeof(float)) == cudaSuccess &&
+                  cudaMalloc((void **)&d.d_y, d.nv3 * sizeof(float)) == cudaSuccess,
+              "cudaMalloc");
+    }
+    if (failures > f0 || dev_broad(&d, fx0, fy, s.x0, s.y, margin) != SIPD_OK) {
+        CHECK(0, "%s: device broad phase failed", name);
+        goto done;
+    }
+    nc = v.nvf + v.nee;
+    CHECK(dev_narrow(&d, fx0, fy, &pp, &n1) == SIPD_OK, "%s: device narrow phase", name);
+    p1 = dup_pairs(pp, n1);
+    r1 = malloc((nc + 1) * sizeof *r1);
+    CHECK(gpu_narrow(c, s.x0, s.y, r1, (int)nc, &nr1) == SIPD_OK, "%s: reference narrow phase", name);
+    CHECK(n1 == nr1 && memcmp(p1, r1, (size_t)n1 * sizeof *p1) == 0, "%s: %d device pairs, %d reference pairs", name,
+          n1, nr1);
+    CHECK(collide_narrow(c, s.x0, s.y, &pp, &nc1) == SIPD_OK, "collide_narrow");
+    for (i = 0; i < nc1; i++)
+        if (pp[i].kind == 1 && s.m.cval[pp[i].v[0]] && s.m.cval[pp[i].v[2]]) {
+            rodrod++;
+            clamped += pp[i].beta[0] == 0 || pp[i].beta[1] == 0 || pp[i].beta[2] == 0 || pp[i].beta[3] == 0;
+        }
+    c1 = dup_pairs(pp, nc1);
+    sym_diff(p1, n1, c1, nc1, &a, &b);
+    CHECK(a + b <= nc1 / 100 + 5, "%s: %d device pairs, %d collide_narrow pairs: %ld / %ld on one side only", name, n1,
+          nc1, a, b);
+    CHECK(rodrod >= 50 && clamped >= 10, "%s: %d rod-rod pairs, %d clamped: not a test of them", name, rodrod, clamped);
+    printf("thin %s: %zu VF + %zu EE candidates on both sides, device %d pairs (= the reference), collide_narrow %d "
+           "(%ld / %ld on one side only), %d rod-rod pairs of which %d clamped\n",
+           name, v.nvf, v.nee, n1, nc1, a, b, rodrod, clamped);
+done:
+    free(gvf);
+    free(gee);
+    free(p1);
+    free(r1);
+    free(c1);
+    free(fx0);
+    free(fy);
+    free(d.vf);
+    free(d.ee);
+    free(d.was);
+    free(d.out);
+    if (d.d_x0) cudaFree(d.d_x0);
+    if (d.d_y) cudaFree(d.d_y);
+    sipd_cuda_broad_destroy(d.g);
+    collide_destroy(c);
+    thin_pile_free(&s);
+    return failures > f0;
+}
+
 int main(void)
 {
     const char *st = getenv("SIPD_TEST_GPU_SELFTEST");
@@ -810,6 +993,8 @@ int main(void)
     broad_case("self_rest_exclusions", v3(0, 0, 0), 1, 1, 0.03);
     detect_case("pile", v3(0, 0, 0));
     detect_case("pile_offset", v3(2, 1, -1.5));
+    thin_case("rods_cloth", 0, v3(0, 0, 0));
+    thin_case("rods_only", 1, v3(2, 1, -1.5));
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

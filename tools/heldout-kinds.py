@@ -41,17 +41,17 @@ E_ROD, R_ROD = 1.0e9, 0.01
 # (must = 1: every solve must converge to the tolerance and the answer agree with Newton's).  The
 # textbook baselines block-jacobi, diag-jacobi and gd converge these bending-dominated bodies far
 # too slowly for a test (measured on the cloth: block-jacobi at relative residual 5e-3 after
-# 20000 iterations); they run 3000 iterations and must not diverge; their distance from Newton
+# 20000 iterations); they run 1000 iterations and must not diverge; their distance from Newton
 # is printed, not asserted.
 METHODS = [
     ("newton", 'method = "newton"; iterations = 200; tolerance = 1.0e-9;', 1),
-    ("sipd-jacobi-chebyshev", 'method = "sipd"; sweep = "jacobi"; chebyshev = true; iterations = 20000; tolerance = 1.0e-6;', 1),
-    ("sipd-gauss-seidel", 'method = "sipd"; sweep = "gauss-seidel"; iterations = 20000; tolerance = 1.0e-6;', 1),
-    ("sipd-two-level", 'method = "sipd"; iterations = 20000; tolerance = 1.0e-6; coarse = { levels = 2; every = 10; size = 12; };', 1),
-    ("vbd", 'method = "vbd"; iterations = 20000; tolerance = 1.0e-6;', 1),
-    ("block-jacobi", 'method = "block-jacobi"; iterations = 3000; tolerance = 1.0e-6;', 0),
-    ("diag-jacobi", 'method = "diag-jacobi"; chebyshev = true; iterations = 3000; tolerance = 1.0e-6;', 0),
-    ("gd", 'method = "gd"; chebyshev = true; iterations = 3000; tolerance = 1.0e-6;', 0),
+    ("sipd-jacobi-chebyshev", 'method = "sipd"; sweep = "jacobi"; chebyshev = true; iterations = 20000; tolerance = 1.0e-5;', 1),
+    ("sipd-gauss-seidel", 'method = "sipd"; sweep = "gauss-seidel"; iterations = 20000; tolerance = 1.0e-5;', 1),
+    ("sipd-two-level", 'method = "sipd"; iterations = 20000; tolerance = 1.0e-5; coarse = { levels = 2; every = 10; size = 12; };', 1),
+    ("vbd", 'method = "vbd"; iterations = 20000; tolerance = 1.0e-5;', 1),
+    ("block-jacobi", 'method = "block-jacobi"; iterations = 1000; tolerance = 1.0e-5;', 0),
+    ("diag-jacobi", 'method = "diag-jacobi"; chebyshev = true; iterations = 1000; tolerance = 1.0e-5;', 0),
+    ("gd", 'method = "gd"; chebyshev = true; iterations = 1000; tolerance = 1.0e-5;', 0),
 ]
 STATIC = [
     ("newton", 'method = "newton"; iterations = 200; tolerance = 1.0e-5;'),

@@ -4,9 +4,9 @@
 #     bash tools/render-examples.sh [OUTDIR]        (default results/img; run from anywhere)
 #
 # Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch,noodles,
-# twisted_beams,ball_collision,stretch_materials}.cfg into a
+# twisted_beams,ball_collision,stretch_materials,drape_sphere,cloth_ball,hair}.cfg into a
 # temporary directory (the HDF5 files are deleted afterwards), then tools/render.py and
-# tools/plot_convergence.py. About 45 s. Needs `make` first, python3 with numpy, h5py and
+# tools/plot_convergence.py. About 4 minutes (the thin-body contact scenes: 3 of them). Needs `make` first, python3 with numpy, h5py and
 # matplotlib (pip install numpy h5py matplotlib); ffmpeg only with MP4=1, which also writes
 # one video per scene to OUTDIR/../video/ (not committed).
 # SIPD_RUN=path overrides the simulator binary.
@@ -31,7 +31,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/sipd-render.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
-for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision stretch_materials; do
+for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision stretch_materials \
+         drape_sphere cloth_ball hair; do
     echo "render-examples.sh: simulating $s" >&2
     "$sim" "$root/scenes/$s.cfg" --output "$tmp/$s.h5" --quiet
 done
@@ -68,6 +69,12 @@ $render "$tmp/stretch_materials.h5" --frames last --png "$out/stretch_materials.
 $render "$tmp/noodles.h5" --frames last --png "$out/noodles.png" --az 30 --el 60
 $render "$tmp/twisted_beams.h5" --frames last --png "$out/twisted_beams.png" --az 30 --el 25
 $render "$tmp/ball_collision.h5" --times 0.15 --png "$out/ball_collision.png" --az 20 --el 20
+
+# Thin bodies in contact: the cloth draped over the sphere and the cloth over the rubber ball
+# (last frame, t = 0.75 s), the hair bundle mid-swing (t = 0.5 s).
+$render "$tmp/drape_sphere.h5" --frames last --png "$out/drape_sphere.png" --az 30 --el 25
+$render "$tmp/cloth_ball.h5" --frames last --png "$out/cloth_ball.png" --az 30 --el 25
+$render "$tmp/hair.h5" --times 0.5 --png "$out/hair.png" --az 20 --el 15
 
 # Convergence log of the cantilever run (first, middle and last solve).
 $plotconv "$tmp/cantilever.h5" --png "$out/cantilever_convergence.png"

@@ -169,6 +169,31 @@ SIPD_HD sipd_real dist_segment_segment2(vec3 p0, vec3 p1, vec3 q0, vec3 q1)
     return d < best ? d : best;
 }
 
+/* Clamped closest-point parameters s, t ∈ [0, 1] of segments p0p1 and q0q1 (parallel ones
+ * included: then the closest of the four end-point projections); returns the squared distance. */
+SIPD_HD sipd_real dist_segment_params(vec3 p0, vec3 p1, vec3 q0, vec3 q1, sipd_real *s, sipd_real *t)
+{
+    sipd_real si, ti, d, best;
+    vec3 e1 = v3_sub(p1, p0), e2 = v3_sub(q1, q0);
+    if (dist_edge_edge(p0, p1, q0, q1, s, t) == DIST_EE_INTERIOR)
+        return v3_norm2(v3_sub(v3_axpy(*s, e1, p0), v3_axpy(*t, e2, q0)));
+    /* the minimum of the convex distance over the unit square lies on its boundary */
+    ti = dist_point_segment(p0, q0, q1);
+    best = v3_norm2(v3_sub(p0, v3_axpy(ti, e2, q0)));
+    *s = 0;
+    *t = ti;
+    ti = dist_point_segment(p1, q0, q1);
+    d = v3_norm2(v3_sub(p1, v3_axpy(ti, e2, q0)));
+    if (d < best) { best = d; *s = 1; *t = ti; }
+    si = dist_point_segment(q0, p0, p1);
+    d = v3_norm2(v3_sub(q0, v3_axpy(si, e1, p0)));
+    if (d < best) { best = d; *s = si; *t = 0; }
+    si = dist_point_segment(q1, p0, p1);
+    d = v3_norm2(v3_sub(q1, v3_axpy(si, e1, p0)));
+    if (d < best) { best = d; *s = si; *t = 1; }
+    return best;
+}
+
 /* ---------------------------------------------------------------- pairs */
 
 /* n = u/|u|, or the normalised fallback direction f when |u| ≤ tiny (or (0, 0, 1) when f = 0
@@ -239,6 +264,19 @@ SIPD_HD int dist_plane_bary(vec3 p, vec3 a, vec3 b, vec3 c, sipd_real *w)
     return 1;
 }
 
+/* The thickness offset of a pair: o = Σ_k |β_k| r_k, the β-weighted contact half-thicknesses of
+ * its vertices (src/collide.h: the half-thickness of each side at the closest point, summed over
+ * the two sides, Σ|β| = 1 per side); 0 when rad is NULL.  The pair's gap is then n·Σβy − o. */
+SIPD_HD sipd_real dist_pair_offset(const sipd_real *beta, const sipd_real *rad)
+{
+    sipd_real o = 0;
+    int k;
+    if (!rad)
+        return o;
+    for (k = 0; k < 4; k++) o += sipd_fabs(beta[k]) * rad[k];
+    return o;
+}
+
 /* How far outside its strict rule a pair that existed at the previous narrow phase may go and
  * still be kept: barycentric weights ≥ −DIST_KEEP_BAND (VF), s, t within [−band, 1 + band] (EE). */
 #define DIST_KEEP_BAND SIPD_R(0.02)
@@ -250,17 +288,21 @@ SIPD_HD int dist_plane_bary(vec3 p, vec3 a, vec3 b, vec3 c, sipd_real *w)
  * when `was` (the candidate was a pair at the previous narrow phase of the same broad phase),
  * when it is within DIST_KEEP_BAND of it — with the unclamped weights, so the pair's energy
  * continues smoothly across the face's or edge's boundary (hysteresis: an iterate near the
- * boundary does not flip the pair set back and forth) — and then only when gap < d̂.
- * Returns 1 with β, n and the gap when kept, else 0. */
+ * boundary does not flip the pair set back and forth) — and then only when gap − o < d̂, o the
+ * pair's thickness offset dist_pair_offset(β, rad) (rad: the contact half-thicknesses of the four
+ * vertices, or NULL: o = 0, solids).  clamp (EE of two rod segments, src/collide.h): when neither
+ * rule holds, the segments' clamped closest points (dist_segment_params: a rod's vertex against
+ * the other segment, vertex against vertex, parallel segments) make the pair.  Returns 1 with β,
+ * n and the gap when kept, else 0. */
 SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real tiny, sipd_real dhat, int was,
-                           sipd_real *beta, vec3 *n, sipd_real *gap)
+                           const sipd_real *rad, int clamp, sipd_real *beta, vec3 *n, sipd_real *gap)
 {
     vec3 z, z0;
     int k;
     if (is_vf) {
         sipd_real w[3];
         if (dist_vf_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap) == DIST_FACE)
-            return *gap < dhat;
+            return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
         if (!was || !dist_plane_bary(y[0], y[1], y[2], y[3], w) || w[0] < -DIST_KEEP_BAND ||
             w[1] < -DIST_KEEP_BAND || w[2] < -DIST_KEEP_BAND)
             return 0;
@@ -278,10 +320,13 @@ SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real t
     } else {
         sipd_real s, t;
         if (dist_ee_pair(y[0], y[1], y[2], y[3], x0[0], x0[1], x0[2], x0[3], tiny, beta, n, gap))
-            return *gap < dhat;
+            return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
         if (!was || (dist_edge_edge(y[0], y[1], y[2], y[3], &s, &t) & DIST_EE_PARALLEL) || s < -DIST_KEEP_BAND ||
-            s > 1 + DIST_KEEP_BAND || t < -DIST_KEEP_BAND || t > 1 + DIST_KEEP_BAND)
-            return 0;
+            s > 1 + DIST_KEEP_BAND || t < -DIST_KEEP_BAND || t > 1 + DIST_KEEP_BAND) {
+            if (!clamp)
+                return 0;
+            dist_segment_params(y[0], y[1], y[2], y[3], &s, &t);
+        }
         beta[0] = 1 - s;
         beta[1] = s;
         beta[2] = t - 1;
@@ -295,7 +340,7 @@ SIPD_HD int dist_candidate(int is_vf, const vec3 *y, const vec3 *x0, sipd_real t
         *n = dist_pair_normal(z, v3_cross(v3_sub(y[1], y[0]), v3_sub(y[3], y[2])), z0, tiny);
     }
     *gap = v3_dot(*n, z);
-    return *gap < dhat;
+    return rad ? *gap - dist_pair_offset(beta, rad) < dhat : *gap < dhat;
 }
 
 /* ---------------------------------------------------------------- axis-aligned boxes */
