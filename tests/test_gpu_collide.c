@@ -478,6 +478,11 @@ static int same_set(const int *p, const int *q, size_t n)
         free(sq);
         return 0;
     }
+    if (n == 0) {   /* p, q may be NULL then (a rods-only model has no VF candidates) */
+        free(sp);
+        free(sq);
+        return 1;
+    }
     memcpy(sp, p, n * 2 * sizeof(int));
     memcpy(sq, q, n * 2 * sizeof(int));
     qsort(sp, n, 2 * sizeof(int), cmp_pair);
