@@ -64,7 +64,7 @@ int mixed_kinds_supported(const sipd_model *m)
     for (g = 0; g < m->ngroups; g++) {
         int k = m->groups[g].kind;
         int e;
-        if (mixed_kind_stretch(k) == 0 && k != SIPD_KIND_ROD_BEND && k != SIPD_KIND_HINGE && m->groups[g].ne > 0)
+        if (mixed_kind_stretch(k) == 0 && !kind_split_per_corner(k) && m->groups[g].ne > 0)
             return 0;
         if (k == SIPD_KIND_TRI)   /* membranes: the stable neo-Hookean S-form only */
             for (e = 0; e < m->groups[g].ne; e++)

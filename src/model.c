@@ -7,10 +7,12 @@
 
 #include "initpos.h"
 #include "mesh.h"
+#include "midedge_rest.h"
 #include "physics/bend.h"
 #include "physics/edge.h"
 #include "physics/tri.h"
 #include "physics/kinematic.h"
+#include "physics/midedge.h"
 #include "meshgen.h"
 #include "physics/tet.h"
 #include "util.h"
@@ -100,6 +102,7 @@ static double corner_weight(const sipd_elem_group *G, int e, int l)
     case SIPD_KIND_EDGE: return 1;       /* K = k(1 − L/l) I pairs the two ends with weight 1 */
     case SIPD_KIND_ROD_BEND: return 1;   /* per-corner blocks (elements.h kind_split_per_corner) */
     case SIPD_KIND_HINGE: return 1;
+    case SIPD_KIND_MIDEDGE: return 1;
     case SIPD_KIND_TRI: {
         sipd_real g[2];
         tri_gradN(G->rest + 4 * (size_t)e, l, g);
@@ -311,7 +314,7 @@ static int check_body_kind(const sipd_scene *sc, int b, const sipd_mesh *me)
                        : k == SIPD_ELEMENTS_SHELL && d == 1 ? "shell needs triangles (or tetrahedra: their surface)"
                                                             : NULL;
     if (!need && bd->shell_keys && !(k == SIPD_ELEMENTS_SHELL || (k == SIPD_ELEMENTS_SPRINGS && d == 2)))
-        need = "thickness and bending_stiffness are only meaningful for a shell (or springs of triangles)";
+        need = "thickness, bending_stiffness and bending are only meaningful for a shell (or springs of triangles)";
     if (!need)
         return SIPD_OK;
     sipd_error_at(sc->path, bd->line, "bodies[%d]: elements = \"%s\": %s, but %s has %s", b,
@@ -359,10 +362,23 @@ static void tri_masses(const sipd_scene *sc, int b, const int *tris, int nf, int
     }
 }
 
+typedef struct {
+    grow_group *g;
+    int mat;
+} midedge_ctx;
+
+static int midedge_push(void *ctx, const int *v, const double *rest, double area)
+{
+    midedge_ctx *c = (midedge_ctx *)ctx;
+    return gg_push_rest(c->g, v, rest, area, c->mat);
+}
+
 /* Shell body b: membrane triangles (material index mat_off + the body's material: the plane-stress
- * copies, model_build_meshes) and a hinge on every edge shared by exactly two triangles. */
+ * copies, model_build_meshes) and its bending: a hinge on every edge shared by exactly two
+ * triangles (bending = "dihedral") or a mid-edge element per triangle (bending = "midedge",
+ * group gm; midedge_rest.c). */
 static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, int vo, int mat_off, sipd_model *m,
-                          grow_group *gt, grow_group *gh)
+                          grow_group *gt, grow_group *gh, grow_group *gm)
 {
     const sipd_scene_body *bd = &sc->bodies[b];
     const sipd_scene_material *mat = &sc->materials[bd->material];
@@ -395,7 +411,18 @@ static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, 
             n++;
         }
     }
-    if (rc == SIPD_OK && D > 0) {
+    if (rc == SIPD_OK && D > 0 && bd->bending == SIPD_BENDING_MIDEDGE) {
+        midedge_ctx ctx;
+        int nlow = 0;
+        ctx.g = gm;
+        ctx.mat = bd->material;
+        rc = midedge_rest_build(m->X + 3 * (size_t)vo, tris, nf, vo, D, mat->poisson, midedge_push, &ctx, &nlow);
+        if (rc == SIPD_OK && nlow > 0)
+            sipd_error_at(sc->path, bd->line, "warning: bodies[%d]: bending = \"midedge\": %d interior edge%s whose "
+                         "neighbourhood does not determine a quadratic's slope (at a corner, or across a strip one or two "
+                         "triangles wide): %s a least-norm estimate, not exact for quadratic deflections",
+                         b, nlow, nlow == 1 ? "" : "s", nlow == 1 ? "its mid-edge slope is" : "their mid-edge slopes are each");
+    } else if (rc == SIPD_OK && D > 0) {
         qsort(E, (size_t)n, 4 * sizeof(int), cmp_edge);   /* by (min, max) */
         for (i = 0; i < n && rc == SIPD_OK;) {
             int j = i;
@@ -575,7 +602,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
 {
     int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    grow_group ged, gbend, gtri, ghinge;
+    grow_group ged, gbend, gtri, ghinge, gmid;
     int nshell = 0;
 
     memset(m, 0, sizeof *m);
@@ -583,6 +610,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     memset(&gbend, 0, sizeof gbend);
     memset(&gtri, 0, sizeof gtri);
     memset(&ghinge, 0, sizeof ghinge);
+    memset(&gmid, 0, sizeof gmid);
     ged.nc = 2;
     ged.nr = 2;
     gbend.nc = 3;
@@ -591,6 +619,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     gtri.nr = 4;
     ghinge.nc = 4;
     ghinge.nr = 2;
+    gmid.nc = MIDEDGE_NC;
+    gmid.nr = MIDEDGE_REST;
     for (b = 0; b < sc->nbodies; b++) {
         if ((rc = check_body_kind(sc, b, &meshes[b])) != SIPD_OK)
             return rc;
@@ -693,7 +723,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             goto done;
         if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
             tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
-            if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge)) != SIPD_OK)
+            if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge, &gmid)) != SIPD_OK)
                 goto done;
         }
         if (mesh_dim(me) == 2 && bk == SIPD_ELEMENTS_SPRINGS) {   /* a triangle mesh's edges */
@@ -829,6 +859,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     gg_adopt(m, &gbend, SIPD_KIND_ROD_BEND);
     gg_adopt(m, &gtri, SIPD_KIND_TRI);
     gg_adopt(m, &ghinge, SIPD_KIND_HINGE);
+    gg_adopt(m, &gmid, SIPD_KIND_MIDEDGE);
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);
@@ -837,6 +868,7 @@ done:
     gg_free(&gbend);
     gg_free(&gtri);
     gg_free(&ghinge);
+    gg_free(&gmid);
     if (rc != SIPD_OK)
         model_free(m);
     return rc;
@@ -869,6 +901,7 @@ double model_element_scale(const sipd_model *m, int g, int e)
     case SIPD_KIND_ROD_BEND: return G->rest[2 * e + 1];
     case SIPD_KIND_TRI: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
     case SIPD_KIND_HINGE: return G->rest[2 * e + 1];
+    case SIPD_KIND_MIDEDGE: return G->rest[(size_t)MIDEDGE_REST * e + 45];
     default: return 0;
     }
 }

@@ -29,10 +29,12 @@
 #include "physics/hessian.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
+#include "physics/midedge.h"
 #include "physics/tet.h"
 #include "physics/tri.h"
 
 #define SIPD_GS_MAX_HALVINGS 12   /* the local line search of a Gauss–Seidel vertex step */
+#define SIPD_INLINE_CORNERS 4     /* the most corners of the kinds evaluated inline (all but mid-edge bending) */
 
 typedef struct {
     int kind, nc, ne;
@@ -204,10 +206,65 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
         p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
 }
 
+/* Mid-edge bending (physics/midedge.h).  Its 12 corners' arrays live in these helpers, not in the
+ * shared passes' locals.  The element pass is out of line: inlined, it took the SIPD element
+ * kernel from 79 to 108–116 registers (ptxas, sm_90, float32), tets-only runs included.  The
+ * energy and corner helpers are inline: out of line they cost the energy kernel 64 → 127 registers
+ * and the Gauss–Seidel kernels up to 80 → 128 (a callee's registers count for its kernel).
+ * The element pass: gradient, and the Jacobi-type blocks that majorise the element's Hessian
+ * (weighted Cauchy–Schwarz, midedge.h) or Newton's 36x36. */
+SIPD_NOINLINE void pass_element_midedge(const sipd_view *v, int precond, const sipd_group_view *G, int e)
+{
+    const sipd_real *r = G->rest + MIDEDGE_REST * (size_t)e;
+    const int *t = G->v + MIDEDGE_NC * (size_t)e;
+    vec3 y[MIDEDGE_NC], gr[MIDEDGE_NC];
+    sym3 B[MIDEDGE_NC];
+    int l, jac = precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG;
+    for (l = 0; l < MIDEDGE_NC; l++) y[l] = view_ld(v->y, t[l]);
+    midedge_element(r, G->vol[e], y, gr, jac ? B : NULL, 1);
+    for (l = 0; l < MIDEDGE_NC; l++) v3_store(G->grad + 3 * MIDEDGE_NC * (size_t)e + 3 * l, gr[l]);
+    if (jac) {
+        for (l = 0; l < MIDEDGE_NC; l++) {
+            if (precond == SIPD_PRECOND_DIAG)
+                B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
+            s3_store(G->blk + 6 * MIDEDGE_NC * (size_t)e + 6 * l, B[l]);
+        }
+    } else if (precond == SIPD_PRECOND_NEWTON) {
+        midedge_element_hessian(r, G->vol[e], y, G->hess + 9 * MIDEDGE_NC * MIDEDGE_NC * (size_t)e);
+    }
+}
+
+/* Its energy with its corners at y + α dy (dy may be NULL), corner `over` at q (the line searches). */
+SIPD_HD sipd_real pass_midedge_energy(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *dy,
+                                           sipd_real alpha, int over, vec3 q)
+{
+    vec3 p[MIDEDGE_NC];
+    pass_corners(v, G, e, dy, alpha, over, q, p);
+    return midedge_energy(G->rest + MIDEDGE_REST * (size_t)e, G->vol[e], p);
+}
+
+/* Corner l's gradient at y, its own Gauss–Newton block added to *D with weight w (every
+ * preconditioner but MASS: Gauss–Seidel and VBD solve the exact vertex block), energy, scale. */
+SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_group_view *G, int e, int l, sipd_real w,
+                                      sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *r = G->rest + MIDEDGE_REST * (size_t)e;
+    vec3 y[MIDEDGE_NC], ga;
+    sym3 B;
+    pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
+    ga = midedge_corner(r, G->vol[e], y, l, &B, energy);
+    *scale = r[45];   /* D: about the energy of a unit fold angle across an edge */
+    if (precond == SIPD_PRECOND_DIAG)
+        B.s[3] = B.s[4] = B.s[5] = 0;
+    if (precond != SIPD_PRECOND_MASS)
+        *D = s3_axpy(w, B, *D);
+    return ga;
+}
+
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
  * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
  * the PSD-projected element Hessian (NEWTON).
- * Rod bending and hinges have no pairwise K: their Hessian is the Gauss–Newton term
+ * Rod bending, hinges and mid-edge bending have no pairwise K: their Hessian is the Gauss–Newton term
  * Jᵀ W J over all nc corners (rank ≤ 3 resp. 1), and its diagonal blocks B_a alone do not
  * majorise it (uᵀ H u = |Σ_a W^½ J_a u_a|² can reach nc Σ_a u_aᵀ B_a u_a).  The Jacobi-type
  * preconditioners (SPLIT, BLOCK, DIAG) therefore store nc B_a, which does (Cauchy–Schwarz:
@@ -220,7 +277,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
 {
     const sipd_group_view *G = &v->grp[gi];
     const sipd_material *mat = &v->mats[G->mat[e]];
-    vec3 y[SIPD_MAX_CORNERS], gr[SIPD_MAX_CORNERS];
+    vec3 y[SIPD_INLINE_CORNERS], gr[SIPD_INLINE_CORNERS];
     sym3 Kp;
     int l;
     switch (G->kind) {
@@ -331,6 +388,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         }
         break;
     }
+    case SIPD_KIND_MIDEDGE: pass_element_midedge(v, precond, G, e); break;
     default: break;
     }
 }
@@ -342,7 +400,9 @@ SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const s
 {
     const sipd_group_view *G = &v->grp[gi];
     const sipd_material *mat = &v->mats[G->mat[e]];
-    vec3 p[SIPD_MAX_CORNERS];
+    vec3 p[SIPD_INLINE_CORNERS];
+    if (G->kind == SIPD_KIND_MIDEDGE)
+        return pass_midedge_energy(v, G, e, dy, alpha, over, q);
     pass_corners(v, G, e, dy, alpha, over, q, p);
     switch (G->kind) {
     case SIPD_KIND_TET: return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
@@ -364,7 +424,9 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
 {
     const sipd_group_view *G = &v->grp[gi];
     const sipd_material *mat = &v->mats[G->mat[e]];
-    vec3 y[SIPD_MAX_CORNERS], ga = v3(0, 0, 0);
+    vec3 y[SIPD_INLINE_CORNERS], ga = v3(0, 0, 0);
+    if (G->kind == SIPD_KIND_MIDEDGE)
+        return pass_midedge_corner(v, precond, G, e, l, w, D, energy, scale);
     pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
     switch (G->kind) {
     case SIPD_KIND_TET: {

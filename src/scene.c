@@ -112,6 +112,7 @@ const char *scene_model_name(sipd_material_model m)
 static const enum_entry elements_table[] = {{"auto", SIPD_ELEMENTS_AUTO}, {"solid", SIPD_ELEMENTS_SOLID},
                                             {"shell", SIPD_ELEMENTS_SHELL}, {"springs", SIPD_ELEMENTS_SPRINGS},
                                             {"rod", SIPD_ELEMENTS_ROD}, {NULL, 0}};
+static const enum_entry bending_table[] = {{"dihedral", SIPD_BENDING_DIHEDRAL}, {"midedge", SIPD_BENDING_MIDEDGE}, {NULL, 0}};
 static const enum_entry gen_table[] = {{"rod", SIPD_GEN_ROD}, {"cloth", SIPD_GEN_CLOTH}, {NULL, 0}};
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
@@ -148,7 +149,7 @@ static const char *const body_keys[] = {"mesh", "material", "translate", "rotate
                                         "velocity", "initial_stretch", "pin", "move", "obstacle",
                                         "angular_velocity", "center", "initial_positions", "elements",
                                         "radius", "spring_stiffness", "generate", "thickness",
-                                        "bending_stiffness", NULL};
+                                        "bending_stiffness", "bending", NULL};
 static const char *const generate_keys[] = {"shape", "length", "segments", "size", "cells", NULL};
 static const char *const pin_keys[] = {"box_min", "box_max", NULL};
 static const char *const move_keys[] = {"box_min", "box_max", "velocity", "angular_velocity",
@@ -1290,7 +1291,8 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
                 (rc = float_range(sc, g, path, "radius", 0, &b->radius, 0.0, 0, INFINITY, 0)) ||
                 (rc = float_range(sc, g, path, "spring_stiffness", 0, &b->spring_k, 0.0, 0, INFINITY, 0)) ||
                 (rc = float_range(sc, g, path, "thickness", 0, &b->thickness, 0.0, 0, INFINITY, 0)) ||
-                (rc = float_range(sc, g, path, "bending_stiffness", 0, &b->bending_stiffness, 0.0, 1, INFINITY, 0)))
+                (rc = float_range(sc, g, path, "bending_stiffness", 0, &b->bending_stiffness, 0.0, 1, INFINITY, 0)) ||
+                (rc = get_enum(sc, g, path, "bending", bending_table, &b->bending)))
                 return rc;
             if (b->gen_shape == SIPD_GEN_CLOTH && (b->elements == SIPD_ELEMENTS_SOLID || b->elements == SIPD_ELEMENTS_ROD)) {
                 key_join(key, path, "elements");
@@ -1298,13 +1300,14 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
                            "a generated cloth is triangles: use \"shell\", \"springs\" or \"auto\"");
             }
             {   /* shell-only keys on another kind would do nothing */
-                static const char *const shell_only[] = {"thickness", "bending_stiffness", NULL};
+                static const char *const shell_only[] = {"thickness", "bending_stiffness", "bending", NULL};
                 /* a mesh file's kind is known only once it is loaded (model.c checks it then); springs of
                    triangles take their masses ρ A t / 3 from the thickness */
                 int shell = b->gen_shape == SIPD_GEN_CLOTH ||
                             (b->gen_shape == SIPD_GEN_NONE && b->elements != SIPD_ELEMENTS_SOLID &&
                              b->elements != SIPD_ELEMENTS_ROD);
-                b->shell_keys = config_setting_get_member(g, "thickness") || config_setting_get_member(g, "bending_stiffness");
+                b->shell_keys = config_setting_get_member(g, "thickness") || config_setting_get_member(g, "bending_stiffness") ||
+                                config_setting_get_member(g, "bending");
                 for (int k = 0; shell_only[k] && !shell; k++)
                     if (config_setting_get_member(g, shell_only[k])) {
                         key_join(key, path, shell_only[k]);
@@ -1757,6 +1760,8 @@ void scene_print(FILE *f, const sipd_scene *sc)
                 fputs(";\n    bending_stiffness = ", f);
                 print_float(f, b->bending_stiffness);
             }
+            if (b->bending == SIPD_BENDING_MIDEDGE)   /* the default dihedral is not printed (older outputs unchanged) */
+                fputs(";\n    bending = \"midedge\"", f);
         }
         if (b->spring_k > 0) {
             fputs(";\n    spring_stiffness = ", f);

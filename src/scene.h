@@ -38,6 +38,11 @@ typedef enum {
     SIPD_ELEMENTS_SPRINGS = 3,  /* the mesh's unique edges as springs, with the mesh's lumped masses */
     SIPD_ELEMENTS_ROD = 4       /* polylines: stretch springs + bending at interior vertices        */
 } sipd_body_elements;
+/* bodies[].bending (shells): the bending discretisation (DESIGN.md §3.9) */
+typedef enum {
+    SIPD_BENDING_DIHEDRAL = 0,  /* discrete-shell hinges on interior edges (physics/bend.h), default      */
+    SIPD_BENDING_MIDEDGE = 1    /* Morley-type mid-edge curvature per triangle (physics/midedge.h)       */
+} sipd_bending;
 /* bodies[].generate.shape: a body made by a generator instead of a mesh file (meshgen.h) */
 typedef enum { SIPD_GEN_NONE = 0, SIPD_GEN_ROD = 1, SIPD_GEN_CLOTH = 2 } sipd_gen_shape;
 
@@ -96,6 +101,7 @@ typedef struct {
     double spring_k;              /* springs: stiffness N/m (0 = E·πr²/L per edge)    */
     double thickness;             /* shells: m, default 0.001                         */
     double bending_stiffness;     /* shells: N·m, < 0 = from the material, E t³/(12(1 − ν²)) */
+    int bending;                  /* shells: sipd_bending, default dihedral            */
     int shell_keys;               /* thickness or bending_stiffness given (the model refuses them on a
                                      body that is not a shell or a triangle mesh's springs)        */
     /* generate = { shape = "rod"; length; segments; }: a straight polyline from the origin along

@@ -40,6 +40,10 @@ if(TARGET sipd_cuda)
     add_test(NAME gpu_kinds_curtain_${model} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg ${model})
     list(APPEND sipd_gpu_tests gpu_kinds_curtain_${model})
   endforeach()
+  # the curtain with mid-edge bending (bodies[].bending = "midedge", physics/midedge.h: 12 corners;
+  # gpu_kinds_curtain runs the default dihedral hinges)
+  add_test(NAME gpu_kinds_curtain_midedge COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg midedge)
+  list(APPEND sipd_gpu_tests gpu_kinds_curtain_midedge)
   # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
   add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
   list(APPEND sipd_gpu_tests gpu_thin_ground)

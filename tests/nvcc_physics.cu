@@ -22,6 +22,7 @@
 #include "physics/edge.h"
 #include "physics/tri.h"
 #include "physics/bend.h"
+#include "physics/midedge.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -321,6 +322,34 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         hinge_element(in[46], in[47], p0, p1, p2, p3, gr, B);
         hinge_element_hessian(in[47], p0, p1, p2, p3, H);
         acc += gr[0].v[1] + B[3].s[4] + H[143];
+    }
+
+    /* midedge.h (mid-edge bending over a 12-vertex stencil; the rest data from in[]) */
+    {
+        vec3 y[MIDEDGE_NC], gr[MIDEDGE_NC], J[3];
+        sym3 B[MIDEDGE_NC], Bl;
+        sipd_real R[MIDEDGE_REST], x3[3] = {in[1], in[2], in[3]}, w3[3], e;
+        midedge_state st;
+        int j;
+        for (j = 0; j < MIDEDGE_REST; j++) R[j] = in[j % 64];
+        for (j = 0; j < MIDEDGE_NC; j++) y[j] = v3(in[j], in[j + 12], in[j + 24]);
+        midedge_wmul(R + 36, x3, w3);
+        midedge_eval(R, y, &st);
+        midedge_jac(R, y, &st, split % MIDEDGE_NC, J);
+        acc += w3[1] + st.r[2] + J[1].v[2] + midedge_energy(R, in[50], y);
+        acc += midedge_m3_sym(midedge_pair(R + 36, in[50], J, J)).s[3];
+        acc += midedge_corner(R, in[50], y, split % MIDEDGE_NC, &Bl, &e).v[1] + Bl.s[2] + e;
+        midedge_element(R, in[50], y, gr, B, split & 1);
+        acc += gr[11].v[0] + B[5].s[1];
+    }
+    {   /* the 36x36 Gauss–Newton Hessian: its own scope (5 KiB of local memory in float) */
+        vec3 y[MIDEDGE_NC];
+        sipd_real R[MIDEDGE_REST], H[9 * MIDEDGE_NC * MIDEDGE_NC];
+        int j;
+        for (j = 0; j < MIDEDGE_REST; j++) R[j] = in[(j + 7) % 64];
+        for (j = 0; j < MIDEDGE_NC; j++) y[j] = v3(in[j + 3], in[j + 15], in[j + 27]);
+        midedge_element_hessian(R, in[51], y, H);
+        acc += H[1295];
     }
 
     out[9] = acc + x.v[0];

@@ -502,6 +502,9 @@ static int test_materials(void)
  * models (physics/tri.h, out of line) in the float32 kernels. */
 static int test_kinds(const char *path, const char *model)
 {
+    /* MODEL "dihedral" or "midedge": every shell body with that bending instead (physics/bend.h,
+       physics/midedge.h; the default is dihedral) */
+    const char *bend = model && (!strcmp(model, "dihedral") || !strcmp(model, "midedge")) ? model : NULL;
     static const int methods[] = {SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_SIPD, SIPD_METHOD_VBD,
                                   SIPD_METHOD_BLOCK_JACOBI, SIPD_METHOD_DIAG_JACOBI, SIPD_METHOD_GD};
     static const int sweeps[] = {SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_GS, 0, 0, 0, 0};
@@ -512,6 +515,8 @@ static int test_kinds(const char *path, const char *model)
         sipd_model m;
         char what[128];
         int mi = -1, i;
+        if (bend)
+            model = NULL;
         /* with a model: Jacobi expanded, Gauss–Seidel sign and vbd only (the model's expanded and
            sign K⁺, its ∂P/∂F and Ψ; the other methods add no material path), to keep it short */
         if (model && k != 0 && k != 2 && k != 3)
@@ -529,12 +534,16 @@ static int test_kinds(const char *path, const char *model)
             return 1;
         }
         for (i = 0; model && i < sc.nmaterials; i++) sc.materials[i].model = (sipd_material_model)mi;
+        for (i = 0; bend && i < sc.nbodies; i++)
+            sc.bodies[i].bending = !strcmp(bend, "dihedral") ? SIPD_BENDING_DIHEDRAL : SIPD_BENDING_MIDEDGE;
         if (model_build(&sc, &m) != SIPD_OK) {
             CHECK(0, "cannot build %s", path);
             scene_free(&sc);
             return 1;
         }
         CHECK(m.group_of[SIPD_KIND_EDGE] >= 0 || m.group_of[SIPD_KIND_TRI] >= 0, "%s has no springs or triangles", path);
+        CHECK(!bend || m.group_of[!strcmp(bend, "dihedral") ? SIPD_KIND_HINGE : SIPD_KIND_MIDEDGE] >= 0,
+              "%s: no %s bending elements", path, bend);
         if (model && m.group_of[SIPD_KIND_TRI] >= 0)   /* the shell runs the model (model.c once dropped it) */
             CHECK(m.mats[m.groups[m.group_of[SIPD_KIND_TRI]].mat[0]].model == mi, "%s: the shell is not %s", path, model);
         if (model && k == 0 && gpu_refuses_materials(&sc, &m)) {
@@ -548,8 +557,8 @@ static int test_kinds(const char *path, const char *model)
         sc.chebyshev = sc.method != SIPD_METHOD_VBD && sweeps[k] == SIPD_SWEEP_JACOBI && projs[k] == SIPD_PROJ_EXPANDED;
         sc.line_search = SIPD_LS_ALWAYS;
         sc.iterations = 60;
-        snprintf(what, sizeof what, "%s%s%s: method %s sweep %s projection %d", path, model ? " " : "",
-                 model ? model : "", scene_method_name(sc.method), scene_sweep_name(sim_sweep(&sc)), projs[k]);
+        snprintf(what, sizeof what, "%s%s%s: method %s sweep %s projection %d", path, model || bend ? " " : "",
+                 model ? model : bend ? bend : "", scene_method_name(sc.method), scene_sweep_name(sim_sweep(&sc)), projs[k]);
         compare(what, &sc, &m, 2, 0);
         model_free(&m);
         scene_free(&sc);

@@ -32,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision stretch_materials \
-         drape_sphere cloth_ball hair; do
+         stretch_membranes drape_sphere cloth_ball hair; do
     echo "render-examples.sh: simulating $s" >&2
     "$sim" "$root/scenes/$s.cfg" --output "$tmp/$s.h5" --quiet
 done
@@ -63,6 +63,11 @@ $render "$tmp/stretch.h5" --frames last --png "$out/stretch.png" --ghost --az 8 
 $render "$tmp/stretch_materials.h5" --frames last --png "$out/stretch_materials.png" --ghost --az 0 --el 85 \
     --color body --size 960x540 --title "Uniaxial stretch to 150%, seen from above" \
     --subtitle "back to front: ARAP (no necking), corotational, neo-Hookean; E = 1 MPa, nu = 0.3; grey: rest shape"
+
+# The same with membrane squares (shells, the models' plane-stress forms).
+$render "$tmp/stretch_membranes.h5" --frames last --png "$out/stretch_membranes.png" --ghost --az 0 --el 85 \
+    --color body --size 960x540 --title "Membranes stretched to 150%, seen from above" \
+    --subtitle "back to front: ARAP (no necking), corotational, neo-Hookean; E = 1 MPa, nu = 0.3, 1 cm; grey: rest shape"
 
 # Contact: the noodles at rest in the bowl (seen from above), the two beams wound into a rope
 # (t = 4 s), the balls flattened against each other (t = 0.15 s).
