@@ -1223,7 +1223,7 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
     if (b->failed)
         return SIPD_EFAIL;
     for (gi = 0; gi < m->ngroups; gi++) ne += m->groups[gi].ne;
-    if (!b->want_hessian || H->n != m->nv || H->ne != ne || H->k != SIPD_MAX_CORNERS) {
+    if (!b->want_hessian || H->n != m->nv || H->ne != ne || H->k != model_max_corners(m)) {
         sipd_error("cuda backend: hessian: not created for it (params.hessian) or a pattern of another model");
         return SIPD_EFAIL;
     }

@@ -420,7 +420,7 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
 {
     const sipd_model *m = b->m;
     int a, gi, goff[SIPD_KIND_COUNT + 1];
-    const int K = SIPD_MAX_CORNERS;
+    const int K = model_max_corners(m);
     goff[0] = 0;   /* group gi's elements start at goff[gi] in the pattern (model_pattern_elements) */
     for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
     if ((elements && !b->eH) || H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)

@@ -200,7 +200,7 @@ int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, co
     double dsmax = 0;
     int a, i;
     *cg_iters = 0;
-    if (H->n != nv || H->ne != mx->ne_total || H->k != SIPD_MAX_CORNERS)
+    if (H->n != nv || H->ne != mx->ne_total || H->k != model_max_corners(m))
         return SIPD_EFAIL;
     memcpy(mx->y, y, sizeof(double) * (size_t)n);
     for (i = 0; i < SIPD_KIND_COUNT; i++) gidx[i] = -1;

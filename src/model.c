@@ -874,20 +874,28 @@ done:
     return rc;
 }
 
+int model_max_corners(const sipd_model *m)
+{
+    int g, k = 1;
+    for (g = 0; g < m->ngroups; g++) k = m->groups[g].nc > k ? m->groups[g].nc : k;
+    return k;
+}
+
 int model_pattern_elements(const sipd_model *m, int **elems, int *ne)
 {
     size_t n = 0, o = 0;
     int g, e, l;
+    const int K = model_max_corners(m);
     for (g = 0; g < m->ngroups; g++) n += (size_t)m->groups[g].ne;
     *ne = (int)n;
-    *elems = sipd_malloc((n * SIPD_MAX_CORNERS + 1) * sizeof(int));
+    *elems = sipd_malloc((n * K + 1) * sizeof(int));
     if (!*elems)
         return SIPD_EFAIL;
     for (g = 0; g < m->ngroups; g++) {
         const sipd_elem_group *G = &m->groups[g];
         for (e = 0; e < G->ne; e++, o++)
-            for (l = 0; l < SIPD_MAX_CORNERS; l++)
-                (*elems)[SIPD_MAX_CORNERS * o + l] = G->v[(size_t)G->nc * e + (l < G->nc ? l : G->nc - 1)];
+            for (l = 0; l < K; l++)
+                (*elems)[(size_t)K * o + l] = G->v[(size_t)G->nc * e + (l < G->nc ? l : G->nc - 1)];
     }
     return SIPD_OK;
 }

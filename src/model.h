@@ -85,9 +85,13 @@ int model_build(const sipd_scene *sc, sipd_model *m);
 /* The same from meshes already in memory (one per scene body; bodies[].mesh unused). */
 int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m);
 void model_free(sipd_model *m);
-/* Every group's elements, one after another, each padded to SIPD_MAX_CORNERS vertices by
+/* The most corners of an element of m (its groups' nc; 4 for a tets-only model, 12 with mid-edge
+ * bending): the width of Newton's pattern (model_pattern_elements, bsr_pattern's k), so that a
+ * model without 12-corner elements does not pay for them. */
+int model_max_corners(const sipd_model *m);
+/* Every group's elements, one after another, each padded to model_max_corners vertices by
  * repeating its last corner (the vertex-coupling pattern of Newton's matrix, bsr_pattern with
- * k = SIPD_MAX_CORNERS; a tets-only model gives its tets).  *ne elements; free() the array. */
+ * k = model_max_corners; a tets-only model gives its tets).  *ne elements; free() the array. */
 int model_pattern_elements(const sipd_model *m, int **elems, int *ne);
 /* Round-off scale of element e of group g: its energy at unit strain ((μ+λ)V for tets). */
 double model_element_scale(const sipd_model *m, int g, int e);
