@@ -874,13 +874,6 @@ done:
     return rc;
 }
 
-int model_max_corners(const sipd_model *m)
-{
-    int g, k = 1;
-    for (g = 0; g < m->ngroups; g++) k = m->groups[g].nc > k ? m->groups[g].nc : k;
-    return k;
-}
-
 int model_pattern_elements(const sipd_model *m, int **elems, int *ne)
 {
     size_t n = 0, o = 0;

@@ -88,7 +88,12 @@ void model_free(sipd_model *m);
 /* The most corners of an element of m (its groups' nc; 4 for a tets-only model, 12 with mid-edge
  * bending): the width of Newton's pattern (model_pattern_elements, bsr_pattern's k), so that a
  * model without 12-corner elements does not pay for them. */
-int model_max_corners(const sipd_model *m);
+static inline int model_max_corners(const sipd_model *m)   /* inline: the CUDA backend (C++) calls it too */
+{
+    int g, k = 1;
+    for (g = 0; g < m->ngroups; g++) k = m->groups[g].nc > k ? m->groups[g].nc : k;
+    return k;
+}
 /* Every group's elements, one after another, each padded to model_max_corners vertices by
  * repeating its last corner (the vertex-coupling pattern of Newton's matrix, bsr_pattern with
  * k = model_max_corners; a tets-only model gives its tets).  *ne elements; free() the array. */
