@@ -280,7 +280,9 @@ checkpoint_seconds)
   kill -TERM $pid; wait $pid; rc=$?
   f=$(grep -o "resuming from .* at frame [0-9]*" "$tmp/err2" | grep -o "[0-9]*$")
   [ -n "$f" ] && [ "$f" -gt 0 ] || fail "did not resume from a periodic checkpoint: $(cat "$tmp/err2")"
-  [ $rc = 3 ] || fail "SIGTERM after resume exited $rc"
+  # (rc 1 with the process gone before the SIGTERM was seen once in a clean-clone CI run and not
+  # reproduced in 18 tries since: print what the resumed run said)
+  [ $rc = 3 ] || fail "SIGTERM after resume exited $rc; its stderr: $(tail -5 "$tmp/err2" | tr '\n' '|')"
   echo "checkpoint_seconds: resumed at frame $f"
   ;;
 hostile_scene)
