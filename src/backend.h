@@ -18,7 +18,7 @@
 
 typedef struct sipd_backend sipd_backend;
 
-/* What D is in the direction dy = −D⁻¹g (DESIGN.md §3.3, §3.7). */
+/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7). */
 typedef enum {
     SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
     SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
@@ -36,7 +36,7 @@ typedef struct {
     int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
     int precond;      /* sipd_precond                                                */
     int threads;      /* 0 = default                                                 */
-    /* contact (DESIGN.md §3.6): penalty k_c within d̂ (k_c = 0: the model's automatic value),
+    /* contact (docs/design.md §3.6): penalty k_c within d̂ (k_c = 0: the model's automatic value),
        lagged Coulomb friction μ with slip threshold ε = eps_v h.
        contact: the ground plane n·x = plane_h;  pairs: vertex–face / edge–edge pairs between
        bodies (and within a body when self), detected every detect_every iterations (detect) */
@@ -95,7 +95,7 @@ typedef struct {
     int (*undo)(sipd_backend *b);
     int (*snapshot)(sipd_backend *b);
     int (*restore)(sipd_backend *b);
-    /* Contact pairs (DESIGN.md §3.6), called once per iteration.  run = 0: *flag = 1 when a
+    /* Contact pairs (docs/design.md §3.6), called once per iteration.  run = 0: *flag = 1 when a
        narrow phase is due (detect_every iterations since the last one, or a vertex moved more
        than d̂/2 since).  run = 1: the narrow phase at the current y (the broad phase again first
        when y has left its boxes); *flag = 1 when there were or are pairs (energies evaluated

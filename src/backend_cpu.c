@@ -43,7 +43,7 @@ struct sipd_backend {
     int contact;
     double pn[3], ph, dhat, kc, mu, eps_v, eps;
     double *lam_n;
-    /* pair contact (vertex–face, edge–edge; DESIGN.md §3.6): the detector, the current pairs
+    /* pair contact (vertex–face, edge–edge; docs/design.md §3.6): the detector, the current pairs
        (owned by det), their data (pairs.h: k_c, the lagged normal force, the pairs'
        incidences on free vertices as CSR of pair*4 + slot), and Newton's per-pair blocks */
     sipd_collide *det;

@@ -1,7 +1,7 @@
 /* backend_cuda.h — the CUDA backend (kernels/backend_cuda.cu) and device queries.
  *
  * Compiled only when nvcc is found (CMake defines SIPD_HAVE_CUDA=1 for the targets that link
- * the sipd_cuda library).  The backend keeps float32 state on the device (DESIGN.md §2) and
+ * the sipd_cuda library).  The backend keeps float32 state on the device (docs/design.md §2) and
  * implements every op of backend.h for the SPLIT, BLOCK, DIAG and MASS preconditioners;
  * create() refuses SIPD_PRECOND_NEWTON ("newton runs on the CPU backend only"); contact
  * (ground, pairs detected on the host) works with Jacobi sweeps, gs_sweep refuses it.

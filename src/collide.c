@@ -1,4 +1,4 @@
-/* collide.c — collision detection between surfaces (src/collide.h, DESIGN.md §3.6).
+/* collide.c — collision detection between surfaces (src/collide.h, docs/design.md §3.6).
  *
  * Surface: the vertices of m->tris (sorted by model index), the undirected edges of m->tris
  * (each once, as (lo, hi) vertex pairs sorted lexicographically) and the faces in m->tris order.

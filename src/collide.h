@@ -1,4 +1,4 @@
-/* collide.h — collision detection between surfaces (DESIGN.md §3.6): the broad phase once per
+/* collide.h — collision detection between surfaces (docs/design.md §3.6): the broad phase once per
  * time step, the narrow phase every `contact.detect_every` iterations.
  *
  * Primitives: the surface triangles of the model (m->tris: solids' outward surfaces, shells'
@@ -46,7 +46,7 @@
  *
  * Narrow phase at positions y.  VF: only a vertex p that projects into the interior of the
  * triangle (closest point c = Σ b_i f_i with every b_i > 0; β = (1, −b₀, −b₁, −b₂), and n is
- * then ± the face normal, as DESIGN.md §3.6 writes it).  EE: closest points p(s) on edge 1 and
+ * then ± the face normal, as docs/design.md §3.6 writes it).  EE: closest points p(s) on edge 1 and
  * q(t) on edge 2; only pairs whose unclamped closest points are interior (0 < s < 1,
  * 0 < t < 1) are kept; β = (1−s, s, −(1−t), −t).  n = (p − c)/|p − c| (EE: (p(s) − q(t))/|…|),
  * or the face normal (EE: e₁×e₂ normalised), both at y, when that distance is at most 1e-12 of

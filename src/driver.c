@@ -1,6 +1,6 @@
 /* driver.c — frames → substeps → iterations.
  *
- * Design notes (the choices DESIGN.md §3.5 and §3.8 leave to us):
+ * Design notes (the choices docs/design.md §3.5 and §3.8 leave to us):
  *
  * Jacobi sweep.  Each iteration computes g and dy = −D⁻¹g for every vertex and takes one of:
  *  - a plain step with a global backtracking line search (Armijo, start at 1, halve);
@@ -30,7 +30,7 @@
  *
  * Residual: r = max_a |D_a⁻¹ g_a| / bbox diagonal, measured before the update.
  *
- * Contact pairs (DESIGN.md §3.6).  Each iteration first asks the backend whether a narrow phase
+ * Contact pairs (docs/design.md §3.6).  Each iteration first asks the backend whether a narrow phase
  * is due (every detect_every iterations, or sooner after d̂/4 of motion); a detection changes
  * the energy, so an open "auto" window is closed first (with the old pairs) and E is evaluated
  * again.  While pairs exist "auto" behaves as "always" (unchecked windows let the iterate run
@@ -360,7 +360,7 @@ static int window_open(sipd_sim *s, int window, double E, double *E_snap)
     return SIPD_OK;
 }
 
-/* Contact pairs: is a narrow phase due at this iteration (DESIGN.md §3.6; the first one is
+/* Contact pairs: is a narrow phase due at this iteration (docs/design.md §3.6; the first one is
  * part of begin_step)? */
 static int detect_due(sipd_sim *s, int it, int *due)
 {
@@ -858,7 +858,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     return SIPD_OK;
 }
 
-/* Mixed FEM (DESIGN.md §3.11; mixed.h).  Each outer iteration: the backend's direction pass
+/* Mixed FEM (docs/design.md §3.11; mixed.h).  Each outer iteration: the backend's direction pass
  * gives the real energy's gradient at y (the residual, measured as for every method); the
  * backend's non-elastic blocks and gradient plus the element system (mixed.c) give Δx, and
  * Δs, λ in closed form; a backtracking line search (halving) on the Lagrangian

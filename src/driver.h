@@ -1,4 +1,4 @@
-/* driver.h — the step driver: frames → substeps → iterations (DESIGN.md §3.5).
+/* driver.h — the step driver: frames → substeps → iterations (docs/design.md §3.5).
  *
  * The solver algorithm lives here once, on top of the backend passes; a backend only
  * evaluates.  sim_* is the programmatic API the tests and benchmarks use; driver_run is the

@@ -1,4 +1,4 @@
-/* h5out.h — HDF5 output (DESIGN.md §5) and its XDMF sidecar.
+/* h5out.h — HDF5 output (docs/design.md §5) and its XDMF sidecar.
  *
  * Layout (paths are a contract):
  *   /  attributes: version, scene (text), resolved_parameters (text), command_line, device,

@@ -1,4 +1,4 @@
-/* initpos.h — a body's initial positions from a file (bodies[].initial_positions, DESIGN.md §4).
+/* initpos.h — a body's initial positions from a file (bodies[].initial_positions, docs/design.md §4).
  *
  * The file gives the state at t = 0 of the body's vertices, in the mesh's vertex order:
  *   - a TetGen .node file: "<n> 3 <nattr> <0|1>" then n rows "<i> x y z [attrs] [marker]" with

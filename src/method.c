@@ -19,7 +19,7 @@ static const sipd_method_info methods[] = {
        nothing at the round-off floor gains nothing later, so the stall window is short */
     {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
      SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
-    /* seed 002 (DESIGN.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
+    /* seed 002 (docs/design.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
        tetrahedra, CPU only; short stall window as Newton's */
     {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
      SIPD_BACKEND_CPU},

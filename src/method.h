@@ -1,4 +1,4 @@
-/* method.h — the solver methods in one table (DESIGN.md §2.1, §3.7).
+/* method.h — the solver methods in one table (docs/design.md §2.1, §3.7).
  *
  * Each row says what a `solver.method` is made of: its preconditioner D (what the backend's
  * direction pass computes), its sweep (fixed, or chosen by solver.sweep), who computes the

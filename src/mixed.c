@@ -1,4 +1,4 @@
-/* mixed.c — the mixed variational FEM outer iteration (mixed.h, DESIGN.md §3.11).
+/* mixed.c — the mixed variational FEM outer iteration (mixed.h, docs/design.md §3.11).
  *
  * The stretch elements are the model's groups of tets (6 stretch entries), triangles (3, stable
  * neo-Hookean membranes) and edges (1; physics/mixed.h); their unknowns s, Δs, λ are stored group after group in one

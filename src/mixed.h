@@ -1,4 +1,4 @@
-/* mixed.h — the mixed variational FEM solve (DESIGN.md §3.11, seed 002): the host side of one
+/* mixed.h — the mixed variational FEM solve (docs/design.md §3.11, seed 002): the host side of one
  * outer iteration over the shared element math of physics/mixed.h.
  *
  * The driver (driver.c, solve_mixed) owns the iteration: residual of the real energy, line

@@ -1,5 +1,5 @@
 /* passes.h — the per-item passes of an iteration, written once for both backends
- * (DESIGN.md §2.1).
+ * (docs/design.md §2.1).
  *
  * Each pass is one SIPD_HD function of (a view of raw arrays, an item index): the element
  * evaluation, the vertex gather + 3x3 solve of a Jacobi direction, the Gauss–Seidel local step

@@ -118,7 +118,7 @@ static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
 static const enum_entry ls_table[] = {
     {"auto", SIPD_LS_AUTO}, {"always", SIPD_LS_ALWAYS}, {"never", SIPD_LS_NEVER}, {NULL, 0}};
-/* "analytic" is an alias of "expanded" (the analytic eigen-expansion of DESIGN.md §3.4). */
+/* "analytic" is an alias of "expanded" (the analytic eigen-expansion of docs/design.md §3.4). */
 static const enum_entry proj_table[] = {
     {"expanded", SIPD_PROJ_EXPANDED}, {"sign", SIPD_PROJ_SIGN}, {"none", SIPD_PROJ_NONE},
     {"analytic", SIPD_PROJ_EXPANDED}, {"clamp", SIPD_PROJ_CLAMP}, {"abs", SIPD_PROJ_ABS}, {NULL, 0}};

@@ -1,6 +1,6 @@
 /* scene.h — the resolved scene: every parameter of a run with its default filled in.
  *
- * scene_load() reads a libconfig file (DESIGN.md §4), validates every key and value, and
+ * scene_load() reads a libconfig file (docs/design.md §4), validates every key and value, and
  * resolves mesh/output paths against the scene file's directory.  Unknown keys, wrong types,
  * missing files and bad values are input errors reported as "scene.cfg:LINE: key: message"
  * and make scene_load return SIPD_EINPUT.
@@ -14,7 +14,7 @@
 
 #define SIPD_MAX_BOXES 16
 
-/* Solvers (DESIGN.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
+/* Solvers (docs/design.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
  * true per-vertex Hessian block (PSD-projected), diag-jacobi its diagonal, gd the mass term
  * only, newton the full sparse Hessian (element Hessians PSD-projected) solved by PCG. */
 typedef enum {
@@ -25,12 +25,12 @@ typedef enum {
 typedef enum { SIPD_LINEAR_PCG = 0, SIPD_LINEAR_CHOLMOD = 1 } sipd_linear;
 typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
 typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
-/* SIPD positive/negative split of K = P F^-1 (DESIGN.md §3.4). */
+/* SIPD positive/negative split of K = P F^-1 (docs/design.md §3.4). */
 typedef enum {
     SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2, SIPD_PROJ_CLAMP = 3, SIPD_PROJ_ABS = 4
 } sipd_projection;
 typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
-/* bodies[].elements (DESIGN.md §3.9, §4): what the body's mesh becomes */
+/* bodies[].elements (docs/design.md §3.9, §4): what the body's mesh becomes */
 typedef enum {
     SIPD_ELEMENTS_AUTO = 0,     /* the mesh's highest-dimensional elements (tets: solid, lines: rod) */
     SIPD_ELEMENTS_SOLID = 1,    /* tetrahedra                                                       */
@@ -38,7 +38,7 @@ typedef enum {
     SIPD_ELEMENTS_SPRINGS = 3,  /* the mesh's unique edges as springs, with the mesh's lumped masses */
     SIPD_ELEMENTS_ROD = 4       /* polylines: stretch springs + bending at interior vertices        */
 } sipd_body_elements;
-/* bodies[].bending (shells): the bending discretisation (DESIGN.md §3.9) */
+/* bodies[].bending (shells): the bending discretisation (docs/design.md §3.9) */
 typedef enum {
     SIPD_BENDING_DIHEDRAL = 0,  /* discrete-shell hinges on interior edges (physics/bend.h), default      */
     SIPD_BENDING_MIDEDGE = 1    /* Morley-type mid-edge curvature per triangle (physics/midedge.h)       */
@@ -150,7 +150,7 @@ typedef struct {
     sipd_scene_material *materials;
     int nbodies;
     sipd_scene_body *bodies;
-    /* contact (DESIGN.md §3.6): ground plane, body–body (always, when enabled), self (opt-in) */
+    /* contact (docs/design.md §3.6): ground plane, body–body (always, when enabled), self (opt-in) */
     int contact;               /* contact.enabled (default: true when the group is present) */
     double dhat;               /* contact distance d̂, default 0.03                        */
     double contact_stiffness;  /* k_c (N/m); 0 = automatic: max Young's modulus × mean

@@ -1,4 +1,4 @@
-# Collision detection (src/collide.c, src/physics/distance.h, DESIGN.md §3.6): verification
+# Collision detection (src/collide.c, src/physics/distance.h, docs/design.md §3.6): verification
 # tests, double precision.  include()d by tests/CMakeLists.txt.
 add_executable(test_collide ${CMAKE_CURRENT_LIST_DIR}/test_collide.c)
 target_link_libraries(test_collide PRIVATE sipd_core)

@@ -1,4 +1,4 @@
-# Contact and friction virtual elements (src/physics/contact.h, DESIGN.md §3.6): verification
+# Contact and friction virtual elements (src/physics/contact.h, docs/design.md §3.6): verification
 # tests, double precision.  include()d by tests/CMakeLists.txt.
 add_executable(test_contact ${CMAKE_CURRENT_LIST_DIR}/test_contact.c)
 target_link_libraries(test_contact PRIVATE sipd_core)

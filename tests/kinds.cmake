@@ -16,7 +16,7 @@ foreach(model neohookean arap corotational stvk)
 endforeach()
 # Held-out gmsh cloth, strip and rod (tests/data/meshes/ho_*.msh from tools/meshes/ho_*.geo, not
 # used while the shell and rod code was developed) through sipd-run as a user runs it, scenes
-# written against DESIGN.md §4's keys (tools/heldout-kinds.py): the rod within 5% of
+# written against docs/design.md §4's keys (tools/heldout-kinds.py): the rod within 5% of
 # Euler–Bernoulli and the strip's plate-theory ratio quasi-statically (newton, two-level SIPD on
 # the rod), and every method's dynamic answer within 1e-4 of the model size of Newton's, every
 # solve converged.

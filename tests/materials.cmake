@@ -1,5 +1,5 @@
 # Polar decomposition (src/physics/polar.h) and the material models (src/physics/material.h,
-# hessian.h; DESIGN.md §3.10): verification tests, double precision.  include()d by
+# hessian.h; docs/design.md §3.10): verification tests, double precision.  include()d by
 # tests/CMakeLists.txt.
 add_executable(test_materials ${CMAKE_CURRENT_LIST_DIR}/test_materials.c)
 target_link_libraries(test_materials PRIVATE sipd_core)

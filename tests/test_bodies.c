@@ -1,4 +1,4 @@
-/* test_bodies.c — body–body contact and obstacles (DESIGN.md §3.6, §6) through the whole
+/* test_bodies.c — body–body contact and obstacles (docs/design.md §3.6, §6) through the whole
  * solver: scene → model → detection → SIPD iterations.  One executable, one case per argument.
  *
  *   balls     two balls (gmsh mesh scenes/meshes/ball.msh) meet head-on at ±1 m/s without
@@ -337,7 +337,7 @@ static void test_tilt(void)
 
 /* ------------------------------------------------------------------------------------- */
 /* Friction that holds (issue 11 point 8): a block at tan θ = μ/2 must not creep.  The smoothed
- * Coulomb friction (DESIGN.md §3.6) treats slip below ε = ε_v h per step as sticking: its force
+ * Coulomb friction (docs/design.md §3.6) treats slip below ε = ε_v h per step as sticking: its force
  * μ λ_n f₁(u), f₁(u) = 2u/ε − u²/ε², balances the tangential load m g sin θ at
  * u = ε (1 − √(1 − tan θ / μ)) per step, i.e. a creep velocity ε_v (1 − √(1 − tan θ / μ)):
  * 0.32 mm/s at θ = 15°, μ = 0.5, ε_v = 1e-3 m/s.  Converged solves give exactly that (measured

@@ -1,5 +1,5 @@
 /* test_collide.c — verification of collision detection: src/physics/distance.h and src/collide.c
- * (DESIGN.md §3.6), double precision.
+ * (docs/design.md §3.6), double precision.
  *
  * One executable, one sub-test per argument (CTest registers each as collide_<name>):
  *   pt_tri      dist_point_triangle on random triangles (aspect ratios up to 1e4): points built in

@@ -1,4 +1,4 @@
-/* test_contact.c — verification of src/physics/contact.h (DESIGN.md §3.6), double precision.
+/* test_contact.c — verification of src/physics/contact.h (docs/design.md §3.6), double precision.
  *
  * One executable, one sub-test per argument (CTest registers each as contact_<name>):
  *   plane     contact_plane_eval gradient == central differences of contact_plane_energy, block ==

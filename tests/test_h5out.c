@@ -1,5 +1,5 @@
 /* test_h5out — write a tiny run with h5out, read it back with the plain HDF5 API and check
- * every contract path of DESIGN.md §5 (shape, type, values, filters, chunking), the root
+ * every contract path of docs/design.md §5 (shape, type, values, filters, chunking), the root
  * attributes, and the XDMF sidecar.  Usage: test_h5out <scratch-dir>
  */
 #define _POSIX_C_SOURCE 200809L

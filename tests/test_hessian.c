@@ -1,5 +1,5 @@
 /* test_hessian.c — verification of the second-derivative physics (src/physics/eig.h, hessian.h,
- * and the "clamp"/"abs" splits of material.h), DESIGN.md §3.4, §3.7, §3.8, in double precision.
+ * and the "clamp"/"abs" splits of material.h), docs/design.md §3.4, §3.7, §3.8, in double precision.
  *
  * One executable, one sub-test per argument (CTest registers each as hessian_<name>):
  *   eig      sym_eig: A == V diag(λ) Vᵀ, VᵀV == I, λ == the constructed spectrum (n = 1..12,

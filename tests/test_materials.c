@@ -1,5 +1,5 @@
 /* test_materials.c — verification of the polar decomposition (src/physics/polar.h) and of the
- * material models of src/physics/material.h / hessian.h (DESIGN.md §3.10), double precision;
+ * material models of src/physics/material.h / hessian.h (docs/design.md §3.10), double precision;
  * methods and stretch run the solver through the real scene/model code (tests/fixture.h).
  *
  * One executable, one sub-test per argument (CTest registers each as materials_<name>):
@@ -718,7 +718,7 @@ static void test_kplus(void)
 }
 
 /* ================================================================ kf */
-/* K F = P (the pairwise form of DESIGN §3.3) where F is invertible, and K = P F⁻¹ symmetric
+/* K F = P (the pairwise form of docs/design.md §3.3) where F is invertible, and K = P F⁻¹ symmetric
  * (material_K returns the symmetric K; P F⁻¹ is formed here independently). */
 static void test_kf(void)
 {

@@ -1,4 +1,4 @@
-/* test_mixed.c — the mixed variational FEM solver (DESIGN.md §3.11; src/mixed.c, src/physics/mixed.h).
+/* test_mixed.c — the mixed variational FEM solver (docs/design.md §3.11; src/mixed.c, src/physics/mixed.h).
  *
  *   derivs      B = ∂ŝ/∂F (over polar.h's R, dR/dF; polar.h itself is tested by materials_polar)
  *               against central differences (also inverted F), the S-form materials'

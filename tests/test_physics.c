@@ -1,5 +1,5 @@
 /* test_physics.c — verification of the shared physics headers (src/physics/ *.h),
- * DESIGN.md §3.2–3.4, in double precision.
+ * docs/design.md §3.2–3.4, in double precision.
  *
  * One executable, one sub-test per argument (CTest registers each as physics_<name>):
  *   pairwise   V P ∇N_a == Σ_{b≠a} w_ab K (y_a − y_b);  K == P F⁻¹;  P F⁻¹ symmetric
@@ -672,7 +672,7 @@ static void test_kplus(void)
                 min_ratio[is] = fmin(min_ratio[is], lmin / mat.mu);
                 CHECK(lmin >= mat.mu - tol, "min eig K+ = %.6e < mu = %.6e (split %d, kind %s, J %.3e, |K+| %.3e)",
                       lmin, mat.mu, splits[is], f_kind_name[kind], m3_det(F), nrm);
-                /* what each split is (DESIGN §3.4), checked against K = P F⁻¹ where F is invertible:
+                /* what each split is (docs/design.md §3.4), checked against K = P F⁻¹ where F is invertible:
                  *   expanded: K⁺ − K = λα/J cof cofᵀ;   sign: K⁺ = K if λ(J−α)J ≥ 0, else μI */
                 {
                     double J = m3_det(F);
@@ -1008,7 +1008,7 @@ static void test_majorize(void)
                     }
                     for (i = 0; i < 3; i++)
                         for (j = 0; j < i; j++) H[i][j] = H[j][i] = 0.5 * (H[i][j] + H[j][i]);
-                    /* closed form of the exact block (DESIGN §3.8): V(μ|∇N|² I + λ (cof ∇N)(cof ∇N)ᵀ) */
+                    /* closed form of the exact block (docs/design.md §3.8): V(μ|∇N|² I + λ (cof ∇N)(cof ∇N)ᵀ) */
                     cg = m3_mulv(C, gN);
                     {
                         double e = 0, sc = t.vol * (mat.mu + mat.lambda) * v3_norm2(gN) * fmax(1, m3_frob2(C));

@@ -330,7 +330,7 @@ static void test_kinematic(void)
 
 /* ------------------------------------------------------------------------------------- */
 /* Every method at a tight tolerance reaches the Newton solution of the same time step
- * (DESIGN.md §6): stretch, compression and bending, nu = 0.3 / 0.45 / 0.49. */
+ * (docs/design.md §6): stretch, compression and bending, nu = 0.3 / 0.45 / 0.49. */
 static void test_methods(void)
 {
     static const char *cases[3] = {
@@ -379,7 +379,7 @@ static void test_methods(void)
                     return;
                 }
                 /* Plain gradient descent (D = m/h² I) stalls at the energy's round-off floor when
-                 * compressed at nu >= 0.45 (DESIGN.md §3.8): recorded, not asserted. */
+                 * compressed at nu >= 0.45 (docs/design.md §3.8): recorded, not asserted. */
                 int gd_known = strstr(methods[k], "\"gd\"") && c == 1 && nus[v] >= 0.45;
                 /* a relative force residual of 1e-7 is what puts every case within 1e-4 of the model
                    size (1e-5 left ν = 0.49 compression 1e-3 away).  Newton and SIPD Jacobi +
@@ -418,7 +418,7 @@ static void test_methods(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
-/* Accuracy at the scene's own budget (DESIGN.md §3.8): DESIGN's cantilever (525 vertices),
+/* Accuracy at the scene's own budget (docs/design.md §3.8): DESIGN's cantilever (525 vertices),
  * nu = 0.3, 30 frames of 1/60 s, one step of 200 iterations per frame.  The best configuration
  * (SIPD Jacobi + Chebyshev with adaptive rho) must stay within 5% of Newton's tip deflection;
  * plain Jacobi at the same budget is printed for contrast (tools/budget-accuracy.sh has the
@@ -466,7 +466,7 @@ static void test_budget(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
-/* Ground contact (DESIGN.md §3.6, §6): a cube of 4x4x4 cells (0.4 m, 64 kg, E = 1e6) on the
+/* Ground contact (docs/design.md §3.6, §6): a cube of 4x4x4 cells (0.4 m, 64 kg, E = 1e6) on the
  * plane y = 0 with d̂ = 0.01 m and μ = 0.5, gravity tilted by theta about z. Returns the mean
  * x displacement after `frames` frames; min gap, max penetration and contacts via pointers. */
 static double ground_run(double theta_deg, double y0, int frames, double *min_gap, double *max_pen, int *contacts,

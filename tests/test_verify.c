@@ -1,5 +1,5 @@
 /* test_verify.c — verification of the SIPD solver against independent references
- * (DESIGN.md §6).  Each case writes a scene (and, where needed, a generated mesh) into a
+ * (docs/design.md §6).  Each case writes a scene (and, where needed, a generated mesh) into a
  * scratch directory, loads it through the real scene and mesh code, and drives the solver
  * through the sim_* API of src/driver.h.
  *
@@ -630,7 +630,7 @@ static void test_full_step(void)
           rc_cube60.full, rc_cube60.steps);
     CHECK(rc_cube60.nonspd == 0, "cube 60%%: %ld non-SPD blocks with the expanded split", rc_cube60.nonspd);
     {   /* for comparison (recorded, not asserted): the sign split on the same step, which
-         * DESIGN.md §3.8 says relies on the line search at high ν */
+         * docs/design.md §3.8 says relies on the line search at high ν */
         step_record rs;
         char t2[4096];
         snprintf(t2, sizeof t2,

@@ -1,4 +1,4 @@
-# Verification against independent references (tests/test_verify.c, DESIGN.md §6).
+# Verification against independent references (tests/test_verify.c, docs/design.md §6).
 add_executable(test_verify ${CMAKE_CURRENT_SOURCE_DIR}/test_verify.c)
 target_link_libraries(test_verify PRIVATE sipd_core)
 add_test(NAME verify_plate_hole COMMAND test_verify plate_hole ${SIPD_TEST_DATA}/meshes/plate_hole.msh)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mixed-fem against the other solvers on the soft (1 MPa) and stiff (1 GPa) cantilever, in one run
 # on one machine (issue 14, results/mixed-fem.md).
-# DESIGN's beam: 1 x 0.2 x 0.2 m, 20x4x4 cells (525 vertices, 1920 tets), nu = 0.3, density 1000,
+# The design document's beam (docs/design.md §3.8): 1 x 0.2 x 0.2 m, 20x4x4 cells (525 vertices, 1920 tets), nu = 0.3, density 1000,
 # clamped at x = 0, gravity, 30 frames of 1/60 s (one step per frame).  Every row runs the whole
 # trajectory at a fixed budget of iterations per step (tolerance 0: the budget is used; "to 1e-6":
 # tolerance 1e-6 and a cap of 50) and reports
@@ -94,7 +94,7 @@ PY
   echo
   echo "- Iterations are outer iterations (newton, mixed-fem: one global linear solve each), Jacobi sweeps"
   echo "  (sipd) or Gauss-Seidel sweeps (vbd); an error of 1 means as far from Newton as Newton is from rest,"
-  echo "  far above 1 means far too soft (a local method under-converged at this budget: DESIGN.md §3.8)."
+  echo "  far above 1 means far too soft (a local method under-converged at this budget: docs/design.md §3.8)."
   echo "- sipd at 1000 on the soft beam stops below 1000 iterations per step: its stall rule ends solves at"
   echo "  the round-off floor (tolerance 0)."
   echo "- An error of 0 is below the resolution of the output (positions are stored as float32: ~1e-7 of"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Accuracy at a fixed per-frame budget (DESIGN.md §3.8; issue 15, two-level SIPD).
-# DESIGN's cantilever: beam 1 x 0.2 x 0.2 m, 20x4x4 cells (525 vertices, 1920 tets), clamped at
+# Accuracy at a fixed per-frame budget (docs/design.md §3.8; issue 15, two-level SIPD).
+# The design document's cantilever (docs/design.md §3.8): beam 1 x 0.2 x 0.2 m, 20x4x4 cells (525 vertices, 1920 tets), clamped at
 # x = 0, gravity, frames of 1/60 s; tip = centre of the free end face after 0.5 s (30 frames).
 # For each Young's modulus, Poisson ratio and budget (substeps x iterations per frame) every
 # method is compared with Newton's trajectory at the same substeps (Newton to its own

@@ -3,7 +3,7 @@
 
 The meshes were written by gmsh 4.8.4 from tools/meshes/ho_{cloth,strip,rod}.geo into
 tests/data/meshes/ and were not used while the shell and rod code was developed.  The scenes are
-written here against the scene keys of DESIGN.md §4 only (mesh, material, thickness, radius, pin,
+written here against the scene keys of docs/design.md §4 only (mesh, material, thickness, radius, pin,
 time, solver), and sipd-run runs as a user runs it (a subprocess; the answer read back from the
 HDF5 file's /frames/positions and /convergence).
 
@@ -69,7 +69,7 @@ STATIC = [
 
 
 def body(case, meshdir, static, bending=None, strip_mesh="ho_strip.msh"):
-    """(body text, material text, gravity): the body keys of DESIGN.md §4 for each case.  The
+    """(body text, material text, gravity): the body keys of docs/design.md §4 for each case.  The
     dynamic runs use full gravity and E = 1e5 for all three (every method must converge them at
     a tight tolerance within the iteration cap: VBD does not on a 1 GPa rod, and took 125 s on
     the strip at 1 MPa)."""

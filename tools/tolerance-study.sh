@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What solver.tolerance buys (issue "Honest convergence", point 2): for each tolerance, the tip
-# error against Newton's converged answer and the iterations it took, on the DESIGN.md beam
+# error against Newton's converged answer and the iterations it took, on the docs/design.md beam
 # (1 x 0.2 x 0.2 m, 20x4x4 cells: 525 vertices, 1920 tets, clamped at x = 0, gravity).
 #   quasi-static: one quasi-static solve under gravity (iteration cap 5000)
 #   dynamic:      30 steps of 1/60 s from rest, tip after 0.5 s (iteration cap 1000 per step)

@@ -1,5 +1,5 @@
 /* bend.h — dihedral-angle bending of a triangle body's interior edges (discrete shells,
- * DESIGN.md §3.9), kind SIPD_KIND_HINGE.
+ * docs/design.md §3.9), kind SIPD_KIND_HINGE.
  *
  * Corners: 0, 1 the edge (e = y1 − y0), 2 the third vertex of the triangle (0, 1, 2), 3 that of
  * the triangle (1, 0, 3); normals nA = e × (y2 − y0), nB = (y3 − y0) × e (equal for a flat pair

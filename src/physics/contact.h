@@ -1,4 +1,4 @@
-/* contact.h — contact and friction as virtual elements (DESIGN.md §3.6), the one-vertex
+/* contact.h — contact and friction as virtual elements (docs/design.md §3.6), the one-vertex
  * (ground plane / static half-space) form.
  *
  * Plane n·x = h, n a unit normal pointing into the free side; gap d = n·y − h (negative when the

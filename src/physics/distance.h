@@ -1,4 +1,4 @@
-/* distance.h — closest points and boxes for collision detection (src/collide.h, DESIGN.md §3.6).
+/* distance.h — closest points and boxes for collision detection (src/collide.h, docs/design.md §3.6).
  *
  * Point–triangle: dist_point_triangle returns the clamped barycentric weights w of the closest
  * point c = w0 a + w1 b + w2 c of the triangle to p (w ≥ 0, Σw = 1) and the feature c lies on:

@@ -1,4 +1,4 @@
-/* elements.h — element kinds as data (DESIGN.md §2.1).
+/* elements.h — element kinds as data (docs/design.md §2.1).
  *
  * The model holds one group of elements per kind; a vertex's incidences are (group, element,
  * local corner) triples, never a packed `element * 4 + corner`.  What a pass needs to know

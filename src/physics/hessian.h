@@ -1,5 +1,5 @@
 /* hessian.h — second derivatives of the elastic energy, for the comparison solvers
- * (DESIGN.md §3.7: vbd, block-jacobi, diag-jacobi, newton) and the eigenvalue baselines.
+ * (docs/design.md §3.7: vbd, block-jacobi, diag-jacobi, newton) and the eigenvalue baselines.
  *
  *   material_dPdF          ∂P_ij/∂F_kl, 9x9, H[9*(3i+j) + (3k+l)] (F, P row-major); every model
  *                          (the non-default ones out of line, material_dPdF_other)
@@ -175,7 +175,7 @@ SIPD_HD sym3 tet_vertex_block(const sipd_material *mat, const sipd_real *Bm, sip
     return S;
 }
 
-/* Stable neo-Hookean closed form of the same block (DESIGN.md §3.8).  Exact: the λ(J−α) ∂cof/∂F
+/* Stable neo-Hookean closed form of the same block (docs/design.md §3.8).  Exact: the λ(J−α) ∂cof/∂F
  * term contracts ε_jlq with the symmetric ∇N_a ∇N_aᵀ and vanishes (det is multilinear).  PSD. */
 SIPD_HD sym3 tet_vertex_block_snh(const sipd_material *mat, const sipd_real *Bm, sipd_real vol, mat3 F, int a)
 {

@@ -1,4 +1,4 @@
-/* inertia.h — the per-vertex terms of the backward-Euler objective (DESIGN.md §3.1).
+/* inertia.h — the per-vertex terms of the backward-Euler objective (docs/design.md §3.1).
  *   dynamic:      m/(2h²)|y − ỹ|²,  gradient m/h² (y − ỹ),  block m/h² I
  *   quasi-static: −m g·(y − ỹ),     gradient −m g,          block 0
  * (in the quasi-static case ỹ is the start-of-step position; the offset keeps energy

@@ -4,7 +4,7 @@
  *   Ψ(F)         energy density,
  *   P(F)         first Piola–Kirchhoff stress ∂Ψ/∂F,
  *   K⁺(F)        the implicit part of K = P F⁻¹ used in the SIPD preconditioner
- *                D_a = m_a/h² I + Σ_e V_e |∇N_a|² K⁺_e   (DESIGN.md §3.3–3.4).
+ *                D_a = m_a/h² I + Σ_e V_e |∇N_a|² K⁺_e   (docs/design.md §3.3–3.4).
  * K⁺ must be symmetric positive semi-definite for every F, inverted and degenerate ones
  * included, so that D is SPD and −D⁻¹g is a descent direction.  The solver only calls
  * material_eval / material_psi; a new model adds a value to sipd_material_model, a case to each
@@ -13,7 +13,7 @@
  * report an error, so a bug shows as a diverged solve); model_build refuses an unknown model
  * before anything runs (material_model_valid).
  *
- * Stable neo-Hookean (Smith et al. 2018 form, DESIGN.md §3.3):
+ * Stable neo-Hookean (Smith et al. 2018 form, docs/design.md §3.3):
  *   Ψ = μ/2 (tr FᵀF − 3) + λ/2 (J − α)²,  α = 1 + μ/λ
  *   P = μF + λ(J − α) cof F
  *   K = P F⁻¹ = μI + λ (J − α)/J · cof cofᵀ      (J B⁻¹ = cof cofᵀ / J)
@@ -28,10 +28,10 @@
  *   abs:      K⁺ = Σ |k_i| v_i v_iᵀ         (absolute-eigenvalue projection of K)
  *             K = μI + c cof cofᵀ, c = λ(J−α)J / max(J², SIPD_J2_FLOOR), so the eigenvectors v_i of
  *             K are those of cof cofᵀ (eigenvalues m_i ≥ 0) and k_i = μ + c m_i.  Both are the
- *             eigen-decomposition baselines of DESIGN.md §3.4 (3x3 Jacobi, eig.h); with c ≥ 0 they
+ *             eigen-decomposition baselines of docs/design.md §3.4 (3x3 Jacobi, eig.h); with c ≥ 0 they
  *             return K itself, otherwise K corrected along its negative eigenvectors only.
  *
- * The other models (DESIGN.md §3.10; README "Materials").  Each "expanded" K⁺ is chosen by one
+ * The other models (docs/design.md §3.10; README "Materials").  Each "expanded" K⁺ is chosen by one
  * rule, the one stable neo-Hookean's expanded split already follows: V|∇N_a|² K⁺ majorises the
  * true per-vertex Hessian block of V Ψ (g = ∇N_a; Cauchy–Schwarz: (Xg)(Xg)ᵀ ⪯ |g|² XXᵀ), so a
  * vertex's full step is (almost) always accepted, and K⁺ is PSD for every F.
@@ -88,7 +88,7 @@
 /* Material models: one enum for the scene (materials[].model), the model and both backends. */
 typedef enum {
     SIPD_MAT_STABLE_NEOHOOKEAN = 0,
-    SIPD_MAT_NEOHOOKEAN = 1,     /* DESIGN.md §3.10 */
+    SIPD_MAT_NEOHOOKEAN = 1,     /* docs/design.md §3.10 */
     SIPD_MAT_ARAP = 2,
     SIPD_MAT_COROTATIONAL = 3,
     SIPD_MAT_STVK = 4,

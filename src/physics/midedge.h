@@ -1,5 +1,5 @@
 /* midedge.h — mid-edge (Morley-type) bending of a shell triangle, kind SIPD_KIND_MIDEDGE
- * (DESIGN.md §3.9, bodies[].bending = "midedge").
+ * (docs/design.md §3.9, bodies[].bending = "midedge").
  *
  * Why: the dihedral hinge (bend.h) sees only the jump of the normal across each edge, and on an
  * unstructured mesh no per-edge weight makes Σ k_e θ² a consistent discretisation of the plate

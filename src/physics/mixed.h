@@ -1,4 +1,4 @@
-/* mixed.h — the per-element math of the mixed variational FEM solver (DESIGN.md §3.11,
+/* mixed.h — the per-element math of the mixed variational FEM solver (docs/design.md §3.11,
  * seed 002), written once for host and device (SIPD_HD).
  *
  * Per tet e (rest volume w, Bm, current corners y):
@@ -11,7 +11,7 @@
  * The S-form materials Ψ(s) (a function of the 6-vector: the derivatives w.r.t. an
  * off-diagonal entry count both of its tensor entries):
  *   stable neo-Hookean  μ/2 (|S|² − 3) − μ (det S − 1) + λ/2 (det S − 1)²
- *   ARAP                μ |S − I|²                 (= μ‖F − R‖², DESIGN.md §3.10)
+ *   ARAP                μ |S − I|²                 (= μ‖F − R‖², docs/design.md §3.10)
  *   corotational        μ |S − I|² + λ/2 tr(S − I)²
  *   neo-Hookean         μ/2 (|S|² − 3) − μ ln det S + λ/2 (ln det S)²; +∞ for det S ≤ 0 (the line
  *                       search on the Lagrangian then halves), its derivatives there are those

@@ -1,4 +1,4 @@
-/* tet.h — linear tetrahedron quantities (DESIGN.md §3.2–3.3).
+/* tet.h — linear tetrahedron quantities (docs/design.md §3.2–3.3).
  *
  * Rest data per tet: Bm = Dm⁻¹ (row-major; row a is ∇N_{a+1}, a = 0..2; ∇N_0 = −Σ rows)
  * and V = |det Dm|/6.  For current positions y:

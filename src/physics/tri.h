@@ -1,4 +1,4 @@
-/* tri.h — membrane triangles (cloth, shells; DESIGN.md §3.9), kind SIPD_KIND_TRI.
+/* tri.h — membrane triangles (cloth, shells; docs/design.md §3.9), kind SIPD_KIND_TRI.
  *
  * Rest data per triangle: Bm = Dm⁻¹ (2x2, row-major), Dm the rest edges x1 − x0, x2 − x0 in an
  * orthonormal basis of the rest plane; measure A·t (area × thickness).  With
@@ -22,7 +22,7 @@
  * ∂²J/∂f_a∂f_b = C_aᵀ Q C_b + N_ab,  C_0 = −[f1]×, C_1 = [f0]× (∂(f0×f1)/∂f_a), Q = (I − nnᵀ)/J,
  * N_01 = −[n]× = N_10ᵀ, N_00 = N_11 = 0; projected to PSD (6x6 eigen clamp) before use.
  *
- * The other models as membranes (DESIGN.md §3.10; material.h has their 3x3 forms): the same
+ * The other models as membranes (docs/design.md §3.10; material.h has their 3x3 forms): the same
  * formulas written with the 3x2 F, J = |f0 × f1| = det S, C = FᵀF (2x2), R, S = polar_3x2(F)
  * (polar.h), 2 for 3 in the rest values.  Plane-stress mapping (tri_material): μ = μ_L and
  * λ = λ_ps = Eν/(1 − ν²) for neo-Hookean, corotational and StVK (each linearises to
