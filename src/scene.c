@@ -159,6 +159,31 @@ static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "fric
 static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
                                           "checkpoint_seconds", NULL};
+/* Every group's table by its dotted path ("[]" for a list element).  check_keys() refuses a
+ * table that is not listed here, so scene_print_keys() names every key the parser accepts: the
+ * docs test (tests/docs.cmake) checks that docs/scene-reference.md documents each of them. */
+static const struct {
+    const char *path;
+    const char *const *keys;
+} key_tables[] = {{"", root_keys},
+                  {"time", time_keys},
+                  {"solver", solver_keys},
+                  {"solver.coarse", coarse_keys},
+                  {"materials[]", material_keys},
+                  {"bodies[]", body_keys},
+                  {"bodies[].generate", generate_keys},
+                  {"bodies[].pin", pin_keys},
+                  {"bodies[].move", move_keys},
+                  {"contact", contact_keys},
+                  {"contact.ground", ground_keys},
+                  {"output", output_keys}};
+
+void scene_print_keys(FILE *f)
+{
+    for (size_t t = 0; t < sizeof key_tables / sizeof key_tables[0]; t++)
+        for (const char *const *k = key_tables[t].keys; *k; k++)
+            fprintf(f, "%s%s%s\n", key_tables[t].path, key_tables[t].path[0] ? "." : "", *k);
+}
 
 static char *xstrdup(const char *s);
 
@@ -601,7 +626,13 @@ static void key_index(char *out, const char *parent, int i)
 static int check_keys(const sipd_scene *sc, const config_setting_t *g, const char *gpath,
                       const char *const *known)
 {
-    int n = config_setting_length(g);
+    int n = config_setting_length(g), listed = 0;
+    for (size_t t = 0; t < sizeof key_tables / sizeof key_tables[0]; t++)
+        listed |= key_tables[t].keys == known;
+    if (!listed) {   /* a new group's table must be in key_tables (the docs test lists them) */
+        sipd_error("internal error: the known keys of '%s' are not in scene.c's key_tables", gpath);
+        return SIPD_EFAIL;
+    }
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *name = config_setting_name(s);

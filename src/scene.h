@@ -194,6 +194,8 @@ int scene_load(const char *path, sipd_scene *sc);
 void scene_free(sipd_scene *sc);
 /* Print every resolved parameter (defaults included) in libconfig syntax. */
 void scene_print(FILE *f, const sipd_scene *sc);
+/* Print every key the parser accepts, one dotted path a line ("time.dt", "bodies[].pin.box_min"). */
+void scene_print_keys(FILE *f);
 
 const char *scene_method_name(sipd_method m);
 const char *scene_sweep_name(sipd_sweep s);
