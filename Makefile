@@ -1,18 +1,25 @@
-# Thin wrapper around CMake: `make` builds into build/, `make test` runs CTest.
+# Thin wrapper around CMake: `make` builds sipd-run and the tools into build/ (not the tests),
+# `make test` builds everything and runs CTest, `make install PREFIX=P` installs (docs/testing.md).
 BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all test clean asan bench fuzz gpu-emu gpu-emu-asan
+.PHONY: all test install clean asan bench fuzz gpu-emu gpu-emu-asan
 
 all: $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) --target sipd-programs
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
-test: all
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+# --no-tests=error: a build tree configured with -DSIPD_BUILD_TESTS=OFF has no tests to pass
+test: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS)
+
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (separate build tree).
 asan:

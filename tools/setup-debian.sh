@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
-# Install the Debian packages sipd-run needs to build and run its tests (Debian 12).
-#   compilers + CMake, libconfig, HDF5 (C library + h5dump/h5diff, used by the tests), zlib,
-#   and for the `slurm` tests a SLURM controller/daemon/client with munge, plus python3
-#   (tools/slurm/sweep.py). The daemons are not started here: the test starts its own.
-#   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz).
-#   libsuitesparse-dev: CHOLMOD, the sparse Cholesky of src/sparse.c (newton, mixed-fem, the
-#   coarse correction).
-#   calculix-ccx: the independent FE code of the `external` tests (tools/ccx-compare.py).
-#   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu).
-#   python3-paraview, xvfb, python3-meshio, python3-h5py: the `clients` test (the output read by
-#   ParaView's XDMF readers under pvbatch and by meshio; tests/test_clients.sh).
-# The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake adds
-# the nvcc compile checks of the shared physics headers.
+# Install the Debian packages sipd-run needs (Debian 12).
+#
+#   bash tools/setup-debian.sh             everything `make test` and CI (.ci/run) use
+#   bash tools/setup-debian.sh --minimal   only what building and running sipd-run need
+#
+# --minimal: compilers + CMake + pkg-config, libconfig, HDF5 (C library; hdf5-tools for h5dump
+#   and h5ls, to look at results), zlib, SuiteSparse (CHOLMOD: the sparse Cholesky of
+#   src/sparse.c for newton, mixed-fem and the coarse correction).  Enough for `make` and
+#   `make install`; not for the whole test suite.
+# The full set adds, for the tests and CI:
+#   a SLURM controller/daemon/client with munge and python3 (tools/slurm/sweep.py) for the
+#   `slurm` tests (the daemons are not started here: the test starts its own);
+#   clang-14 + libclang-rt-14-dev: libFuzzer for `make fuzz` (tests/fuzz);
+#   g++ (C++17): the CUDA emulation build (`make gpu-emu`, tests/emu);
+#   calculix-ccx: the independent FE code of the `external` tests (tools/ccx-compare.py);
+#   python3-paraview, xvfb, python3-meshio, python3-h5py, python3-numpy: the `clients` test (the
+#   output read by ParaView's XDMF readers under pvbatch and by meshio) and the README's
+#   Python snippet (docs_readme_first_scene);
+#   groff-base, man-db: the manual page rendered by `docs_man_help` (man -l).
+# The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake builds
+# the CUDA backend and adds the nvcc compile checks of the shared physics headers.
 set -euo pipefail
+minimal=0
+case "${1:-}" in
+  --minimal) minimal=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+  *) echo "setup-debian.sh: unknown option '$1' (use --minimal or nothing)" >&2; exit 2 ;;
+esac
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
+packages="build-essential cmake pkg-config libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev libsuitesparse-dev"
+if [ $minimal = 0 ]; then
+  packages="$packages g++ git slurmctld slurmd slurm-client munge python3
+    clang-14 libclang-rt-14-dev
+    python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy calculix-ccx
+    groff-base man-db"
+fi
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential g++ cmake pkg-config git \
-  libconfig-dev libhdf5-dev hdf5-tools zlib1g-dev libsuitesparse-dev \
-  slurmctld slurmd slurm-client munge python3 \
-  clang-14 libclang-rt-14-dev \
-  python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy calculix-ccx >/dev/null
-echo "sipd-run build dependencies installed"
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null
+if [ $minimal = 1 ]; then
+  echo "sipd-run build and run dependencies installed (--minimal): now run make"
+else
+  echo "sipd-run build and test dependencies installed"
+fi
