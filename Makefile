@@ -38,7 +38,7 @@ fuzz:
 	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The CUDA backend on the CPU: kernels/*.cu built by the host C++ compiler against the emulation
-# layer tests/emu (README "CUDA emulation build"), then the `gpu` tests.  A skipped test (exit
+# layer tests/emu (docs/gpu.md), then the `gpu` tests.  A skipped test (exit
 # 77) fails here: the emulation always has a device.  GPU_EMU_TESTS / GPU_EMU_EXCLUDE are ctest
 # -R / -E regexes (empty: no filter; `make gpu-emu GPU_EMU_EXCLUDE=` runs every gpu test).
 # Measured on 2 shared cores (Release, s): noodles 61, twisted_beams 15, big 7, stack 4,

@@ -22,7 +22,7 @@
  * the displacement accumulated since the start of the step, d = y − y₀ with (g − g₀)·d ≈ dᵀHd,
  * has no such bias and is used as a second candidate (when the backend provides it): ρ rose
  * from 0.9997 to 0.9998 on the ν = 0.49 cantilever, still short of the ~0.99999 that works
- * best there (README).
+ * best there (docs/convergence.md).
  *
  * Gauss–Seidel sweep.  Colour by colour; each vertex takes its local step with a local
  * backtracking line search on the energy terms it touches (which decreases the total energy),
@@ -305,7 +305,7 @@ static void note_extent(sipd_sim *s, const double *x)
     s->x_extent = mx + s->m->bbox_diag;
 }
 
-/* Stall rule (README "Convergence"): a solve is at its round-off floor when its updates are
+/* Stall rule (docs/convergence.md): a solve is at its round-off floor when its updates are
  * below STALL_DISP of the model size (max|D⁻¹g| / bbox diagonal: far below any displacement
  * that matters, far above double round-off) and the best relative residual has not dropped by
  * STALL_DROP within max(stall_min, it_ref) iterations of its last such drop (at it_ref).  It
@@ -426,7 +426,7 @@ static int line_search(sipd_sim *s, double E, double gdy, double *E_new, int *ha
     return SIPD_OK;
 }
 
-/* The step's force scale f_ref (README "Convergence"): the largest of
+/* The step's force scale f_ref (docs/convergence.md): the largest of
  *  - the load: max|g| at the "do nothing" state x̂ (free vertices where the step starts, pins
  *    where it ends): the weight, inertia and pin-driven forces the step must resolve;
  *  - the weight scale W = max_a m_a |gravity| (a body resting on the ground or hanging at
@@ -487,7 +487,7 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
-/* Two-level SIPD (solver.coarse, coarse.h; README "Two-level SIPD"): right after a direction
+/* Two-level SIPD (solver.coarse, coarse.h; docs/two-level.md): right after a direction
  * pass at y, the coarse correction dy = P e, Pᵀ H P e = −Pᵀ g (H: Newton's PSD-projected
  * assembly at y), replaces the pass's direction and is line-searched on the energy from α = 1
  * (Armijo, halving; E evaluated first when unknown).  *alpha = the step taken (0: none: the
@@ -602,7 +602,7 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             s->r_first = rel_force(s, st.gmax);
         }
         if (ls == SIPD_LS_AUTO && s->pairs && (pairs_seen || (it == 0 && st.contacts > 0)) && window == 0)
-            ls = SIPD_LS_ALWAYS;   /* contact pairs: check every iteration (README) */
+            ls = SIPD_LS_ALWAYS;   /* contact pairs: check every iteration (docs/contact.md) */
         r = rel_force(s, st.gmax);
         rd = st.rmax / diag;
         res->iterations = it + 1;
@@ -1018,7 +1018,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     if (s->f_ref > F_DIVERGE * (s->f_model > s->f_start ? s->f_model : s->f_start)) {
         /* forces a million times E_max L̄² (strains of a million) and a million times those
            of the first step: no start has them, a trajectory that gains energy every step
-           does (README) */
+           does (docs/convergence.md) */
         snprintf(s->why, sizeof s->why,
                  "the step's force residual %.3g N exceeds 1e6 times both E_max L^2 = %.3g N and the first step's "
                  "%.3g N (the trajectory gains energy every step: raise solver.iterations or substeps)",
@@ -1036,7 +1036,7 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
     res->converged = res->status == SIPD_SOLVE_CONVERGED;
     res->stalled = res->status == SIPD_SOLVE_STALLED;
     /* momentum balance: at y⁺, Σ_free g = Δp/h − (gravity + pins + ground + obstacles), the
-       elastic and pair forces among free vertices cancelling (README "Convergence") */
+       elastic and pair forces among free vertices cancelling (docs/convergence.md) */
     res->momentum_error = NAN;
     if (last.have_gsum) {
         double gs = sqrt(last.gsum[0] * last.gsum[0] + last.gsum[1] * last.gsum[1] + last.gsum[2] * last.gsum[2]);

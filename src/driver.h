@@ -16,7 +16,7 @@
 #include "model.h"
 #include "scene.h"
 
-/* How a solve ended (/convergence/status; README "Convergence"). */
+/* How a solve ended (/convergence/status; docs/convergence.md). */
 typedef enum {
     SIPD_SOLVE_CONVERGED = 0, /* relative force residual below the tolerance                 */
     SIPD_SOLVE_AT_CAP = 1,    /* iteration cap reached above the tolerance                    */
@@ -47,7 +47,7 @@ typedef struct {
     double momentum_error; /* h |Σ_free g| at the final iterate (N·s): the change of the
                            free vertices' momentum minus the impulse of gravity, pins,
                            obstacles, ground and pairs over the step (NaN: not provided) */
-    int momentum_flag;  /* momentum_error beyond what the tolerance allows (see README) */
+    int momentum_flag;  /* momentum_error beyond what the tolerance allows (docs/convergence.md) */
     double wall;        /* seconds                                                 */
 } sipd_solve_result;
 
@@ -105,7 +105,7 @@ int sim_chebyshev(const sipd_scene *sc);
 
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp);
-/* One backward-Euler step of length h from s->t.  Convergence (README "Convergence"): the
+/* One backward-Euler step of length h from s->t.  Convergence (docs/convergence.md): the
  * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(the step's
  * load, the weight scale, 1e-12 E_max L̄²) (driver.c, set_fref); converged when
  * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not

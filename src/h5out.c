@@ -869,7 +869,7 @@ void h5out_counts(const sipd_h5out *o, long *frames, long *solves, long *hist)
 /* /xdmf/frames/N: a virtual dataset (nv × 3, float32) that maps onto frame N of
  * /frames/positions — no copy of the data, one small object per frame.  The XDMF sidecar
  * points every frame's geometry at it as a plain HDF item, the form that ParaView's Xdmf3
- * readers and meshio read (README "Output layout"; they do not read the HyperSlab form).
+ * readers and meshio read (docs/output.md; they do not read the HyperSlab form).
  * An existing one (a resumed run writing the frame again) already maps the same slot. */
 static int frame_view(sipd_h5out *o, hsize_t n)
 {

@@ -519,7 +519,7 @@ int main(int argc, char **argv)
             if (bad > 0)
                 sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
                           "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "
-                          "looks too soft; %s (README, Convergence)",
+                          "looks too soft; %s (docs/convergence.md)",
                           bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
                           ta.worst_frame, ta.worst_substep, sc.tolerance,
                           bad > ta.at_roundoff ? "raise solver.iterations or substeps" : "see the next line");

@@ -17,7 +17,7 @@
  * The matrix pattern is Newton's over every kind (model_pattern_elements, padded elements).
  *
  * CPU only: the element pass runs here on host copies of y (a GPU port would move
- * mixed_tet_system into a backend pass and needs a device sparse Cholesky or PCG; README).
+ * mixed_tet_system into a backend pass and needs a device sparse Cholesky or PCG; docs/mixed-fem.md).
  */
 #ifndef SIPD_MIXED_H
 #define SIPD_MIXED_H

@@ -807,7 +807,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         m->total_mass += m->mass[i];
     }
     {   /* default contact stiffness (N/m): E × h, so that a body's weight spread over its
-           contact vertices compresses the d̂ band by a fraction of it (README).  E and h of the
+           contact vertices compresses the d̂ band by a fraction of it (docs/contact.md).  E and h of the
            deformable bodies (an obstacle's material does not make contact stiffer); of all
            bodies when every body is an obstacle. */
         double sum = 0, emax = 0;

@@ -134,7 +134,7 @@ static const char *const solver_keys[] = {"method", "sweep", "iterations", "tole
                                           "line_search", "projection", "chebyshev",
                                           "chebyshev_rho", "omega", "strict", "linear",
                                           "cg_tolerance", "coarse", NULL};
-/* solver.coarse (two-level SIPD, src/coarse.h; README "Two-level SIPD"):
+/* solver.coarse (two-level SIPD, src/coarse.h; docs/two-level.md):
  *   levels  1 (default: off) or 2 (a coarse correction on a trilinear grid);
  *   every   iterations between coarse corrections, the first at iteration 1 (default 10, >= 1);
  *   size    grid cells along the longest edge of the initial bounding box (default 8, 1..1024);

@@ -12,7 +12,7 @@ enum {
     SIPD_OK = 0,
     SIPD_EFAIL = 1,    /* runtime failure (I/O, out of memory, solver failure)   */
     SIPD_EINPUT = 2,   /* bad input: scene, mesh, command line                  */
-    SIPD_ESIGNAL = 3,  /* stopped by a signal (exit status, see README)          */
+    SIPD_ESIGNAL = 3,  /* stopped by a signal (exit status, docs/scene-reference.md) */
     SIPD_ESTRICT = 4,  /* completed, but a solve did not converge and strict mode  */
                        /* is on (--strict / solver.strict; exit status 4)          */
     SIPD_EDIVERGE = 5  /* the state diverged (non-finite or beyond float32): the run */

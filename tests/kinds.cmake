@@ -7,7 +7,7 @@ foreach(case fd cantilever chain methods model strip membrane cloth_methods)
   add_test(NAME kinds_${case} COMMAND test_kinds ${case})
 endforeach()
 add_test(NAME kinds_meshes COMMAND test_kinds meshes ${SIPD_TEST_DATA}/meshes)
-# the same cloth with each of the other membrane models (physics/tri.h; README "Materials")
+# the same cloth with each of the other membrane models (physics/tri.h; docs/materials.md)
 # (label slow: ~20 s each in release, so not under ASan, where kinds_cloth_methods and
 # materials_membrane cover the same code)
 foreach(model neohookean arap corotational stvk)
@@ -21,7 +21,7 @@ endforeach()
 # the rod), and every method's dynamic answer within 1e-4 of the model size of Newton's, every
 # solve converged.
 #   verify_heldout_{cloth,strip,rod}  the default dihedral hinges: mesh dependent, the strip misses
-#                                     5% (README "Element kinds"); --strip-ratio pins the measured
+#                                     5% (docs/element-kinds.md); --strip-ratio pins the measured
 #                                     ratio (1.0856) so that a change is seen
 #   verify_heldout_strip_midedge      bending = "midedge" on a second held-out strip
 #                                     (tools/meshes/ho2_strip.geo: wider, graded, gmsh's Delaunay

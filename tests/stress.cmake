@@ -14,7 +14,7 @@ endforeach()
 # 2 cores): the bar recovers its rest shape AND every solve reaches the scene's tolerance
 # (solves_not_converged = 0 of N).  The random start only at ν = 0.3: at 0.45 and 0.49 it comes
 # to rest tangled (a valid local minimum once the bar has passed through itself; Newton too,
-# seed-dependent: README, Stress tests), so no method and budget recovers it reliably there.
+# seed-dependent: docs/verification.md, Stress tests), so no method and budget recovers it reliably there.
 foreach(which flatten stretch random)
   set(nus 0.3 0.45 0.49)
   if(which STREQUAL "random")

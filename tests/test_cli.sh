@@ -75,7 +75,7 @@ dry_run)
   [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"
   ;;
 run_layout)
-  # the README's first example, shortened, then the HDF5 contract paths read back
+  # the first example of the README, shortened, then the HDF5 contract paths read back
   "$bin" "$src/scenes/cantilever.cfg" --frames 4 --output "$tmp/c.h5" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "run exit $?"; }
   grep -q "frame 4/4" "$tmp/err" || fail "no progress line on stderr"
   "$bin" "$src/scenes/cantilever.cfg" --frames 2 --quiet --output "$tmp/q.h5" 2>"$tmp/qerr" || fail "quiet run failed"
@@ -160,11 +160,11 @@ sigterm)
   [ "$n" = $((last + 1)) ] || fail "file has $n frames, run said it stopped after frame $last"
   ;;
 live_reader)
-  # a reader can follow a running job with HDF5_USE_FILE_LOCKING=FALSE (README)
+  # a reader can follow a running job with HDF5_USE_FILE_LOCKING=FALSE (docs/output.md)
   "$bin" "$src/scenes/twist.cfg" --frames 1000000 --output "$tmp/l.h5" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 1 100); do grep -q "frame [0-9]*/" "$tmp/err" 2>/dev/null && break; sleep 0.1; done
-  # an open that overlaps the writer's per-frame flush can fail (no SWMR; README): retry it,
+  # an open that overlaps the writer's per-frame flush can fail (no SWMR; docs/output.md): retry it,
   # as a reader following a job would
   live_frames() { local k n; for k in 1 2 3 4 5 6 7 8 9 10; do
       n=$(HDF5_USE_FILE_LOCKING=FALSE nframes "$tmp/l.h5" 2>/dev/null); [ -n "$n" ] && { echo "$n"; return; }; sleep 0.05; done; }

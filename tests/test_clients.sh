@@ -30,7 +30,7 @@ want = {"frames": int(x.shape[0]), "times": [float(v) for v in t], "points": int
                   ("edges", "line")) if "mesh/" + k in f and f["mesh/" + k].shape[0] > 0],
         "bounds_first": bounds(x[0]), "bounds_last": bounds(x[-1]),
         # a run of several kinds has a Spatial collection of one grid per kind, each listing every
-        # point (README, "Element kinds"): ParaView counts the points once per block
+        # point (docs/element-kinds.md): ParaView counts the points once per block
         "points_paraview": int(x.shape[1]) * max(1, sum(1 for k in ("tets", "triangles", "edges")
                                                       if "mesh/" + k in f and f["mesh/" + k].shape[0] > 0)),
         "diag": float(np.linalg.norm(x[0].max(axis=0) - x[0].min(axis=0)))}
@@ -60,7 +60,7 @@ try:
         times = [r.read_data(k)[0] for k in range(r.num_steps)]
 except meshio.ReadError as e:
     # meshio's time-series reader takes one Grid per step, not the Spatial collection of a run
-    # with several kinds (README, "Opening a run in ParaView and meshio"): known, so only there
+    # with several kinds (docs/looking-at-results.md): known, so only there
     if len(want["kinds"]) > 1:
         print("meshio: cannot read the Spatial collection of %d kinds (%s): known limitation" % (len(want["kinds"]), e))
         sys.exit(0)

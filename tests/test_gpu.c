@@ -47,7 +47,7 @@
 #define E_REL_TOL 1e-6      /* energy rises allowed beyond the driver's own round-off allowance */
 #define E_CPU_TOL 1e-3      /* a step's final energy, GPU against CPU (relative)             */
 /* float32 cannot reach every tolerance.  Its relative force residual floors where the updates
- * reach the round-off of the float32 state (the driver's round-off stall rule, README
+ * reach the round-off of the float32 state (the driver's round-off stall rule, docs/convergence.md
  * "Convergence"): in the emulation build 3e-5 ... 4e-3 on the example scenes (drop 9e-5: the
  * inertia force m/h² (y − ỹ) of positions ~0.5 m; cantilever, twist, tilted_block 3e-3: the
  * elastic forces of float32 deformation gradients), where the CPU reaches 1e-5 ... 1e-7.
@@ -169,7 +169,7 @@ static void compare(const char *what, const sipd_scene *sc, const sipd_model *m,
 }
 
 /* Whether the CUDA backend refuses a model with a non-default material model (the materials of
- * README "Materials" need kernels/backend_cuda.cu's material check to admit them; until it does,
+ * docs/materials.md need kernels/backend_cuda.cu's material check to admit them; until it does,
  * such cases are skipped, 77, with this message, not failed).  A refusal of stable neo-Hookean
  * is never skipped. */
 static int gpu_refuses_materials(const sipd_scene *sc, const sipd_model *m)
@@ -353,7 +353,7 @@ static void test_energy(void)
             CHECK(sim_step(&s, f.sc.dt, &r) == SIPD_OK, "%s: step %d failed", names[v], step);
             CHECK(sim_step(&c, f.sc.dt, &rc) == SIPD_OK, "%s: CPU step %d failed", names[v], step);
             /* accepted iterates never rise beyond the driver's round-off allowance for float32
-               energies (e_noise: 16 ε Σ(μ+λ)V, ε of float32; README "Convergence") */
+               energies (e_noise: 16 ε Σ(μ+λ)V, ε of float32; docs/convergence.md) */
             for (i = 0; i < s.nhist; i++) {
                 double E = s.hE[i];
                 if (isnan(E))

@@ -992,7 +992,7 @@ static void test_methods(void)
  *   corotational  2μ(b − 1) + λ(a + 2b − 3) = 0  ⇒  b − 1 = −ν (a − 1)  exactly;
  *   neo-Hookean   μ(b² − 1) + λ ln(a b²) = 0.
  * Checks: ARAP |b − 1| < 0.2% of the axial strain; the others within 2% of their theoretical
- * contraction 1 − b.  The printed numbers are the README's. */
+ * contraction 1 − b.  The printed numbers are docs/materials.md's. */
 static double nh_lateral(double mu, double la, double a)
 {
     double b = 1, it;

@@ -385,7 +385,7 @@ static void test_methods(void)
                    size (1e-5 left ν = 0.49 compression 1e-3 away).  Newton and SIPD Jacobi +
                    Chebyshev must converge to it; the others cannot everywhere in 50000 iterations
                    (plain Jacobi variants are slow; Gauss–Seidel and VBD floor near 3e-7..1e-6, their
-                   per-vertex line search at the local energy's round-off, README): their at-cap or
+                   per-vertex line search at the local energy's round-off, docs/convergence.md): their at-cap or
                    stalled solves are not failures here, their positions are still checked */
                 int ok = 1, slow = k >= 2;
                 for (step = 0; step < 2; step++) {

@@ -177,7 +177,7 @@ stress)
   "$bin" --quiet "$tmp/s.cfg" || fail "run exit $?"
   "$check" rest "$tmp/out.h5" 1e-2 || fail "the bar did not recover its rest shape"
   "$check" rest "$tmp/out.h5" 1e-2 0 >/dev/null && fail "frame 0 already at rest: not a stress test"
-  # ... and every solve of the run reached the scene's tolerance (README "Convergence": none
+  # ... and every solve of the run reached the scene's tolerance (docs/convergence.md: none
   # ended at the iteration cap, stalled or diverged): a recovery by under-converged steps would
   # be the budget's luck, not the method's result
   nc=$(h5dump -a /solves_not_converged "$tmp/out.h5" 2>/dev/null | sed -n 's/.*"\([0-9]* of [0-9]*\)".*/\1/p')

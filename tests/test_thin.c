@@ -1,4 +1,4 @@
-/* test_thin.c — contact of thin bodies (docs/design.md §3.9 "Contact with thin bodies", README
+/* test_thin.c — contact of thin bodies (docs/design.md §3.9 "Contact with thin bodies", docs/contact.md
  * "Contact"): shells and rods as collision primitives with a contact thickness, through the whole
  * solver.  One executable, one case per argument.
  *

@@ -1,5 +1,5 @@
 # Contact of thin bodies: shells and rods as collision primitives with a contact thickness
-# (tests/test_thin.c, docs/design.md §3.9, README "Contact").  include()d by tests/CMakeLists.txt.
+# (tests/test_thin.c, docs/design.md §3.9, docs/contact.md).  include()d by tests/CMakeLists.txt.
 add_executable(test_thin ${CMAKE_CURRENT_LIST_DIR}/test_thin.c)
 target_link_libraries(test_thin PRIVATE sipd_core)
 target_compile_definitions(test_thin PRIVATE SIPD_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -92,6 +92,6 @@ PY
     done
   done
   echo
-  echo "Notes: errors as in results/mixed-fem.md (1 = as far from Newton as Newton is from rest). README"
+  echo "Notes: errors as in results/mixed-fem.md (1 = as far from Newton as Newton is from rest). docs/solvers.md"
   echo "\"Which solver when\" reads this table beside the 1920-tet one."
 } | tee results/mixed-fem-big.md

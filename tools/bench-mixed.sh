@@ -99,5 +99,5 @@ PY
   echo "  the round-off floor (tolerance 0)."
   echo "- An error of 0 is below the resolution of the output (positions are stored as float32: ~1e-7 of"
   echo "  the beam's coordinates, 1e-4 of the 1 GPa beam's 0.2 mm tip displacement)."
-  echo "- README \"Which solver when\" reads these tables."
+  echo "- docs/solvers.md reads these tables."
 } | tee results/mixed-fem.md

@@ -5,7 +5,7 @@ The same tetrahedral mesh, clamp and gravity load are solved by CalculiX `ccx` (
 C3D4 linear tetrahedra, the same (E, nu, rho)) and by sipd-run with each given method
 (time.quasistatic = true, one frame, a tight tolerance).  With a load small enough that the
 deflection is a fraction of a percent of the length, the stable neo-Hookean material (whose Lamé
-mapping makes its small-strain response linear elasticity, README "Materials") and the
+mapping makes its small-strain response linear elasticity, docs/materials.md) and the
 geometric nonlinearity differ from linear elasticity by far less than 1%, so the two codes solve
 the same discrete problem: any larger difference is an error in one of them.  CalculiX shares no
 code with sipd-run (Debian package calculix-ccx, version 2.20 here).

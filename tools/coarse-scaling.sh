@@ -36,7 +36,7 @@ status_name() { case $1 in 0) echo converged;; 1) echo at-cap;; 2) echo stalled;
   echo "  **the machine's 2 cores were shared with other jobs** (load average $(cut -d' ' -f1-3 /proc/loadavg)): wall times are indicative"
   echo "- one implicit step (dt = 1/60 s, from rest, gravity) of the clamped beam 1 x 0.2 x 0.2 m, E = 1e6 Pa,"
   echo "  nu = 0.45, density 1000, meshed at n x n/5 x n/5 cells (6 tets each); tolerance 1e-5 on the"
-  echo "  relative force residual (README \"Convergence\"), iteration cap $cap"
+  echo "  relative force residual (docs/convergence.md), iteration cap $cap"
   echo "- plain: Jacobi + Chebyshev, adaptive rho; two-level: the same with \`solver.coarse = { levels = 2; }\`"
   echo "  (every 10, refresh 0), the coarse grid fixed (size 8) or scaled with the mesh (size 2n/5); last column"
   echo "  the scaled grid with a correction every 20 iterations"

@@ -13,7 +13,7 @@ tools/budget-accuracy.sh and tools/bench-mixed.sh).  Clamped at x = 0, its own w
 The error is the tip error of results/mixed-fem.md: max over the frames of |tip - tip_newton|
 over the largest |tip_newton - tip_rest| (tip = the mean of the end face's vertices, x = 1);
 Newton is solved to a relative residual of 1e-7 (CHOLMOD), every step converged.  Plain SIPD (Jacobi + Chebyshev) at
-the same budget is printed beside it, not asserted (it is known to be far off: README); in the
+the same budget is printed beside it, not asserted (it is known to be far off: docs/two-level.md); in the
 mixed case, mixed-fem at 1 and 2 outer iterations likewise.
 
 Usage: heldout-beam.py --sipd-run BIN --mesh ext_beam.msh --out DIR [--case stiff|nu049|mixed]

@@ -9,7 +9,7 @@ HDF5 file's /frames/positions and /convergence).
 
 Two checks per body:
   theory   (strip, rod) quasi-static, newton (and two-level SIPD on the rod; on the strip it
-           stalls at relative residual ~5 after 50000 iterations, README): the tip deflection against
+           stalls at relative residual ~5 after 50000 iterations, docs/verification.md): the tip deflection against
            Kirchhoff plate theory q L^4 / (8 D), D = E t^3 / 12 (nu = 0, the mean over the tip
            edge's vertices) and Euler-Bernoulli q L^4 / (8 E I), I = pi r^4 / 4, q the weight
            per length (rod) or per area (strip).  Every solve must report converged.
@@ -27,7 +27,7 @@ Usage:
 Prints one line per run; exits 1 when a check fails, 2 on a usage error, 77 without h5py/numpy.
 --strip-ratio LO,HI replaces the strip's theory check |ratio - 1| < theory-tol by LO < ratio < HI:
 the default dihedral hinges (src/physics/bend.h) are mesh dependent, and on this unstructured
-gmsh strip about 9% too soft (README, "Element kinds"); the test pins that number so that a
+gmsh strip about 9% too soft (docs/element-kinds.md); the test pins that number so that a
 change of it is seen.  --bending adds bodies[].bending to the cloth and the strip (default: the
 key is not written, so the hinges); the mid-edge bending (midedge, src/physics/midedge.h)
 converges to plate theory on unstructured meshes.  --strip-mesh replaces ho_strip.msh: ho2_strip.msh
@@ -59,7 +59,7 @@ METHODS = [
     ("diag-jacobi", 'method = "diag-jacobi"; chebyshev = true; iterations = 1000; tolerance = 1.0e-5;', 0),
     ("gd", 'method = "gd"; chebyshev = true; iterations = 1000; tolerance = 1.0e-5;', 0),
     # asserted on the strip and the rod; on the swinging cloth the mixed FEM needs more than 200
-    # outer iterations per step (README "Which solver when": the dropped λ-curvature term)
+    # outer iterations per step (docs/solvers.md: the dropped λ-curvature term)
     ("mixed-fem", 'method = "mixed-fem"; iterations = 200; tolerance = 1.0e-7;', 1),
 ]
 STATIC = [
@@ -138,7 +138,7 @@ def main():
         if case != "cloth":
             for name, solver in STATIC:
                 if case == "strip" and name != "newton":
-                    continue   # two-level SIPD stalls on the quasi-static strip (README): not asserted
+                    continue   # two-level SIPD stalls on the quasi-static strip (docs/verification.md): not asserted
                 X, x, conv, it, res, r, _ = run(a, name, case, solver, True, 1)
                 if case == "strip":
                     D = E_STRIP * T_STRIP ** 3 / 12

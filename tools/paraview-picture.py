@@ -1,6 +1,6 @@
 # paraview-picture.py RUN.xdmf OUT.png [TIME] — render a sipd-run output with ParaView
 # (pvbatch; under `xvfb-run -a -s "-screen 0 1280x1024x24"` without a display), coloured by
-# body, at TIME (default: the last frame).  The README's ParaView picture is made with it:
+# body, at TIME (default: the last frame).  The ParaView picture of docs/looking-at-results.md is made with it:
 #   build/sipd-run scenes/twisted_beams.cfg --frames 30 --output /tmp/tb/tb.h5
 #   xvfb-run -a -s "-screen 0 1280x1024x24" pvbatch tools/paraview-picture.py /tmp/tb/tb.xdmf results/img/paraview_twisted_beams.png
 import os

@@ -49,7 +49,7 @@ $render "$tmp/compressed_block.h5" --frames 0,2 --png "$out/compressed_block" \
 
 # Twisted bar: the end slabs turn a quarter turn per second each in opposite directions, so
 # the relative twist is a quarter turn at t = 0.5 s (frame 30), a half turn at t = 1 s
-# (frame 60). The README hero image is three quarters (t = 1.5 s, frame 90).
+# (frame 60). The README's picture is three quarters (t = 1.5 s, frame 90).
 $render "$tmp/twist.h5" --frames 30,60 --png "$out/twist" --az 25 --el 30
 $render "$tmp/twist.h5" --frames 90 --png "$out/twist.png" --az 25 --el 30
 

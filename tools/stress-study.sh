@@ -8,7 +8,7 @@
 # BUDGET = N (N iterations per step, 1 step per frame) or SxN (S substeps per frame of N
 # iterations each).
 # Methods (each at tolerance TOL, default 1e-5 as in the scenes: the relative force residual of
-# README "Convergence"; the scene's first solver line is replaced, its second line holds the
+# docs/convergence.md; the scene's first solver line is replaced, its second line holds the
 # tolerance):
 #   sipd-jacobi-cheb  method sipd, sweep jacobi, chebyshev, projection expanded (the scenes' default)
 #   sipd-gs           method sipd, sweep gauss-seidel, projection sign, line_search always
@@ -16,7 +16,7 @@
 #   newton            method newton
 # Env: SIPD_RUN (default build/sipd-run), CHECK (default build/tests/stress_check), MESH
 # (default meshes/stress_bar.msh: the tests' mesh; meshes/stress_bar_fine.msh with its own starts
-# needs them written first: see README), OMP_NUM_THREADS (default 2); METHODS, CASES, NUS
+# needs them written first: see docs/scene-reference.md), OMP_NUM_THREADS (default 2); METHODS, CASES, NUS
 # (space-separated subsets of the defaults) select rows; SEEDS="1 2 3" runs the random case from
 # the tool's random start of each seed instead of the committed one (seed 1).  Writes a markdown table on
 # stdout; the runs go to a temporary directory.  Wall time is of the whole run (2 s simulated);

@@ -4,7 +4,7 @@
 # (1 x 0.2 x 0.2 m, 20x4x4 cells: 525 vertices, 1920 tets, clamped at x = 0, gravity).
 #   quasi-static: one quasi-static solve under gravity (iteration cap 5000)
 #   dynamic:      30 steps of 1/60 s from rest, tip after 0.5 s (iteration cap 1000 per step)
-# The measure is the relative force residual max|g| / f_ref (README "Convergence").
+# The measure is the relative force residual max|g| / f_ref (docs/convergence.md).
 #   bash tools/tolerance-study.sh [qs|dyn ...]   (after `make`) -> stdout (markdown)
 # Environment: E_LIST, NU_LIST, TOL_LIST override the grids.
 set -euo pipefail

@@ -31,7 +31,7 @@
  *             eigen-decomposition baselines of docs/design.md §3.4 (3x3 Jacobi, eig.h); with c ≥ 0 they
  *             return K itself, otherwise K corrected along its negative eigenvectors only.
  *
- * The other models (docs/design.md §3.10; README "Materials").  Each "expanded" K⁺ is chosen by one
+ * The other models (docs/design.md §3.10; docs/materials.md).  Each "expanded" K⁺ is chosen by one
  * rule, the one stable neo-Hookean's expanded split already follows: V|∇N_a|² K⁺ majorises the
  * true per-vertex Hessian block of V Ψ (g = ∇N_a; Cauchy–Schwarz: (Xg)(Xg)ᵀ ⪯ |g|² XXᵀ), so a
  * vertex's full step is (almost) always accepted, and K⁺ is PSD for every F.

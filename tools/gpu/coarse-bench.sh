@@ -4,7 +4,7 @@
 # beam of tools/coarse-scaling.sh (1 x 0.2 x 0.2 m, E = 1e6, nu = 0.45) at n x n/5 x n/5 cells,
 # tolerance 1e-5, at most CAP (default 3000) iterations.  Each cell: iterations, the time of the
 # frame loop (sipd-run's "done: ... in T s": after the backend is created, output included) and
-# the final relative residual.  float32 (CUDA) floors above 1e-5 on this beam (README "GPU"), so
+# the final relative residual.  float32 (CUDA) floors above 1e-5 on this beam (docs/gpu.md), so
 # the CUDA runs end stalled at round-off; the time to that floor and the residual are the
 # numbers to read.  Markdown on stdout.  Default N: 40 80.
 set -uo pipefail
