@@ -4,7 +4,8 @@
 #   keys SRC SCENE_KEYS            every key the scene parser accepts is in docs/scene-reference.md,
 #                                  and every key row of its tables is a key the parser accepts
 #   keys_selftest SRC SCENE_KEYS   the keys check reports a key whose mentions are removed
-#   first_run SRC SIPD_RUN         the README's "First run" command, as written
+#   first_run SRC SIPD_RUN         the README's install block names a set-up script and a make target
+#                                  that exist, and its "First run" command runs as written
 #   first_scene SRC SIPD_RUN       the README's "Your first scene": the .geo and the scene equal the
 #                                  shipped files, the step snippets are parts of the scene, the
 #                                  commands run, the Python snippet prints the output shown
@@ -74,6 +75,12 @@ keys|keys_selftest)
   fi
   ;;
 first_run)
+  # the install commands above it: the set-up script exists and parses, `make test` is a target
+  block install "$readme" | sed 's/ *#.*//' >"$tmp/install"
+  [ "$(sed -n 1p "$tmp/install")" = "bash tools/setup-debian.sh" ] && [ "$(sed -n 2p "$tmp/install")" = "make test" ] ||
+    fail "README's install block is not 'bash tools/setup-debian.sh' + 'make test': $(cat "$tmp/install")"
+  bash -n "$src/tools/setup-debian.sh" || fail "tools/setup-debian.sh does not parse"
+  grep -q '^test:' "$src/Makefile" || fail "the Makefile has no test target"
   cmd=$(block first-run "$readme")
   [ -n "$cmd" ] || fail "no <!-- first-run --> block in README.md"
   # a copy of the repository layout the command expects: build/sipd-run, scenes/, results/
@@ -153,7 +160,13 @@ man_help)
   [ "$(wc -l <"$tmp/help_opts")" -ge 10 ] || fail "found only $(wc -l <"$tmp/help_opts") options in --help"
   cmp -s "$tmp/help_opts" "$tmp/man_opts" ||
     { diff "$tmp/help_opts" "$tmp/man_opts" >&2; fail "docs/sipd-run.1 and --help list different options (< --help, > man page)"; }
-  # every option of the page's SYNOPSIS is described under OPTIONS (.TP entries)
+  # ... and each of them is in the SYNOPSIS and has its entry under OPTIONS
+  for sec in SYNOPSIS OPTIONS; do
+    awk -v s=".SH $sec" '/^\.SH / {f = ($0 == s)} f' "$man" | grep -oE '\\-\\-[a-z][a-z\\-]*' | sed 's/\\-/-/g' |
+      sort -u >"$tmp/sec_opts"
+    cmp -s "$tmp/help_opts" "$tmp/sec_opts" ||
+      { diff "$tmp/help_opts" "$tmp/sec_opts" >&2; fail "the man page's $sec lists other options than --help (< --help, > $sec)"; }
+  done
   rendered=0
   if command -v groff >/dev/null; then
     groff -man -Tutf8 -ww -z "$man" 2>"$tmp/groff" || fail "groff failed on the man page"
