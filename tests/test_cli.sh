@@ -291,7 +291,7 @@ hostile_scene)
   body='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );
 bodies = ( { mesh = "tet"; material = "r"; } );'
   printf '%s\ntime = { frames = 4294967298; };\n' "$body" >"$tmp/wrap.cfg"
-  expect_rc 2 "wrap.cfg:3: frames: integer 4294967298 is out of range" -- --dry-run "$tmp/wrap.cfg"
+  expect_rc 2 "wrap.cfg:3: time.frames: integer 4294967298 is out of range" -- --dry-run "$tmp/wrap.cfg"
   # an @include of "" or of a directory: libconfig's scanner would exit(2) with no file:line
   printf '%s\n@include ""\n' "$body" >"$tmp/inc_empty.cfg"
   expect_rc 2 "inc_empty.cfg:3: @include: empty file name" -- --dry-run "$tmp/inc_empty.cfg"
