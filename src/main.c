@@ -352,6 +352,7 @@ int main(int argc, char **argv)
         printf("# model: %d bodies, %d vertices, %d tets, %d surface triangles, %d colours, "
                "mass %.6g kg, bbox diagonal %.6g\n",
                model.nbodies, model.nv, model.nt, model.nf, model.ncolors, model.total_mass, model.bbox_diag);
+        model_print_bodies(stdout, &sc, &model);                 /* per body: kind, counts, box, Dirichlet */
         free(resolved);
         model_free(&model);
         scene_free(&sc);

@@ -73,6 +73,86 @@ dry_run)
   grep -q "line_search = \"auto\";" "$tmp/out" || fail "dry-run does not print line_search"
   grep -q "# model: 1 bodies, 99 vertices, 240 tets" "$tmp/out" || fail "dry-run model summary: $(tail -1 "$tmp/out")"
   [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"
+  # the per-body summary, against counts taken from the mesh files themselves: vertices (.node
+  # header), tets (.ele header), surface triangles (.face header), bounding box of the nodes,
+  # pinned = the nodes in the pin box |x| <= 0.01 (cantilever.cfg), nothing moved
+  m=$src/scenes/meshes/beam
+  nv=$(awk '!/^#/ && NF {print $1; exit}' "$m.node"); nt=$(awk '!/^#/ && NF {print $1; exit}' "$m.ele")
+  nf=$(awk '!/^#/ && NF {print $1; exit}' "$m.face")
+  box=$(awk '!/^#/ && NF { if (h++ == 0) next; for (k = 2; k <= 4; k++) { if (!(k in lo) || $k < lo[k]) lo[k] = $k;
+             if (!(k in hi) || $k > hi[k]) hi[k] = $k } }
+             END { printf "[%.6g, %.6g, %.6g] to [%.6g, %.6g, %.6g]", lo[2], lo[3], lo[4], hi[2], hi[3], hi[4] }' "$m.node")
+  np=$(awk '!/^#/ && NF { if (h++ == 0) next; if ($2 >= -0.01 && $2 <= 0.01) n++ } END { print n }' "$m.node")
+  want="# bodies[0]: solid, $nv vertices, $nt tets, $nf surface triangles, bbox $box, $np pinned, 0 moved"
+  grep -qxF "$want" "$tmp/out" || fail "per-body summary: expected '$want', got '$(grep '^# bodies' "$tmp/out")'"
+  [ "$np" -gt 0 ] || fail "test set-up: no node in the pin box"
+  ! grep -q "warning" "$tmp/err" || fail "the cantilever warns: $(cat "$tmp/err")"
+  # the summary lines are comments: the printed scene still reads back
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/out" >/dev/null 2>"$tmp/err" || fail "the dry-run output does not read back: $(cat "$tmp/err")"
+  ;;
+mistakes)
+  # silent mistakes that sipd-run now points out (docs/troubleshooting.md)
+  cp "$src/tests/data/scenes/tet.node" "$src/tests/data/scenes/tet.ele" "$tmp/"
+  mat='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );'
+  # 1. a pin or move box that holds no vertex: a warning naming the box's own file:line
+  printf '%s
+bodies = ( { mesh = "tet"; material = "r";
+  pin = ( { box_min = [-0.1, -0.1, -0.1]; box_max = [0.1, 0.1, 0.1]; },
+          { box_min = [5.0, 5.0, 5.0]; box_max = [6.0, 6.0, 6.0]; } );
+  move = { box_min = [-1.0, 2.0, -1.0]; box_max = [2.0, 3.0, 2.0]; velocity = [0.0, 1.0, 0.0]; }; } );
+' \
+    "$mat" >"$tmp/box.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/box.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run with an empty box: exit $?"
+  grep -q "box.cfg:4: warning: bodies\[0\].pin\[1\]: the box \[5, 5, 5\] to \[6, 6, 6\] holds no vertex of the body (its vertices span \[0, 0, 0\] to \[1, 1, 1\]" "$tmp/err" ||
+    fail "no warning for the empty pin box: $(cat "$tmp/err")"
+  grep -q "box.cfg:5: warning: bodies\[0\].move: the box .* holds no vertex .*it moves nothing" "$tmp/err" ||
+    fail "no warning for the empty move box: $(cat "$tmp/err")"
+  [ "$(grep -c warning "$tmp/err")" = 2 ] || fail "the pin box that holds a vertex warns too: $(cat "$tmp/err")"
+  grep -qF "# bodies[0]: solid, 4 vertices, 1 tets, 4 surface triangles, bbox [0, 0, 0] to [1, 1, 1], 1 pinned, 0 moved" "$tmp/out" ||
+    fail "summary with boxes: $(grep '^# bodies' "$tmp/out")"
+  "$bin" --frames 1 --quiet --output "$tmp/box.h5" "$tmp/box.cfg" 2>"$tmp/err" || fail "run with an empty box: exit $?"
+  grep -q "box.cfg:4: warning: bodies\[0\].pin\[1\]" "$tmp/err" || fail "a run (--quiet) does not warn: $(cat "$tmp/err")"
+  # 2. a closed triangle surface (gmsh -2 of a solid; here the box mesh without its tets) with
+  # elements = "auto": a hollow shell, said with how to get a solid; counts from the file: its
+  # triangles, 3/2 of them as hinges (every edge of a closed surface joins two triangles), and
+  # the nodes no triangle uses (the box's interior nodes) held fixed
+  awk 'e == 0 && /^\$Elements/ { print; getline; e = 1; next }
+       e == 1 && /^\$EndElements/ { print n; for (i = 1; i <= n; i++) print el[i]; print; e = 0; next }
+       e == 1 { if ($2 != 4) el[++n] = $0; next } { print }' "$src/tests/data/meshes/box_v22_ascii.msh" >"$tmp/surf.msh"
+  ntri=$(awk '/^\$Elements/ { e = 1; getline; next } /^\$EndElements/ { e = 0 } e && $2 == 2 { n++ } END { print n }' "$tmp/surf.msh")
+  nnode=$(awk '/^\$Nodes/ { getline; print; exit }' "$tmp/surf.msh")
+  nused=$(awk '/^\$Elements/ { e = 1; getline; next } /^\$EndElements/ { e = 0 } e && $2 == 2 { for (k = NF - 2; k <= NF; k++) u[$k] = 1 }
+               END { print length(u) }' "$tmp/surf.msh")
+  [ "$ntri" -gt 0 ] && ! grep -q "^[0-9]* 4 " "$tmp/surf.msh" || fail "test set-up: surf.msh"
+  printf '%s
+bodies = ( { mesh = "surf.msh"; material = "r"; } );
+' "$mat" >"$tmp/surf.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/surf.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run of a closed surface: exit $?"
+  grep -q "surf.cfg:2: warning: bodies\[0\]: .*surf.msh holds triangles and no tetrahedra, and they close a surface: with elements = \"auto\" the body is a hollow shell .*gmsh -3" "$tmp/err" ||
+    fail "no closed-surface warning: $(cat "$tmp/err")"
+  want="# bodies[0]: shell, $nnode vertices, $ntri triangles, $((3 * ntri / 2)) bending hinges, bbox [0, 0, 0] to [1, 0.2, 0.2], 0 pinned, 0 moved, $((nnode - nused)) in no element (held fixed)"
+  grep -qxF "$want" "$tmp/out" || fail "shell summary: expected '$want', got '$(grep '^# bodies' "$tmp/out")'"
+  printf '%s
+bodies = ( { mesh = "surf.msh"; material = "r"; elements = "shell"; } );
+' "$mat" >"$tmp/shell.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/shell.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of an explicit shell: exit $?"
+  ! grep -q warning "$tmp/err" || fail "elements = \"shell\" still warns: $(cat "$tmp/err")"
+  printf '%s
+bodies = ( { mesh = "%s"; material = "r"; } );
+' "$mat" "$src/tests/data/meshes/cloth_v22_ascii.msh" >"$tmp/cloth.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/cloth.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of a cloth: exit $?"
+  ! grep -q warning "$tmp/err" || fail "an open cloth warns: $(cat "$tmp/err")"
+  printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n' >"$tmp/tet.obj"
+  printf '%s\nbodies = ( { mesh = "tet.obj"; material = "r"; } );\n' "$mat" >"$tmp/obj.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/obj.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of a closed OBJ: exit $?"
+  grep -q "obj.cfg:2: warning: bodies\[0\]: .*tet.obj holds triangles .*tetrahedralise the surface" "$tmp/err" ||
+    fail "no closed-surface warning for an OBJ: $(cat "$tmp/err")"
+  # 3. an integer in an array of floats, and a mesh of a format sipd-run does not read: errors
+  # that name the key (the bad-scene corpus, tests/data/scenes/bad, has more)
+  printf '%s\nbodies = ( { mesh = "tet"; material = "r"; } );\ngravity = [0.0, -9, 0.0];\n' "$mat" >"$tmp/int.cfg"
+  expect_rc 2 "int.cfg:3: gravity: element 1 \(-9\) is an integer but element 0 \(0.0\) is a float.*\(write -9.0\)" -- --dry-run "$tmp/int.cfg"
+  printf '%s\nbodies = ( { mesh = "beam.vtk"; material = "r"; } );\n' "$mat" >"$tmp/vtk.cfg"
+  expect_rc 2 "vtk.cfg:2: bodies\[0\].mesh: unsupported mesh format: '.*beam.vtk' \(sipd-run reads gmsh .msh" -- --dry-run "$tmp/vtk.cfg"
   ;;
 run_layout)
   # the README's first example, shortened, then the HDF5 contract paths read back
