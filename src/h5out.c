@@ -257,6 +257,32 @@ done:
     return rc;
 }
 
+/* A scalar numeric attribute (stored as file_type, given as mem_type at value), replacing any. */
+static int set_num_attr(hid_t obj, const char *path, const char *name, hid_t file_type, hid_t mem_type,
+                        const void *value)
+{
+    hid_t space = -1, attr = -1;
+    int rc = SIPD_EFAIL;
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0))
+        goto done;
+    if ((space = H5Screate(H5S_SCALAR)) < 0)
+        goto done;
+    if ((attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        goto done;
+    if (H5Awrite(attr, mem_type, value) < 0)
+        goto done;
+    rc = SIPD_OK;
+done:
+    if (rc != SIPD_OK)
+        h5fail(path, "cannot write root attribute '%s'", name);
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
 /* Fixed-size 2-D (or 1-D when cols == 0) dataset written in one go. */
 static int write_fixed(hid_t loc, const char *path, const char *name, hid_t ftype, hid_t mtype,
                        hsize_t rows, hsize_t cols, const void *data)
@@ -1139,6 +1165,16 @@ int h5out_set_attr(sipd_h5out *o, const char *name, const char *value)
         return SIPD_EFAIL;
     }
     return set_str_attr(o->file, o->path, name, value);
+}
+
+int h5out_set_attr_double(sipd_h5out *o, const char *name, double value)
+{
+    return set_num_attr(o->file, o->path, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+int h5out_set_attr_int(sipd_h5out *o, const char *name, long long value)
+{
+    return set_num_attr(o->file, o->path, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
 }
 
 int h5out_close(sipd_h5out *o)

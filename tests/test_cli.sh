@@ -179,6 +179,27 @@ run_layout)
   done
   h5dump -a /exit_reason "$tmp/c.h5" | grep -q '"completed"' || fail "exit_reason is not completed"
   h5dump -a /solves_at_iteration_cap "$tmp/c.h5" | grep -q '"0 of 8"' || fail "cantilever solves reported at the cap"
+  # numeric twins of the string tallies: HDF5 numbers of the documented type, equal to the strings
+  num_attr() { # file name type -> the value, if the attribute has that HDF5 type
+    h5dump -a "/$2" "$1" 2>/dev/null | awk -v t="$3" '/DATATYPE/ { ok = ($2 == t) } /\(0\):/ && ok { print $2 }'; }
+  check_tally() { # file total converged at_cap stalled diverged
+    local f=$1 k v; shift
+    for k in solves_total solves_converged solves_at_cap solves_stalled solves_diverged; do
+      v=$(num_attr "$f" $k H5T_STD_I64LE)
+      [ "$v" = "$1" ] || fail "$(basename "$f"): $k = '$v' (int64 expected), expected $1"
+      shift
+    done
+  }
+  check_tally "$tmp/c.h5" 8 8 0 0 0
+  ws=$(h5dump -a /wall_time_s "$tmp/c.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  wn=$(num_attr "$tmp/c.h5" wall_time_seconds H5T_IEEE_F64LE)
+  [ -n "$wn" ] && awk -v a="$ws" -v b="$wn" 'BEGIN { d = a - b; exit !(b > 0 && d * d <= (0.0006 + 1e-5 * b) ^ 2) }' ||
+    fail "wall_time_seconds '$wn' (float64 expected) does not match wall_time_s '$ws'"
+  [ "$(num_attr "$tmp/c.h5" worst_residual H5T_IEEE_F64LE)" = 0 ] || fail "worst_residual of a converged run is not 0.0"
+  mm=$(num_attr "$tmp/c.h5" max_momentum_error H5T_IEEE_F64LE)
+  ms=$(h5dump -a /max_momentum_error_Ns "$tmp/c.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  awk -v a="$ms" -v b="$mm" 'BEGIN { exit !(b != "" && (a == 0 ? b == 0 : ((a - b) / a) ^ 2 < 1e-10)) }' ||
+    fail "max_momentum_error '$mm' does not match max_momentum_error_Ns '$ms'"
   # a budget too small to converge is reported on stderr and in the file
   sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's/iterations = 200;/iterations = 3;/' \
       "$src/scenes/cantilever.cfg" >"$tmp/cap.cfg"
@@ -187,6 +208,11 @@ run_layout)
     fail "no iteration-cap warning: $(cat "$tmp/err")"
   h5dump -a /solves_at_iteration_cap "$tmp/cap.h5" | grep -q '"4 of 4"' || fail "cap count not stored"
   h5dump -a /solves_not_converged "$tmp/cap.h5" | grep -q '"4 of 4"' || fail "non-converged count not stored"
+  check_tally "$tmp/cap.h5" 4 0 4 0 0
+  wr=$(h5dump -a /worst_relative_residual "$tmp/cap.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  wn=$(num_attr "$tmp/cap.h5" worst_residual H5T_IEEE_F64LE)
+  awk -v a="$wr" -v b="$wn" 'BEGIN { exit !(a > 0 && ((a - b) / a) ^ 2 < 1e-10) }' ||
+    fail "worst_residual '$wn' does not match worst_relative_residual '$wr'"
   h5dump -d /convergence/status "$tmp/cap.h5" | grep -q "(0): 1, 1, 1, 1" || fail "per-solve status is not at-cap"
   h5dump -d /convergence/status "$tmp/c.h5" | grep -q "(0): 0, 0, 0, 0, 0, 0, 0, 0" || fail "converged solves not status 0"
   # --strict (or solver.strict) makes a non-converged solve a non-zero exit (4), a converged run exits 0
@@ -268,6 +294,11 @@ resume_identical)
   h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/time || fail "resumed times differ"
   h5diff "$tmp/full.h5" "$tmp/part.h5" /convergence/iterations || fail "resumed iteration counts differ"
   h5dump -a /resumed_from "$tmp/part.h5" | grep -q '"frame 5' || fail "no resumed_from attribute"
+  h5dump -a /resumed_from_frame "$tmp/part.h5" | grep -q "H5T_STD_I64LE" && h5dump -a /resumed_from_frame "$tmp/part.h5" | grep -q "(0): 5$" ||
+    fail "resumed_from_frame is not the int64 5"
+  t5=$(h5dump -d "/frames/time[5;1]" "$tmp/full.h5" | sed -n 's/.*(5): //p')
+  h5dump -a /resumed_from_time "$tmp/part.h5" | grep -q "H5T_IEEE_F64LE" && h5dump -a /resumed_from_time "$tmp/part.h5" | grep -q "(0): $t5$" ||
+    fail "resumed_from_time is not the float64 time of frame 5 ($t5): $(h5dump -a /resumed_from_time "$tmp/part.h5")"
   # with output.every = 3 the checkpoint (frame 4) falls between written frames
   sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's|output   = { file = "../results/cantilever.h5"; };|output = { file = "e.h5"; every = 3; };|' \
       "$src/scenes/cantilever.cfg" >"$tmp/every.cfg"
