@@ -328,13 +328,13 @@ static int check_body_kind(const sipd_scene *sc, int b, const sipd_mesh *me)
 
 static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout);
 
-/* Unique edges of nf triangles (0-based, offset vo) as springs. */
-static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+/* The 3 nf edges of nf triangles as (min, max) vertex pairs, sorted (cmp_edge); NULL when out of
+ * memory.  An edge appears once per triangle that has it. */
+static int *tri_edges_sorted(const int *tris, int nf)
 {
-    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
-    double L;
+    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k;
     if (!E)
-        return SIPD_EFAIL;
+        return NULL;
     for (i = 0; i < nf; i++)
         for (k = 0; k < 3; k++) {
             int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
@@ -343,6 +343,16 @@ static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int
             n++;
         }
     qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    return E;
+}
+
+/* Unique edges of nf triangles (0-based, offset vo) as springs. */
+static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+{
+    int *E = tri_edges_sorted(tris, nf), n = 3 * nf, i, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
     for (i = 0; i < n && rc == SIPD_OK; i++)
         if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
             rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
@@ -614,17 +624,9 @@ static void warn_empty_box(const sipd_scene *sc, int b, int which, int k, const 
 /* 1 when nf > 0 triangles close a surface: every edge belongs to exactly two of them. */
 static int surface_closed(const int *tris, int nf)
 {
-    int *E, n = 0, i, k, closed = nf >= 4;
-    if (!closed || !(E = malloc((size_t)nf * 6 * sizeof(int))))   /* (out of memory: no warning) */
+    int *E, n = 3 * nf, i, closed = nf >= 4;
+    if (!closed || !(E = tri_edges_sorted(tris, nf)))   /* (out of memory: no warning) */
         return 0;
-    for (i = 0; i < nf; i++)
-        for (k = 0; k < 3; k++) {
-            int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
-            E[2 * n] = a < c ? a : c;
-            E[2 * n + 1] = a < c ? c : a;
-            n++;
-        }
-    qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
     for (i = 0; i < n && closed;) {
         int j = i;
         while (j < n && cmp_edge(E + 2 * j, E + 2 * i) == 0) j++;
