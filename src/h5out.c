@@ -227,22 +227,20 @@ static char *replace_ext(const char *path, const char *ext)
     return r;
 }
 
-static int set_str_attr(hid_t obj, const char *path, const char *name, const char *value)
+/* A scalar root attribute (stored as file_type, given as mem_type at value), replacing any. */
+static int set_attr(hid_t obj, const char *path, const char *name, hid_t file_type, hid_t mem_type,
+                    const void *value)
 {
-    size_t len = strlen(value);
-    hid_t type = -1, space = -1, attr = -1;
+    hid_t space = -1, attr = -1;
     int rc = SIPD_EFAIL;
     htri_t ex = H5Aexists(obj, name);
     if (ex < 0 || (ex > 0 && H5Adelete(obj, name) < 0))
         goto done;
-    if ((type = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(type, len ? len : 1) < 0 ||
-        H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)
-        goto done;
     if ((space = H5Screate(H5S_SCALAR)) < 0)
         goto done;
-    if ((attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    if ((attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
         goto done;
-    if (H5Awrite(attr, type, len ? value : "") < 0)
+    if (H5Awrite(attr, mem_type, value) < 0)
         goto done;
     rc = SIPD_OK;
 done:
@@ -252,6 +250,21 @@ done:
         H5Aclose(attr);
     if (space >= 0)
         H5Sclose(space);
+    return rc;
+}
+
+/* A fixed-length, NUL-terminated string attribute. */
+static int set_str_attr(hid_t obj, const char *path, const char *name, const char *value)
+{
+    size_t len = strlen(value);
+    hid_t type = H5Tcopy(H5T_C_S1);
+    int rc;
+    if (type < 0 || H5Tset_size(type, len ? len : 1) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0) {
+        h5fail(path, "cannot write root attribute '%s'", name);
+        rc = SIPD_EFAIL;
+    } else {
+        rc = set_attr(obj, path, name, type, type, len ? value : "");
+    }
     if (type >= 0)
         H5Tclose(type);
     return rc;
@@ -1139,6 +1152,16 @@ int h5out_set_attr(sipd_h5out *o, const char *name, const char *value)
         return SIPD_EFAIL;
     }
     return set_str_attr(o->file, o->path, name, value);
+}
+
+int h5out_set_attr_double(sipd_h5out *o, const char *name, double value)
+{
+    return set_attr(o->file, o->path, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+int h5out_set_attr_int(sipd_h5out *o, const char *name, long long value)
+{
+    return set_attr(o->file, o->path, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
 }
 
 int h5out_close(sipd_h5out *o)

@@ -2,7 +2,12 @@
  *
  * Layout (paths are a contract):
  *   /  attributes: version, scene (text), resolved_parameters (text), command_line, device,
- *                  precision, units
+ *                  precision, units (strings); at the end of a run (main.c) exit_reason,
+ *                  wall_time_s, solves_* and the other tallies as strings, and their numeric
+ *                  twins (float64 / int64 scalars): wall_time_seconds, solves_total,
+ *                  solves_converged, solves_at_cap, solves_stalled, solves_diverged,
+ *                  worst_residual, max_momentum_error; resumed_from_frame, resumed_from_substep
+ *                  and resumed_from_time beside the string resumed_from
  *   /mesh/rest_positions (nv x 3 f64), /mesh/tets (nt x 4 i32, 0-based),
  *   /mesh/surface_triangles (nf x 3 i32), /mesh/body (nv i32)
  *   /frames/positions (frames x nv x 3 f32; chunk = one frame; shuffle + deflate)
@@ -92,6 +97,10 @@ int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n, const s
 int h5out_flush(sipd_h5out *out);
 /* Set/overwrite a string attribute on the root group (e.g. wall time, exit reason). */
 int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
+/* Set/overwrite a numeric root attribute: a scalar float64 or int64 (the numeric twins of the
+ * string attributes that hold counts and times, e.g. wall_time_seconds beside wall_time_s). */
+int h5out_set_attr_double(sipd_h5out *out, const char *name, double value);
+int h5out_set_attr_int(sipd_h5out *out, const char *name, long long value);
 int h5out_close(sipd_h5out *out);
 
 /* Before a fresh run writes `path` (and, with xdmf, its .xdmf sidecar): SIPD_OK when nothing is

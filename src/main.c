@@ -352,6 +352,7 @@ int main(int argc, char **argv)
         printf("# model: %d bodies, %d vertices, %d tets, %d surface triangles, %d colours, "
                "mass %.6g kg, bbox diagonal %.6g\n",
                model.nbodies, model.nv, model.nt, model.nf, model.ncolors, model.total_mass, model.bbox_diag);
+        model_print_bodies(stdout, &sc, &model);                 /* per body: kind, counts, box, Dirichlet */
         free(resolved);
         model_free(&model);
         scene_free(&sc);
@@ -442,6 +443,9 @@ int main(int argc, char **argv)
             else
                 snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck.frame, ck.t);
             h5out_set_attr(out, "resumed_from", note);
+            h5out_set_attr_int(out, "resumed_from_frame", ck.frame);
+            h5out_set_attr_int(out, "resumed_from_substep", ck.substep);
+            h5out_set_attr_double(out, "resumed_from_time", ck.t);
             h5out_set_attr(out, "exit_reason", "running");   /* until the run ends */
             if (ck.substep)
                 sipd_info("resuming from %s at frame %d, step %d of %d of frame %d", ckpt_path, ck.frame,
@@ -501,9 +505,17 @@ int main(int argc, char **argv)
             char buf[96];
             sipd_run_tally ta;
             long bad;
-            snprintf(buf, sizeof buf, "%.3f", sipd_now() - t0);
+            double wall = sipd_now() - t0;
+            snprintf(buf, sizeof buf, "%.3f", wall);
             h5out_set_attr(out, "wall_time_s", buf);
             driver_tally(&ta);
+            /* the tallies as numbers too (the strings below are a contract; a script reads these) */
+            h5out_set_attr_double(out, "wall_time_seconds", wall);
+            h5out_set_attr_int(out, "solves_total", ta.solves);
+            h5out_set_attr_int(out, "solves_converged", ta.by_status[SIPD_SOLVE_CONVERGED]);
+            h5out_set_attr_int(out, "solves_at_cap", ta.by_status[SIPD_SOLVE_AT_CAP]);
+            h5out_set_attr_int(out, "solves_stalled", ta.by_status[SIPD_SOLVE_STALLED]);
+            h5out_set_attr_int(out, "solves_diverged", ta.by_status[SIPD_SOLVE_DIVERGED]);
             bad = ta.solves - ta.by_status[SIPD_SOLVE_CONVERGED];
             snprintf(buf, sizeof buf, "%ld of %ld", ta.by_status[SIPD_SOLVE_AT_CAP], ta.solves);
             h5out_set_attr(out, "solves_at_iteration_cap", buf);
@@ -514,8 +526,10 @@ int main(int argc, char **argv)
             h5out_set_attr(out, "solves_by_status", buf);
             snprintf(buf, sizeof buf, "%.6g", bad > 0 ? ta.worst_residual : 0.0);
             h5out_set_attr(out, "worst_relative_residual", buf);
+            h5out_set_attr_double(out, "worst_residual", bad > 0 ? ta.worst_residual : 0.0);
             snprintf(buf, sizeof buf, "%.6g", ta.momentum_max);
             h5out_set_attr(out, "max_momentum_error_Ns", buf);
+            h5out_set_attr_double(out, "max_momentum_error", ta.momentum_max);
             if (bad > 0)
                 sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
                           "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "

@@ -44,6 +44,9 @@ int mesh_load_tetgen(const char *base, sipd_mesh *m);
 int mesh_load_obj(const char *path, sipd_mesh *m);
 /* 1 when `path` names one mesh file (.msh, .obj), 0 for a TetGen base name. */
 int mesh_single_file(const char *path);
+/* The formats mesh_load reads, for messages. */
+#define MESH_FORMATS "gmsh .msh (2.2 and 4.1, ASCII or binary), Wavefront .obj, and TetGen .node/.ele[/.face] " \
+                     "named by their base name (mesh = \"part.1\" for part.1.node and part.1.ele)"
 void mesh_free(sipd_mesh *m);
 
 #endif

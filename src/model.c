@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "initpos.h"
 #include "mesh.h"
@@ -45,6 +46,7 @@ void model_free(sipd_model *m)
     free(m->crad);
     free(m->cedges);
     free(m->cval);
+    free(m->bodies);
     for (int g = 0; g < m->ngroups; g++)
         if (m->groups[g].kind != SIPD_KIND_TET) {   /* the tet group points at tets, Bm, vol, tet_mat */
             free(m->groups[g].v);
@@ -326,13 +328,13 @@ static int check_body_kind(const sipd_scene *sc, int b, const sipd_mesh *me)
 
 static int push_spring(const sipd_scene *sc, int b, sipd_model *m, grow_group *ed, int va, int vb, double *Lout);
 
-/* Unique edges of nf triangles (0-based, offset vo) as springs. */
-static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+/* The 3 nf edges of nf triangles as (min, max) vertex pairs, sorted (cmp_edge); NULL when out of
+ * memory.  An edge appears once per triangle that has it. */
+static int *tri_edges_sorted(const int *tris, int nf)
 {
-    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
-    double L;
+    int *E = sipd_malloc(((size_t)nf * 6 + 2) * sizeof(int)), n = 0, i, k;
     if (!E)
-        return SIPD_EFAIL;
+        return NULL;
     for (i = 0; i < nf; i++)
         for (k = 0; k < 3; k++) {
             int a = tris[3 * i + k], c = tris[3 * i + (k + 1) % 3];
@@ -341,6 +343,16 @@ static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int
             n++;
         }
     qsort(E, (size_t)n, 2 * sizeof(int), cmp_edge);
+    return E;
+}
+
+/* Unique edges of nf triangles (0-based, offset vo) as springs. */
+static int tri_springs(const sipd_scene *sc, int b, const int *tris, int nf, int vo, sipd_model *m, grow_group *ed)
+{
+    int *E = tri_edges_sorted(tris, nf), n = 3 * nf, i, rc = SIPD_OK;
+    double L;
+    if (!E)
+        return SIPD_EFAIL;
     for (i = 0; i < n && rc == SIPD_OK; i++)
         if (i == 0 || cmp_edge(E + 2 * i, E + 2 * (i - 1)) != 0)
             rc = push_spring(sc, b, m, ed, vo + E[2 * i], vo + E[2 * i + 1], &L);
@@ -559,6 +571,131 @@ int model_build(const sipd_scene *sc, sipd_model *m)
     return rc;
 }
 
+/* ---- what each body became: the --dry-run summary and the warnings about silent mistakes ---- */
+
+static const char *body_file(const sipd_scene *sc, const sipd_scene_body *bd)
+{
+    return bd->file ? bd->file : sc->path;
+}
+
+/* Body b's kind, vertices, bounding box (of its initial positions) and Dirichlet counts so far
+ * (pin and move boxes; massless vertices and an obstacle's motion are added later). */
+static void body_summary(int b, const sipd_mesh *me, int kind, int vo, sipd_model *m)
+{
+    sipd_model_body *sb = &m->bodies[b];
+    int i, k;
+    sb->kind = kind;
+    sb->v0 = vo;
+    sb->nv = me->nv;
+    for (k = 0; k < 3; k++) {
+        sb->lo[k] = me->nv ? INFINITY : 0;
+        sb->hi[k] = me->nv ? -INFINITY : 0;
+    }
+    for (i = vo; i < vo + me->nv; i++) {
+        for (k = 0; k < 3; k++) {
+            sb->lo[k] = fmin(sb->lo[k], m->X0[3 * i + k]);
+            sb->hi[k] = fmax(sb->hi[k], m->X0[3 * i + k]);
+        }
+        sb->npinned += m->fixed[i] == 1;
+        sb->nmoved += m->fixed[i] == 2;
+    }
+}
+
+/* Box k of kind which (0 pin, 1 move) of body b holds no vertex: it does nothing, which is
+ * almost always a box in the wrong place or the wrong units. */
+static void warn_empty_box(const sipd_scene *sc, int b, int which, int k, const sipd_scene_box *box,
+                           const sipd_model_body *sb)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const char *file = bd->box_file[which][k] ? bd->box_file[which][k] : body_file(sc, bd);
+    int line = bd->box_line[which][k] > 0 ? bd->box_line[which][k] : bd->line;
+    char key[64];
+    if (bd->box_list[which])
+        snprintf(key, sizeof key, "bodies[%d].%s[%d]", b, which ? "move" : "pin", k);
+    else
+        snprintf(key, sizeof key, "bodies[%d].%s", b, which ? "move" : "pin");
+    sipd_error_at(file, line, "warning: %s: the box [%g, %g, %g] to [%g, %g, %g] holds no vertex of the body (its "
+                  "vertices span [%g, %g, %g] to [%g, %g, %g] at t = 0, after translate, rotate_deg and scale): it "
+                  "%s nothing", key, box->box_min[0], box->box_min[1], box->box_min[2], box->box_max[0],
+                  box->box_max[1], box->box_max[2], sb->lo[0], sb->lo[1], sb->lo[2], sb->hi[0], sb->hi[1], sb->hi[2],
+                  which ? "moves" : "pins");
+}
+
+/* 1 when nf > 0 triangles close a surface: every edge belongs to exactly two of them. */
+static int surface_closed(const int *tris, int nf)
+{
+    int *E, n = 3 * nf, i, closed = nf >= 4;
+    if (!closed || !(E = tri_edges_sorted(tris, nf)))   /* (out of memory: no warning) */
+        return 0;
+    for (i = 0; i < n && closed;) {
+        int j = i;
+        while (j < n && cmp_edge(E + 2 * j, E + 2 * i) == 0) j++;
+        closed = j - i == 2;
+        i = j;
+    }
+    free(E);
+    return closed;
+}
+
+/* A triangle mesh whose triangles close a surface, with elements = "auto": it becomes a hollow
+ * shell, where a user who meshed a solid's boundary (gmsh -2, an STL exported as OBJ) meant a
+ * solid. */
+static void warn_closed_shell(const sipd_scene *sc, int b)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    size_t n = strlen(bd->mesh);
+    int msh = n >= 4 && strcasecmp(bd->mesh + n - 4, ".msh") == 0;
+    sipd_error_at(body_file(sc, bd), bd->line,
+                  "warning: bodies[%d]: %s holds triangles and no tetrahedra, and they close a surface: with elements = "
+                  "\"auto\" the body is a hollow shell %g m thick, not a solid. For a solid, %s; if a shell is meant, "
+                  "write elements = \"shell\" (and this warning goes)", b, bd->mesh, bd->thickness,
+                  msh ? "mesh the volume (gmsh -3: a .geo needs a Volume, e.g. a Surface Loop and a Volume on it)"
+                      : "tetrahedralise the surface (e.g. as .stl or .off with tetgen -pq1.414, then mesh = the TetGen "
+                        "base name)");
+}
+
+void model_print_bodies(FILE *f, const sipd_scene *sc, const sipd_model *m)
+{
+    static const char *const kind_name[] = {"auto", "solid", "shell", "springs", "rod"};
+    int b, g, e;
+    for (b = 0; b < m->nbodies && m->bodies; b++) {
+        const sipd_model_body *sb = &m->bodies[b];
+        const sipd_scene_body *bd = &sc->bodies[b];
+        long count[SIPD_KIND_COUNT], nsurf = 0;
+        for (g = 0; g < SIPD_KIND_COUNT; g++) count[g] = 0;
+        for (g = 0; g < m->ngroups; g++) {   /* an element belongs to the body of its first corner */
+            const sipd_elem_group *G = &m->groups[g];
+            for (e = 0; e < G->ne; e++) count[G->kind] += m->body[G->v[(size_t)G->nc * e]] == b;
+        }
+        for (e = 0; e < m->nf; e++) nsurf += m->body[m->tris[3 * e]] == b;
+        fprintf(f, "# bodies[%d]: %s%s, %d vertices", b, kind_name[sb->kind >= 0 && sb->kind <= 4 ? sb->kind : 0],
+                bd->obstacle ? " obstacle (rigid, kinematic)" : "", sb->nv);
+        switch (sb->kind) {
+        case SIPD_ELEMENTS_SOLID:
+            fprintf(f, ", %ld tets, %ld surface triangles", count[SIPD_KIND_TET], nsurf);
+            break;
+        case SIPD_ELEMENTS_SHELL:
+            fprintf(f, ", %ld triangles", count[SIPD_KIND_TRI]);
+            if (count[SIPD_KIND_MIDEDGE])
+                fprintf(f, ", %ld mid-edge bending elements", count[SIPD_KIND_MIDEDGE]);
+            else
+                fprintf(f, ", %ld bending hinges", count[SIPD_KIND_HINGE]);
+            break;
+        case SIPD_ELEMENTS_SPRINGS:
+            fprintf(f, ", %ld springs", count[SIPD_KIND_EDGE]);
+            break;
+        case SIPD_ELEMENTS_ROD:
+            fprintf(f, ", %ld segments, %ld bending vertices", count[SIPD_KIND_EDGE], count[SIPD_KIND_ROD_BEND]);
+            break;
+        }
+        fprintf(f, ", bbox [%.6g, %.6g, %.6g] to [%.6g, %.6g, %.6g], %d pinned, %d moved", sb->lo[0], sb->lo[1],
+                sb->lo[2], sb->hi[0], sb->hi[1], sb->hi[2], sb->npinned, sb->nmoved);
+        if (sb->nfree_massless)
+            fprintf(f, ", %d in no element (held fixed)", sb->nfree_massless);
+        fputc('\n', f);
+    }
+}
+
 /* The contact half-thickness of every vertex and the collision edges of line meshes (model.h:
  * crad, crad_max, cedges).  A body's contact thickness τ: contact.thickness when set, else
  * max(t, d̂/2) for a shell (and springs of a triangle mesh), max(2r, d̂/2) for a rod (and
@@ -649,8 +786,9 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     m->fixed = sipd_calloc((size_t)m->nv, 1);
     m->move_of = sipd_malloc((size_t)m->nv * sizeof(int));
     m->motions = sipd_calloc((size_t)m->nmotions + 1, sizeof(sipd_motion));
+    m->bodies = sipd_calloc((size_t)m->nbodies, sizeof *m->bodies);
     if (!m->X || !m->X0 || !m->V0 || !m->tets || !m->tris || !m->body || !m->mass || !m->Bm || !m->vol ||
-        !m->tet_mat || !m->mats || !m->fixed || !m->move_of || !m->motions) {
+        !m->tet_mat || !m->mats || !m->fixed || !m->move_of || !m->motions || !m->bodies) {
         rc = SIPD_EFAIL;
         goto done;
     }
@@ -765,16 +903,33 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
                 for (k = 0; k < 3; k++)
                     m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
         /* Dirichlet boxes: move boxes take precedence over pin boxes. */
-        for (i = 0; i < me->nv; i++) {
-            const double *p = m->X0 + 3 * (vo + i);
+        {
+            int held[2][SIPD_MAX_BOXES];
+            memset(held, 0, sizeof held);
+            for (i = 0; i < me->nv; i++) {
+                const double *p = m->X0 + 3 * (vo + i);
+                for (k = 0; k < bd->npin; k++)
+                    if (in_box(&bd->pin[k], p)) {
+                        m->fixed[vo + i] = 1;
+                        held[0][k]++;
+                    }
+                for (k = 0; k < bd->nmove; k++)
+                    if (in_box(&bd->move[k].box, p)) {
+                        m->fixed[vo + i] = 2;
+                        m->move_of[vo + i] = mo + k;
+                        held[1][k]++;
+                    }
+            }
+            body_summary(b, me, bk, vo, m);
             for (k = 0; k < bd->npin; k++)
-                if (in_box(&bd->pin[k], p))
-                    m->fixed[vo + i] = 1;
+                if (!held[0][k])
+                    warn_empty_box(sc, b, 0, k, &bd->pin[k], &m->bodies[b]);
             for (k = 0; k < bd->nmove; k++)
-                if (in_box(&bd->move[k].box, p)) {
-                    m->fixed[vo + i] = 2;
-                    m->move_of[vo + i] = mo + k;
-                }
+                if (!held[1][k])
+                    warn_empty_box(sc, b, 1, k, &bd->move[k].box, &m->bodies[b]);
+            if (bd->elements == SIPD_ELEMENTS_AUTO && bd->gen_shape == SIPD_GEN_NONE && mesh_dim(me) == 2 &&
+                surface_closed(me->tris, me->nf))
+                warn_closed_shell(sc, b);
         }
         for (k = 0; k < bd->nmove; k++) {
             memcpy(m->motions[mo + k].center, bd->move[k].center, sizeof(double) * 3);
@@ -784,6 +939,7 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         mo += bd->nmove;
         if (bd->obstacle) {   /* rigid, kinematic: every vertex follows the body's motion */
             sipd_motion *mv = &m->motions[mo++];
+            m->bodies[b].nmoved = me->nv;
             for (k = 0; k < 3; k++) {
                 mv->center[k] = bd->center_set ? bd->center[k] : bc[k];
                 mv->velocity[k] = bd->velocity[k];
@@ -802,6 +958,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
         goto done;
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */
     for (i = 0; i < m->nv; i++) {
+        if (m->mass[i] <= 0 && !m->fixed[i])
+            m->bodies[m->body[i]].nfree_massless++;
         if (m->mass[i] <= 0)
             m->fixed[i] = m->fixed[i] ? m->fixed[i] : 1;
         m->total_mass += m->mass[i];

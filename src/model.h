@@ -26,8 +26,19 @@ typedef struct {
     int *mat;        /* ne material index                                            */
 } sipd_elem_group;
 
+/* What body b became (model.bodies[b]; the --dry-run summary, model_print_bodies). */
+typedef struct {
+    int kind;              /* sipd_body_elements, "auto" resolved from the mesh             */
+    int v0, nv;            /* its vertices are [v0, v0 + nv)                                */
+    double lo[3], hi[3];   /* bounding box of its initial positions (where boxes select)   */
+    int npinned, nmoved;   /* vertices held by its pin boxes, moved by its move boxes (an
+                              obstacle: all)                                              */
+    int nfree_massless;    /* vertices in no element (no mass: held where they are)        */
+} sipd_model_body;
+
 typedef struct {
     int nv, nt, nf, nbodies;
+    sipd_model_body *bodies;   /* nbodies */
     double *X;       /* nv*3 rest positions (world)                                */
     double *X0;      /* nv*3 initial positions (rest unless initial_stretch or
                         initial_positions is set)                                   */
@@ -85,6 +96,9 @@ int model_build(const sipd_scene *sc, sipd_model *m);
 /* The same from meshes already in memory (one per scene body; bodies[].mesh unused). */
 int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m);
 void model_free(sipd_model *m);
+/* One comment line per body ("# bodies[0]: solid, 99 vertices, 240 tets, ..."): kind, vertices,
+ * elements, bounding box, pinned and moved vertices (--dry-run). */
+void model_print_bodies(FILE *f, const sipd_scene *sc, const sipd_model *m);
 /* The most corners of an element of m (its groups' nc; 4 for a tets-only model, 12 with mid-edge
  * bending): the width of Newton's pattern (model_pattern_elements, bsr_pattern's k), so that a
  * model without 12-corner elements does not pay for them. */

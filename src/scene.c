@@ -30,6 +30,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,6 +205,38 @@ typedef struct {
     int line0;          /* its line in that file                                       */
 } text_piece;
 
+/* The scanner's view of the scene's structure, kept as it reads (it is no parser: libconfig
+ * parses the text afterwards).  It knows which setting a value belongs to, as a dotted key
+ * ("bodies[0].pin.box_min"), so that two of libconfig's errors can name their key:
+ *  - an array whose elements differ in type ([0.0, -9, 0.0]): libconfig says only "mismatched
+ *    element type in array"; the scanner refuses it first, naming the key and the element;
+ *  - any other parse error (syntax error, duplicate setting name): libconfig gives a line;
+ *    scene_text_keys() scans the text again and names the settings that start on that line
+ *    (or, with none, the setting that is open there). */
+#define SCAN_DEPTH 32
+enum { SCAN_INT = 1, SCAN_FLOAT, SCAN_STRING, SCAN_BOOL };
+
+typedef struct {
+    char label[KEYLEN];   /* a setting's name, or "[i]" for element i of a list or array */
+    char open;            /* '{', '(' or '['                                              */
+    int index;            /* list, array: the element being read (commas so far)          */
+    int elem_type;        /* array: the type of its first element (0: none yet)           */
+    int elem_index;       /* array: the index of that element                             */
+    char elem_text[48];   /* array: that element's text                                   */
+} scan_level;
+
+typedef struct {
+    int in_comment, in_string;
+    char name[KEYLEN];    /* the last name seen (for messages)                            */
+    char pending[KEYLEN]; /* the setting whose value comes next ("": none)                */
+    scan_level lev[SCAN_DEPTH];
+    int depth;            /* open groups, lists and arrays (past SCAN_DEPTH only counted) */
+    int silent;           /* a second pass: report nothing                                */
+    int qline;            /* scene_text_keys: the line asked about, its keys              */
+    char qkeys[600];
+    char qopen[KEYLEN];
+} scan_state;
+
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -213,9 +246,7 @@ typedef struct {
     char **files;
     int nfiles;
     size_t bytes;       /* bytes read, all files                                       */
-    /* scanner state, carried across lines and files */
-    int in_comment, in_string;
-    char name[KEYLEN];  /* the last setting name seen (for messages)                    */
+    scan_state scan;    /* scanner state, carried across lines and files               */
     char *top;          /* the scene file's own text, as read                           */
 } scene_text;
 
@@ -296,8 +327,83 @@ static int is_name_char(int c)
     return is_name_start(c) || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
+/* The dotted key of the open containers, then `leaf` (NULL or "": none), into out[KEYLEN]. */
+static void scan_path(const scan_state *s, const char *leaf, char *out)
+{
+    int d, n = s->depth < SCAN_DEPTH ? s->depth : SCAN_DEPTH;
+    size_t len = 0;
+    for (d = 0; d <= n; d++) {
+        const char *l = d < n ? s->lev[d].label : leaf;
+        if (!l || !l[0])
+            continue;
+        if (len && l[0] != '[' && len + 1 < KEYLEN)
+            out[len++] = '.';
+        for (; *l && len + 1 < KEYLEN; l++)   /* (a key this deep is unreadable anyway: truncation is fine) */
+            out[len++] = *l;
+    }
+    out[len] = '\0';
+}
+
+/* A setting `name` starts on `line`: it is the pending one; on the line asked about, note its
+ * key (a key that extends the one noted last replaces it: "time", "time.dt" -> "time.dt"). */
+static void scan_setting(scan_state *s, int line, const char *name)
+{
+    snprintf(s->pending, sizeof s->pending, "%s", name);
+    if (s->qline > 0 && line == s->qline) {
+        char key[KEYLEN], *last = strrchr(s->qkeys, '\n');
+        size_t ll;
+        scan_path(s, name, key);
+        last = last ? last + 1 : s->qkeys;
+        ll = strlen(last);
+        if (ll && strncmp(key, last, ll) == 0 && (key[ll] == '.' || key[ll] == '['))
+            *last = '\0';
+        else if (s->qkeys[0] && strlen(s->qkeys) + 1 < sizeof s->qkeys)
+            strcat(s->qkeys, "\n");
+        strncat(s->qkeys, key, sizeof s->qkeys - strlen(s->qkeys) - 1);
+    }
+}
+
+static const char *scan_type_name(int type)
+{
+    return type == SCAN_INT ? "an integer" : type == SCAN_FLOAT ? "a float" : type == SCAN_STRING ? "a string" : "a boolean";
+}
+
+/* A scalar value (its text tok): in an array, its type must be that of the first element. */
+static int scan_value(scan_state *s, const char *file, int line, int type, const char *tok, size_t n)
+{
+    scan_level *a = s->depth > 0 && s->depth <= SCAN_DEPTH ? &s->lev[s->depth - 1] : NULL;
+    s->pending[0] = '\0';
+    if (!a || a->open != '[')
+        return SIPD_OK;
+    if (!a->elem_type) {
+        a->elem_type = type;
+        a->elem_index = a->index;
+        snprintf(a->elem_text, sizeof a->elem_text, "%.*s", (int)(n < 40 ? n : 40), tok);
+        return SIPD_OK;
+    }
+    if (a->elem_type == type || s->silent)
+        return SIPD_OK;
+    {
+        char key[KEYLEN], fix[96] = "";
+        const char *itok = type == SCAN_INT ? tok : a->elem_type == SCAN_INT ? a->elem_text : NULL;
+        size_t in = type == SCAN_INT ? n : itok ? strlen(itok) : 0;
+        int both_numbers = (type == SCAN_INT || type == SCAN_FLOAT) &&
+                           (a->elem_type == SCAN_INT || a->elem_type == SCAN_FLOAT);
+        if (both_numbers && itok && in < 40 && !memchr(itok, 'x', in) && !memchr(itok, 'X', in) && itok[in - 1] != 'L')
+            snprintf(fix, sizeof fix, " (write %.*s.0)", (int)in, itok);
+        s->depth--;   /* the key is the array's own */
+        scan_path(s, a->label, key);
+        s->depth++;
+        sipd_error_at(file, line, "%s: element %d (%.*s) is %s but element %d (%s) is %s: the elements of an "
+                      "array [ ... ] share one type%s", key, a->index, (int)(n < 40 ? n : 40), tok, scan_type_name(type),
+                      a->elem_index, a->elem_text, scan_type_name(a->elem_type),
+                      both_numbers ? (fix[0] ? fix : " (write every number with a decimal point)") : "");
+        return SIPD_EINPUT;
+    }
+}
+
 /* One number token of libconfig's grammar; integers without the L suffix must fit in 32 bits. */
-static int text_number(scene_text *t, const char *file, int line, const char *s, size_t n)
+static int text_number(scan_state *t, const char *file, int line, const char *s, size_t n)
 {
     char tok[96];
     int hex, i0 = (s[0] == '-' || s[0] == '+');
@@ -307,27 +413,33 @@ static int text_number(scene_text *t, const char *file, int line, const char *s,
     tok[n] = '\0';
     hex = tok[i0] == '0' && (tok[i0 + 1] == 'x' || tok[i0 + 1] == 'X');
     if (!hex && strpbrk(tok, ".eE"))
-        return SIPD_OK; /* a float */
+        return scan_value(t, file, line, SCAN_FLOAT, s, n);
     if (n > 0 && tok[n - 1] == 'L')
-        return SIPD_OK; /* a 64-bit literal: range-checked where it is used */
+        return scan_value(t, file, line, SCAN_INT, s, n); /* a 64-bit literal: range-checked where it is used */
     errno = 0;
     char *end;
     long long v = strtoll(tok, &end, hex ? 16 : 10);
     if (*end != '\0')
         return SIPD_OK; /* not a number libconfig accepts: its parser reports it */
-    if (errno == ERANGE || v > INT_MAX || v < INT_MIN || (hex && v < 0)) {
+    if ((errno == ERANGE || v > INT_MAX || v < INT_MIN || (hex && v < 0)) && !t->silent) {
+        char key[KEYLEN];
+        scan_path(t, t->pending, key);
         sipd_error_at(file, line, "%s: integer %s is out of range (integers are at most %d; libconfig "
                       "keeps them in 32 bits and would silently wrap this one)",
-                      t->name[0] ? t->name : "value", tok, INT_MAX);
+                      key[0] ? key : t->name[0] ? t->name : "value", tok, INT_MAX);
         return SIPD_EINPUT;
     }
-    return SIPD_OK;
+    return scan_value(t, file, line, SCAN_INT, s, n);
 }
 
-/* Scan one line (without its newline) for comments, strings, names and numbers. */
-static int text_scan_line(scene_text *t, const char *file, int line, const char *s, size_t n)
+/* Scan one line (without its newline) for comments, strings, names, numbers and the brackets
+ * and separators that give the scene its structure (scan_state). */
+static int text_scan_line(scan_state *t, const char *file, int line, const char *s, size_t n)
 {
     size_t i = 0;
+    int rc;
+    if (t->qline > 0 && line == t->qline)
+        scan_path(t, t->pending, t->qopen);
     while (i < n) {
         char c = s[i];
         if (t->in_comment) {
@@ -351,16 +463,28 @@ static int text_scan_line(scene_text *t, const char *file, int line, const char 
             t->in_comment = 1;
             i += 2;
         } else if (c == '"') {
+            size_t j = i + 1;   /* (the string's text on this line, for a message) */
+            while (j < n && s[j] != '"')
+                j += s[j] == '\\' ? 2 : 1;
             t->in_string = 1;
+            if ((rc = scan_value(t, file, line, SCAN_STRING, s + i, (j < n ? j + 1 : n) - i)))
+                return rc;
             i++;
         } else if (is_name_start((unsigned char)c)) {
-            size_t j = i;
+            size_t j = i, k;
             while (j < n && is_name_char((unsigned char)s[j]))
                 j++;
             if (j - i < sizeof t->name) {
                 memcpy(t->name, s + i, j - i);
                 t->name[j - i] = '\0';
             }
+            for (k = j; k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'); k++)
+                ;
+            if (k < n && (s[k] == '=' || s[k] == ':'))
+                scan_setting(t, line, j - i < sizeof t->name ? t->name : "?");
+            else if ((j - i == 4 && strncasecmp(s + i, "true", 4) == 0) || (j - i == 5 && strncasecmp(s + i, "false", 5) == 0))
+                if ((rc = scan_value(t, file, line, SCAN_BOOL, s + i, j - i)))
+                    return rc;
             i = j;
         } else if ((c >= '0' && c <= '9') || c == '.' ||
                    ((c == '-' || c == '+') && i + 1 < n && ((s[i + 1] >= '0' && s[i + 1] <= '9') || s[i + 1] == '.'))) {
@@ -368,15 +492,74 @@ static int text_scan_line(scene_text *t, const char *file, int line, const char 
             while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '.' ||
                              ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
                 j++;
-            int rc = text_number(t, file, line, s + i, j - i);
-            if (rc)
+            if ((rc = text_number(t, file, line, s + i, j - i)))
                 return rc;
             i = j;
+        } else if (c == '{' || c == '(' || c == '[') {
+            if (t->depth < SCAN_DEPTH) {
+                scan_level *l = &t->lev[t->depth];
+                const scan_level *up = t->depth > 0 ? &t->lev[t->depth - 1] : NULL;
+                if (t->pending[0])
+                    snprintf(l->label, sizeof l->label, "%s", t->pending);
+                else if (up && up->open != '{')
+                    snprintf(l->label, sizeof l->label, "[%d]", up->index);
+                else
+                    strcpy(l->label, "?");
+                l->open = c;
+                l->index = 0;
+                l->elem_type = 0;
+            }
+            t->depth++;
+            t->pending[0] = '\0';
+            i++;
+        } else if (c == '}' || c == ')' || c == ']') {
+            if (t->depth > 0)
+                t->depth--;
+            t->pending[0] = '\0';
+            i++;
+        } else if (c == ',') {
+            if (t->depth > 0 && t->depth <= SCAN_DEPTH && t->lev[t->depth - 1].open != '{')
+                t->lev[t->depth - 1].index++;
+            t->pending[0] = '\0';
+            i++;
         } else {
+            if (c == ';')
+                t->pending[0] = '\0';
             i++;
         }
     }
     return SIPD_OK;
+}
+
+/* The keys of the settings that start on line `line` of the expanded text, joined by " or "
+ * (with none, the setting open there; "" when there is none either). */
+static void scene_text_keys(const scene_text *t, int line, char *out, size_t n)
+{
+    scan_state *q = sipd_calloc(1, sizeof *q);
+    const char *p = t->buf ? t->buf : "";
+    int l;
+    out[0] = '\0';
+    if (!q)
+        return;
+    q->silent = 1;
+    q->qline = line;
+    for (l = 1; l <= line && *p; l++) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        text_scan_line(q, NULL, l, p, len);
+        p += len + (e != NULL);
+    }
+    if (q->qkeys[0]) {
+        char *k, *save = NULL;
+        for (k = strtok_r(q->qkeys, "\n", &save); k; k = strtok_r(NULL, "\n", &save)) {
+            if (out[0])
+                strncat(out, " or ", n - strlen(out) - 1);
+            strncat(out, k, n - strlen(out) - 1);
+        }
+    } else {
+        snprintf(out, n, "%s", q->qopen);
+    }
+    free(q);
 }
 
 static int text_add_file(scene_text *t, const char *path, const char *dir, const char *from, int from_line,
@@ -509,7 +692,7 @@ static int text_add_file(scene_text *t, const char *path, const char *dir, const
             rc = SIPD_EINPUT;
             break;
         }
-        if (!t->in_comment && !t->in_string && (rc = text_include_line(path, line, s, len, &inc)))
+        if (!t->scan.in_comment && !t->scan.in_string && (rc = text_include_line(path, line, s, len, &inc)))
             break;
         if (inc) {
             char *ip = sipd_path_join(dir, inc);
@@ -528,7 +711,7 @@ static int text_add_file(scene_text *t, const char *path, const char *dir, const
             free(inc);
             continue;
         }
-        if ((rc = text_scan_line(t, path, line, s, len)) || (rc = text_append(t, s, len)) ||
+        if ((rc = text_scan_line(&t->scan, path, line, s, len)) || (rc = text_append(t, s, len)) ||
             (rc = text_append(t, "\n", 1)))
             break;
         t->lines++;
@@ -572,6 +755,16 @@ static const char *setting_file(const sipd_scene *sc, const config_setting_t *s)
                 return f;
             break;
         }
+    return sc->path;
+}
+
+/* The file of setting s as one of sc->inputs (which live as long as the scene). */
+static const char *setting_input(const sipd_scene *sc, const config_setting_t *s)
+{
+    const char *f = setting_file(sc, s);
+    for (int i = 0; f && i < sc->ninputs; i++)
+        if (strcmp(sc->inputs[i], f) == 0)
+            return sc->inputs[i];
     return sc->path;
 }
 
@@ -1140,6 +1333,9 @@ static int load_boxes(sipd_scene *sc, const config_setting_t *body, const char *
                        type_name(config_setting_type(g)));
         if ((rc = check_keys(sc, g, path, is_move ? move_keys : pin_keys)))
             return rc;
+        b->box_file[is_move][i] = setting_input(sc, g);
+        b->box_line[is_move][i] = setting_line(sc, g);
+        b->box_list[is_move] = !single;
         if (!is_move) {
             if ((rc = load_box(sc, g, path, &b->pin[i])))
                 return rc;
@@ -1158,6 +1354,52 @@ static int load_boxes(sipd_scene *sc, const config_setting_t *body, const char *
         b->nmove = i + 1;
     }
     return SIPD_OK;
+}
+
+/* Why mesh path p (not a .msh or .obj, and no TetGen base name: p.node or p.ele is missing)
+ * cannot be a mesh: 1 a file of another format (p exists, or its extension is a mesh format
+ * sipd-run does not read), 2 a TetGen file named with its extension (p.node/.ele/.face where the
+ * base's .node exists), 0 neither (a TetGen base name whose files are missing). */
+static int mesh_name_problem(const char *p)
+{
+    static const char *const other[] = {".vtk", ".vtu", ".vtp", ".stl", ".ply", ".off", ".mesh", ".meshb", ".inp",
+                                        ".med", ".unv", ".xdmf", ".xmf", ".h5", ".exo", ".e", ".cgns", ".su2",
+                                        ".bdf", ".nas", ".dat", ".step", ".stp", ".iges", ".igs", ".brep", ".geo",
+                                        ".poly", ".smesh", NULL};
+    const char *slash = strrchr(p, '/'), *dot = strrchr(slash ? slash : p, '.');
+    if (dot && (ends_with(p, ".node") || ends_with(p, ".ele") || ends_with(p, ".face"))) {
+        size_t n = (size_t)(dot - p);
+        char *q = sipd_malloc(n + 6);
+        int tet = 0;
+        if (q) {
+            memcpy(q, p, n);
+            strcpy(q + n, ".node");
+            tet = is_file(q);
+            free(q);
+        }
+        if (tet)
+            return 2;
+    }
+    if (is_file(p))
+        return 1;
+    for (int k = 0; dot && other[k]; k++)
+        if (strcasecmp(dot, other[k]) == 0)
+            return 1;
+    return 0;
+}
+
+/* How to turn mesh file p of another format into one sipd-run reads. */
+static const char *mesh_convert_hint(const char *p)
+{
+    static const char *const surface[] = {".stl", ".off", ".ply", ".poly", ".smesh", NULL};
+    const char *slash = strrchr(p, '/'), *dot = strrchr(slash ? slash : p, '.');
+    if (dot && strcasecmp(dot, ".geo") == 0)
+        return "mesh the geometry first: gmsh -3 FILE.geo -format msh41 -o FILE.msh (-2 for a surface)";
+    for (int k = 0; dot && surface[k]; k++)
+        if (strcasecmp(dot, surface[k]) == 0)
+            return "for a solid, tetrahedralise it: tetgen -pq1.414 FILE, then mesh = \"FILE.1\" (the base name); for a "
+                   "shell, convert it to .obj or .msh";
+    return "convert it to .msh, e.g. with meshio (docs/troubleshooting.md)";
 }
 
 /* mesh: a .msh or .obj file, or a TetGen base name whose .node and .ele exist. */
@@ -1188,6 +1430,18 @@ static int resolve_mesh(sipd_scene *sc, const config_setting_t *g, const char *b
             memcpy(q, p, n);
             strcpy(q + n, ext[k]);
             if (!is_file(q)) {
+                int why = mesh_name_problem(p);
+                if (why) {   /* not a TetGen base name: a file of another format, or a TetGen file */
+                    if (why == 2)
+                        err(sc, s, key, "'%s' is a TetGen file: give the base name without .node/.ele/.face "
+                            "(mesh = \"%.*s\")", p, (int)(strlen(mesh) - strlen(strrchr(mesh, '.'))), mesh);
+                    else
+                        err(sc, s, key, "unsupported mesh format: '%s' (sipd-run reads " MESH_FORMATS "); %s", p,
+                            mesh_convert_hint(p));
+                    free(q);
+                    free(p);
+                    return SIPD_EINPUT;
+                }
                 err(sc, s, key,
                     "TetGen mesh '%s' not found: '%s' %s (mesh is a .msh or .obj file or a "
                     "TetGen base name with .node and .ele files)",
@@ -1272,6 +1526,7 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
                        type_name(config_setting_type(g)));
         sc->nbodies = i + 1; /* counted before anything is owned, so scene_free sees it */
         b->line = setting_line(sc, g);
+        b->file = setting_input(sc, g);
         b->scale = 1.0;
         b->initial_stretch[0] = b->initial_stretch[1] = b->initial_stretch[2] = 1.0;
         b->radius = 0.001;
@@ -1599,7 +1854,12 @@ int scene_load(const char *path, sipd_scene *sc)
     if (!config_read_string(&cf, st.buf ? st.buf : "")) {
         int line = config_error_line(&cf);
         const char *f = text_locate(&st, line, &line);
-        sipd_error_at(f ? f : path, line, "%s", config_error_text(&cf));
+        char keys[512];
+        scene_text_keys(&st, config_error_line(&cf), keys, sizeof keys);   /* libconfig names no key */
+        if (keys[0])
+            sipd_error_at(f ? f : path, line, "%s: %s", keys, config_error_text(&cf));
+        else
+            sipd_error_at(f ? f : path, line, "%s", config_error_text(&cf));
         rc = SIPD_EINPUT;
     } else {
         rc = load_root(sc, config_root_setting(&cf));

@@ -113,6 +113,13 @@ typedef struct {
     double gen_size[2];           /* cloth: m, default [1, 1]                         */
     int gen_cells[2];             /* cloth: default [20, 20]                          */
     int line;
+    /* where the body and its boxes were written (for warnings; file: one of sipd_scene.inputs,
+       NULL for a body made in code: the scene's path and the body's line stand in).  Box k of
+       pin (0) or move (1): box_file[0][k], box_line[0][k]; box_list[i]: written as a list */
+    const char *file;
+    const char *box_file[2][SIPD_MAX_BOXES];
+    int box_line[2][SIPD_MAX_BOXES];
+    int box_list[2];
 } sipd_scene_body;
 
 typedef struct {

@@ -73,6 +73,86 @@ dry_run)
   grep -q "line_search = \"auto\";" "$tmp/out" || fail "dry-run does not print line_search"
   grep -q "# model: 1 bodies, 99 vertices, 240 tets" "$tmp/out" || fail "dry-run model summary: $(tail -1 "$tmp/out")"
   [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"
+  # the per-body summary, against counts taken from the mesh files themselves: vertices (.node
+  # header), tets (.ele header), surface triangles (.face header), bounding box of the nodes,
+  # pinned = the nodes in the pin box |x| <= 0.01 (cantilever.cfg), nothing moved
+  m=$src/scenes/meshes/beam
+  nv=$(awk '!/^#/ && NF {print $1; exit}' "$m.node"); nt=$(awk '!/^#/ && NF {print $1; exit}' "$m.ele")
+  nf=$(awk '!/^#/ && NF {print $1; exit}' "$m.face")
+  box=$(awk '!/^#/ && NF { if (h++ == 0) next; for (k = 2; k <= 4; k++) { if (!(k in lo) || $k < lo[k]) lo[k] = $k;
+             if (!(k in hi) || $k > hi[k]) hi[k] = $k } }
+             END { printf "[%.6g, %.6g, %.6g] to [%.6g, %.6g, %.6g]", lo[2], lo[3], lo[4], hi[2], hi[3], hi[4] }' "$m.node")
+  np=$(awk '!/^#/ && NF { if (h++ == 0) next; if ($2 >= -0.01 && $2 <= 0.01) n++ } END { print n }' "$m.node")
+  want="# bodies[0]: solid, $nv vertices, $nt tets, $nf surface triangles, bbox $box, $np pinned, 0 moved"
+  grep -qxF "$want" "$tmp/out" || fail "per-body summary: expected '$want', got '$(grep '^# bodies' "$tmp/out")'"
+  [ "$np" -gt 0 ] || fail "test set-up: no node in the pin box"
+  ! grep -q "warning" "$tmp/err" || fail "the cantilever warns: $(cat "$tmp/err")"
+  # the summary lines are comments: the printed scene still reads back
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/out" >/dev/null 2>"$tmp/err" || fail "the dry-run output does not read back: $(cat "$tmp/err")"
+  ;;
+mistakes)
+  # silent mistakes that sipd-run now points out (docs/troubleshooting.md)
+  cp "$src/tests/data/scenes/tet.node" "$src/tests/data/scenes/tet.ele" "$tmp/"
+  mat='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );'
+  # 1. a pin or move box that holds no vertex: a warning naming the box's own file:line
+  printf '%s
+bodies = ( { mesh = "tet"; material = "r";
+  pin = ( { box_min = [-0.1, -0.1, -0.1]; box_max = [0.1, 0.1, 0.1]; },
+          { box_min = [5.0, 5.0, 5.0]; box_max = [6.0, 6.0, 6.0]; } );
+  move = { box_min = [-1.0, 2.0, -1.0]; box_max = [2.0, 3.0, 2.0]; velocity = [0.0, 1.0, 0.0]; }; } );
+' \
+    "$mat" >"$tmp/box.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/box.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run with an empty box: exit $?"
+  grep -q "box.cfg:4: warning: bodies\[0\].pin\[1\]: the box \[5, 5, 5\] to \[6, 6, 6\] holds no vertex of the body (its vertices span \[0, 0, 0\] to \[1, 1, 1\]" "$tmp/err" ||
+    fail "no warning for the empty pin box: $(cat "$tmp/err")"
+  grep -q "box.cfg:5: warning: bodies\[0\].move: the box .* holds no vertex .*it moves nothing" "$tmp/err" ||
+    fail "no warning for the empty move box: $(cat "$tmp/err")"
+  [ "$(grep -c warning "$tmp/err")" = 2 ] || fail "the pin box that holds a vertex warns too: $(cat "$tmp/err")"
+  grep -qF "# bodies[0]: solid, 4 vertices, 1 tets, 4 surface triangles, bbox [0, 0, 0] to [1, 1, 1], 1 pinned, 0 moved" "$tmp/out" ||
+    fail "summary with boxes: $(grep '^# bodies' "$tmp/out")"
+  "$bin" --frames 1 --quiet --output "$tmp/box.h5" "$tmp/box.cfg" 2>"$tmp/err" || fail "run with an empty box: exit $?"
+  grep -q "box.cfg:4: warning: bodies\[0\].pin\[1\]" "$tmp/err" || fail "a run (--quiet) does not warn: $(cat "$tmp/err")"
+  # 2. a closed triangle surface (gmsh -2 of a solid; here the box mesh without its tets) with
+  # elements = "auto": a hollow shell, said with how to get a solid; counts from the file: its
+  # triangles, 3/2 of them as hinges (every edge of a closed surface joins two triangles), and
+  # the nodes no triangle uses (the box's interior nodes) held fixed
+  awk 'e == 0 && /^\$Elements/ { print; getline; e = 1; next }
+       e == 1 && /^\$EndElements/ { print n; for (i = 1; i <= n; i++) print el[i]; print; e = 0; next }
+       e == 1 { if ($2 != 4) el[++n] = $0; next } { print }' "$src/tests/data/meshes/box_v22_ascii.msh" >"$tmp/surf.msh"
+  ntri=$(awk '/^\$Elements/ { e = 1; getline; next } /^\$EndElements/ { e = 0 } e && $2 == 2 { n++ } END { print n }' "$tmp/surf.msh")
+  nnode=$(awk '/^\$Nodes/ { getline; print; exit }' "$tmp/surf.msh")
+  nused=$(awk '/^\$Elements/ { e = 1; getline; next } /^\$EndElements/ { e = 0 } e && $2 == 2 { for (k = NF - 2; k <= NF; k++) u[$k] = 1 }
+               END { print length(u) }' "$tmp/surf.msh")
+  [ "$ntri" -gt 0 ] && ! grep -q "^[0-9]* 4 " "$tmp/surf.msh" || fail "test set-up: surf.msh"
+  printf '%s
+bodies = ( { mesh = "surf.msh"; material = "r"; } );
+' "$mat" >"$tmp/surf.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/surf.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run of a closed surface: exit $?"
+  grep -q "surf.cfg:2: warning: bodies\[0\]: .*surf.msh holds triangles and no tetrahedra, and they close a surface: with elements = \"auto\" the body is a hollow shell .*gmsh -3" "$tmp/err" ||
+    fail "no closed-surface warning: $(cat "$tmp/err")"
+  want="# bodies[0]: shell, $nnode vertices, $ntri triangles, $((3 * ntri / 2)) bending hinges, bbox [0, 0, 0] to [1, 0.2, 0.2], 0 pinned, 0 moved, $((nnode - nused)) in no element (held fixed)"
+  grep -qxF "$want" "$tmp/out" || fail "shell summary: expected '$want', got '$(grep '^# bodies' "$tmp/out")'"
+  printf '%s
+bodies = ( { mesh = "surf.msh"; material = "r"; elements = "shell"; } );
+' "$mat" >"$tmp/shell.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/shell.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of an explicit shell: exit $?"
+  ! grep -q warning "$tmp/err" || fail "elements = \"shell\" still warns: $(cat "$tmp/err")"
+  printf '%s
+bodies = ( { mesh = "%s"; material = "r"; } );
+' "$mat" "$src/tests/data/meshes/cloth_v22_ascii.msh" >"$tmp/cloth.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/cloth.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of a cloth: exit $?"
+  ! grep -q warning "$tmp/err" || fail "an open cloth warns: $(cat "$tmp/err")"
+  printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n' >"$tmp/tet.obj"
+  printf '%s\nbodies = ( { mesh = "tet.obj"; material = "r"; } );\n' "$mat" >"$tmp/obj.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/obj.cfg" >/dev/null 2>"$tmp/err" || fail "dry-run of a closed OBJ: exit $?"
+  grep -q "obj.cfg:2: warning: bodies\[0\]: .*tet.obj holds triangles .*tetrahedralise the surface" "$tmp/err" ||
+    fail "no closed-surface warning for an OBJ: $(cat "$tmp/err")"
+  # 3. an integer in an array of floats, and a mesh of a format sipd-run does not read: errors
+  # that name the key (the bad-scene corpus, tests/data/scenes/bad, has more)
+  printf '%s\nbodies = ( { mesh = "tet"; material = "r"; } );\ngravity = [0.0, -9, 0.0];\n' "$mat" >"$tmp/int.cfg"
+  expect_rc 2 "int.cfg:3: gravity: element 1 \(-9\) is an integer but element 0 \(0.0\) is a float.*\(write -9.0\)" -- --dry-run "$tmp/int.cfg"
+  printf '%s\nbodies = ( { mesh = "beam.vtk"; material = "r"; } );\n' "$mat" >"$tmp/vtk.cfg"
+  expect_rc 2 "vtk.cfg:2: bodies\[0\].mesh: unsupported mesh format: '.*beam.vtk' \(sipd-run reads gmsh .msh" -- --dry-run "$tmp/vtk.cfg"
   ;;
 run_layout)
   # the first example of the README, shortened, then the HDF5 contract paths read back
@@ -99,6 +179,27 @@ run_layout)
   done
   h5dump -a /exit_reason "$tmp/c.h5" | grep -q '"completed"' || fail "exit_reason is not completed"
   h5dump -a /solves_at_iteration_cap "$tmp/c.h5" | grep -q '"0 of 8"' || fail "cantilever solves reported at the cap"
+  # numeric twins of the string tallies: HDF5 numbers of the documented type, equal to the strings
+  num_attr() { # file name type -> the value, if the attribute has that HDF5 type
+    h5dump -a "/$2" "$1" 2>/dev/null | awk -v t="$3" '/DATATYPE/ { ok = ($2 == t) } /\(0\):/ && ok { print $2 }'; }
+  check_tally() { # file total converged at_cap stalled diverged
+    local f=$1 k v; shift
+    for k in solves_total solves_converged solves_at_cap solves_stalled solves_diverged; do
+      v=$(num_attr "$f" $k H5T_STD_I64LE)
+      [ "$v" = "$1" ] || fail "$(basename "$f"): $k = '$v' (int64 expected), expected $1"
+      shift
+    done
+  }
+  check_tally "$tmp/c.h5" 8 8 0 0 0
+  ws=$(h5dump -a /wall_time_s "$tmp/c.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  wn=$(num_attr "$tmp/c.h5" wall_time_seconds H5T_IEEE_F64LE)
+  [ -n "$wn" ] && awk -v a="$ws" -v b="$wn" 'BEGIN { d = a - b; exit !(b > 0 && d * d <= (0.0006 + 1e-5 * b) ^ 2) }' ||
+    fail "wall_time_seconds '$wn' (float64 expected) does not match wall_time_s '$ws'"
+  [ "$(num_attr "$tmp/c.h5" worst_residual H5T_IEEE_F64LE)" = 0 ] || fail "worst_residual of a converged run is not 0.0"
+  mm=$(num_attr "$tmp/c.h5" max_momentum_error H5T_IEEE_F64LE)
+  ms=$(h5dump -a /max_momentum_error_Ns "$tmp/c.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  awk -v a="$ms" -v b="$mm" 'BEGIN { exit !(b != "" && (a == 0 ? b == 0 : ((a - b) / a) ^ 2 < 1e-10)) }' ||
+    fail "max_momentum_error '$mm' does not match max_momentum_error_Ns '$ms'"
   # a budget too small to converge is reported on stderr and in the file
   sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's/iterations = 200;/iterations = 3;/' \
       "$src/scenes/cantilever.cfg" >"$tmp/cap.cfg"
@@ -107,6 +208,11 @@ run_layout)
     fail "no iteration-cap warning: $(cat "$tmp/err")"
   h5dump -a /solves_at_iteration_cap "$tmp/cap.h5" | grep -q '"4 of 4"' || fail "cap count not stored"
   h5dump -a /solves_not_converged "$tmp/cap.h5" | grep -q '"4 of 4"' || fail "non-converged count not stored"
+  check_tally "$tmp/cap.h5" 4 0 4 0 0
+  wr=$(h5dump -a /worst_relative_residual "$tmp/cap.h5" | sed -n 's/.*(0): "\(.*\)"/\1/p')
+  wn=$(num_attr "$tmp/cap.h5" worst_residual H5T_IEEE_F64LE)
+  awk -v a="$wr" -v b="$wn" 'BEGIN { exit !(a > 0 && ((a - b) / a) ^ 2 < 1e-10) }' ||
+    fail "worst_residual '$wn' does not match worst_relative_residual '$wr'"
   h5dump -d /convergence/status "$tmp/cap.h5" | grep -q "(0): 1, 1, 1, 1" || fail "per-solve status is not at-cap"
   h5dump -d /convergence/status "$tmp/c.h5" | grep -q "(0): 0, 0, 0, 0, 0, 0, 0, 0" || fail "converged solves not status 0"
   # --strict (or solver.strict) makes a non-converged solve a non-zero exit (4), a converged run exits 0
@@ -188,6 +294,11 @@ resume_identical)
   h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/time || fail "resumed times differ"
   h5diff "$tmp/full.h5" "$tmp/part.h5" /convergence/iterations || fail "resumed iteration counts differ"
   h5dump -a /resumed_from "$tmp/part.h5" | grep -q '"frame 5' || fail "no resumed_from attribute"
+  h5dump -a /resumed_from_frame "$tmp/part.h5" | grep -q "H5T_STD_I64LE" && h5dump -a /resumed_from_frame "$tmp/part.h5" | grep -q "(0): 5$" ||
+    fail "resumed_from_frame is not the int64 5"
+  t5=$(h5dump -d "/frames/time[5;1]" "$tmp/full.h5" | sed -n 's/.*(5): //p')
+  h5dump -a /resumed_from_time "$tmp/part.h5" | grep -q "H5T_IEEE_F64LE" && h5dump -a /resumed_from_time "$tmp/part.h5" | grep -q "(0): $t5$" ||
+    fail "resumed_from_time is not the float64 time of frame 5 ($t5): $(h5dump -a /resumed_from_time "$tmp/part.h5")"
   # with output.every = 3 the checkpoint (frame 4) falls between written frames
   sed -e "s|meshes/beam|$src/scenes/meshes/beam|" -e 's|output   = { file = "../results/cantilever.h5"; };|output = { file = "e.h5"; every = 3; };|' \
       "$src/scenes/cantilever.cfg" >"$tmp/every.cfg"
@@ -291,7 +402,7 @@ hostile_scene)
   body='materials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );
 bodies = ( { mesh = "tet"; material = "r"; } );'
   printf '%s\ntime = { frames = 4294967298; };\n' "$body" >"$tmp/wrap.cfg"
-  expect_rc 2 "wrap.cfg:3: frames: integer 4294967298 is out of range" -- --dry-run "$tmp/wrap.cfg"
+  expect_rc 2 "wrap.cfg:3: time.frames: integer 4294967298 is out of range" -- --dry-run "$tmp/wrap.cfg"
   # an @include of "" or of a directory: libconfig's scanner would exit(2) with no file:line
   printf '%s\n@include ""\n' "$body" >"$tmp/inc_empty.cfg"
   expect_rc 2 "inc_empty.cfg:3: @include: empty file name" -- --dry-run "$tmp/inc_empty.cfg"

@@ -37,6 +37,7 @@ exit_reason() { h5dump -a /exit_reason "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*
 case $case_name in
 sweep)
   command -v python3 >/dev/null || fail "python3 not found"
+  export SIPD_RUN=$bin   # sweep.py validates every generated scene with it
   # 1. the example scene itself: meshes are rewritten to absolute paths (no common directory)
   out=$tmp/sw1
   python3 "$sweep" "$src/scenes/twist.cfg" --set solver.iterations=40,60 \
@@ -118,6 +119,26 @@ EOF
   expect2 "already there" -- "$src/scenes/twist.cfg" --set solver.iterations=5 --out "$out"
   printf 'time = { dt = 0.01;\n  frames = ; };\n' >"$tmp/broken.cfg"
   expect2 "broken.cfg:2:" -- "$tmp/broken.cfg" --set time.dt=0.1 --out "$tmp/e4"
+  # 4. every scene passes `sipd-run --dry-run` before list.txt exists: a key sipd-run does not
+  # know (here a typo the base scene does not set, so sweep.py would add it) and a value it
+  # refuses stop the sweep with no job to submit
+  expect2 "--set solver.iteration: sipd-run does not know this key .*unknown key 'solver.iteration'" -- \
+    "$src/scenes/twist.cfg" --set solver.iteration=50 --out "$tmp/e5"
+  [ ! -e "$tmp/e5/list.txt" ] || fail "a sweep with an unknown key wrote list.txt"
+  expect2 "^sweep.py: 2 of 3 generated scenes fail .*no list.txt was written" -- \
+    "$src/scenes/twist.cfg" --set solver.iterations=50,0,-1 --out "$tmp/e6"
+  grep -q "e6/scene_001.cfg:[0-9]*: solver.iterations: must be in \[1, 100000000\], got 0" "$tmp/err" ||
+    fail "the failing scene's own message is not shown: $(cat "$tmp/err")"
+  [ ! -e "$tmp/e6/list.txt" ] || fail "a sweep with refused values wrote list.txt"
+  # --force over a valid sweep whose new grid fails: the old list.txt is gone too
+  expect2 "no list.txt was written" -- "$src/scenes/twist.cfg" --set solver.iterations=0 --out "$out" --force
+  [ ! -e "$out/list.txt" ] || fail "--force with failing scenes left the previous list.txt"
+  # the check can be skipped (where sipd-run cannot run); without sipd-run it is an error
+  python3 "$sweep" "$src/scenes/twist.cfg" --set solver.iteration=50 --out "$tmp/e7" --no-validate \
+    >/dev/null 2>"$tmp/err" || fail "--no-validate: exit $?: $(cat "$tmp/err")"
+  [ -s "$tmp/e7/list.txt" ] || fail "--no-validate wrote no list.txt"
+  SIPD_RUN=$tmp/no-such-binary expect2 "cannot run .*no-such-binary" -- "$src/scenes/twist.cfg" \
+    --set solver.iterations=50 --out "$tmp/e8"
   ;;
 
 cluster)

@@ -25,6 +25,11 @@ the base scene gets a decimal point (1 -> 1.0), since sipd-run refuses integers 
 Write floats with a decimal point for keys the base scene does not set. Values are separated
 by commas outside brackets and quotes.
 
+Every generated scene must pass `sipd-run --dry-run` (SIPD_RUN, build/sipd-run or sipd-run on
+PATH) before list.txt, the file the array job reads, is written: a --set key sipd-run does not
+know (solver.iteration=50) or a value it refuses stops the sweep here, not on the cluster
+(--no-validate skips the check where sipd-run cannot run).
+
 In each generated scene, relative `mesh` paths (and @include files, which are inlined) are
 rewritten so they still name the files next to the base scene, and output.file is set to
 scene_NNN.h5 in the sweep directory (so the checkpoint is scene_NNN.h5.ckpt).
@@ -32,10 +37,12 @@ Python 3 standard library only.
 """
 
 import argparse
+import concurrent.futures
 import itertools
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -453,11 +460,64 @@ def die(msg, code=2):
 
 
 def find_sipd_run():
+    """$SIPD_RUN, else build/sipd-run of this checkout, else sipd-run on PATH; None if none runs."""
+    if os.environ.get("SIPD_RUN"):
+        return os.environ["SIPD_RUN"]
     here = os.path.dirname(os.path.abspath(__file__))
     cand = os.path.join(here, "..", "..", "build", "sipd-run")
     if os.access(cand, os.X_OK):
         return os.path.normpath(cand)
-    return "sipd-run"
+    return shutil.which("sipd-run")
+
+
+def dry_run(sipd, path):
+    try:
+        r = subprocess.run([sipd, "--dry-run", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    except OSError as e:
+        return 2, "%s: cannot run %s: %s\n" % (PROG, sipd, e.strerror)
+    return r.returncode, r.stderr
+
+
+def validate(sipd, outdir, names, keys):
+    """`sipd-run --dry-run` on every generated scene: the first alone (every --set key is in it, so
+    a key sipd-run does not know stops the sweep once), then the rest in parallel.  Exit 2 naming
+    the scenes that fail; their warnings (an empty pin box, ...) are printed once each."""
+    def unknown_key(err):
+        for m in re.finditer(r"unknown key '([^']+)'", err):
+            for k in keys:
+                if k.replace(".[", "[") == m.group(1):
+                    return k
+        return None
+
+    rc, err = dry_run(sipd, os.path.join(outdir, names[0]))
+    results = [(names[0], rc, err)]
+    if rc == 0 and len(names) > 1:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            futs = [(nm, pool.submit(dry_run, sipd, os.path.join(outdir, nm))) for nm in names[1:]]
+            results += [(nm,) + f.result() for nm, f in futs]
+    bad = [(nm, err) for nm, rc, err in results if rc != 0]
+    warnings = {}
+    for nm, rc, err in results:
+        for line in err.splitlines():
+            if rc == 0 and ": warning: " in line:
+                warnings.setdefault(line.replace(os.path.join(outdir, nm), "scene_*.cfg"), []).append(nm)
+    for w, where in warnings.items():
+        print("%s: %s (in %d of %d scenes)" % (PROG, w, len(where), len(names)), file=sys.stderr)
+    if not bad:
+        return
+    k = unknown_key(bad[0][1])
+    if k:
+        die("--set %s: sipd-run does not know this key (a typo?): %s" % (k, bad[0][1].strip()))
+    for nm, err in bad[:10]:
+        sys.stderr.write(err if err.endswith("\n") else err + "\n")
+    if len(bad) > 10:
+        print("%s: ... and %d more" % (PROG, len(bad) - 10), file=sys.stderr)
+    if len(results) < len(names):
+        what = "%s fails `sipd-run --dry-run` (the other scenes were not checked)" % names[0]
+    else:
+        what = "%d of %d generated scenes fail `sipd-run --dry-run`" % (len(bad), len(names))
+    die("%s; no list.txt was written: nothing to submit" % what)
 
 
 def main(argv=None):
@@ -478,7 +538,10 @@ def main(argv=None):
     ap.add_argument("--sipd-args", default="", metavar="'ARGS'",
                     help="extra sipd-run options for every task, e.g. '--frames 200'")
     ap.add_argument("--validate", action="store_true",
-                    help="check every generated scene with `sipd-run --dry-run` (SIPD_RUN or build/sipd-run)")
+                    help="check every generated scene with `sipd-run --dry-run` (SIPD_RUN, build/sipd-run or "
+                         "sipd-run on PATH) before writing list.txt: the default")
+    ap.add_argument("--no-validate", dest="no_validate", action="store_true",
+                    help="skip that check (where sipd-run cannot run: a typo in a --set key then fails on the cluster)")
     ap.add_argument("--force", action="store_true", help="overwrite an existing sweep in DIR")
     ap.add_argument("--submit", action="store_true", help="run the sbatch command instead of printing it")
     a = ap.parse_args(argv)
@@ -518,7 +581,15 @@ def main(argv=None):
     list_path = os.path.join(outdir, "list.txt")
     if os.path.exists(list_path) and not a.force:
         die("%s exists: a sweep is already there (use --force to overwrite it)" % list_path)
+    sipd = None
+    if not a.no_validate:
+        sipd = find_sipd_run()
+        if not sipd:
+            die("cannot validate the scenes: no sipd-run (set SIPD_RUN, build it with `make`, or put it on PATH; "
+                "--no-validate skips the check)")
     os.makedirs(outdir, exist_ok=True)
+    if os.path.exists(list_path):   # --force: no job can start from a half-made sweep
+        os.remove(list_path)
 
     names, rows = [], []
     try:
@@ -542,6 +613,9 @@ def main(argv=None):
     except SceneError as e:
         die(str(e))
 
+    if sipd:   # every scene passes `sipd-run --dry-run` before list.txt (what sbatch runs) exists
+        validate(sipd, outdir, names, keys)
+
     with open(os.path.join(outdir, "params.tsv"), "w") as f:
         f.write("\t".join(["index", "scene", "output"] + keys) + "\n")
         for r in rows:
@@ -549,18 +623,6 @@ def main(argv=None):
     with open(list_path + ".tmp", "w") as f:
         f.write("".join(x + "\n" for x in names))
     os.replace(list_path + ".tmp", list_path)
-
-    if a.validate:
-        sipd = os.environ.get("SIPD_RUN") or find_sipd_run()
-        bad = 0
-        for nm in names:
-            r = subprocess.run([sipd, "--dry-run", os.path.join(outdir, nm)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if r.returncode != 0:
-                bad += 1
-                sys.stderr.write(r.stderr)
-        if bad:
-            die("%d of %d generated scenes fail `sipd-run --dry-run`" % (bad, n))
 
     print("%s: %d scenes in %s (list.txt, params.tsv)" % (PROG, n, a.out), file=sys.stderr)
     if n > 1001:
