@@ -7,3 +7,9 @@ foreach(case solid membrane edge)
   add_test(NAME fields_${case} COMMAND test_fields ${case})
   set_tests_properties(fields_${case} PROPERTIES TIMEOUT 60)
 endforeach()
+foreach(case stretch rotation contact kinds resume)
+  add_test(NAME fields_run_${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_fields.sh $<TARGET_FILE:sipd-run> ${CMAKE_SOURCE_DIR}/scenes
+                   ${CMAKE_CURRENT_BINARY_DIR}/fields_${case} ${case})
+  set_tests_properties(fields_run_${case} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
