@@ -566,6 +566,51 @@ static int test_kinds(const char *path, const char *model)
     return 0;
 }
 
+/* output.fields "contact_force" (backend op contact_force, passes.h pass_contact_force): after
+ * every step, the GPU's forces against the CPU's, per vertex, relative to the largest. */
+static int test_contact_force(const char *path)
+{
+    sipd_scene sc;
+    sipd_model m;
+    const sipd_backend_ops *ops[2] = {&sipd_backend_cpu, gpu_ops};
+    sipd_sim s[2];
+    sipd_backend_params bp;
+    int k, f, i, steps = 0;
+    double worst = 0, fmax_seen = 0;
+    if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        CHECK(0, "cannot load %s", path);
+        return 1;
+    }
+    CHECK(sc.fields & (1u << SIPD_FIELD_CONTACT_FORCE), "%s does not ask for contact_force", path);
+    sim_backend_params(&sc, 0, &bp);
+    for (k = 0; k < 2; k++)
+        CHECK(sim_init(&s[k], &sc, &m, ops[k], &bp) == SIPD_OK && s[k].fc, "%s: sim_init with contact forces",
+              ops[k]->name);
+    for (f = 0; f < sc.frames && !failures; f++)
+        for (i = 0; i < sc.substeps && !failures; i++) {
+            double fm = 0, d = 0;
+            int a;
+            for (k = 0; k < 2; k++) {
+                sipd_solve_result r;
+                CHECK(sim_step(&s[k], sc.dt / sc.substeps, &r) == SIPD_OK, "%s: step", ops[k]->name);
+            }
+            for (a = 0; a < 3 * m.nv; a++) {
+                fm = fabs(s[0].fc[a]) > fm ? fabs(s[0].fc[a]) : fm;
+                d = fabs(s[0].fc[a] - s[1].fc[a]) > d ? fabs(s[0].fc[a] - s[1].fc[a]) : d;
+            }
+            printf("frame %d step %d: largest contact force %.4g N, |gpu - cpu| up to %.3g N\n", f + 1, i, fm, d);
+            worst = fm > 0 && d / fm > worst ? d / fm : worst;
+            fmax_seen = fm > fmax_seen ? fm : fmax_seen;
+            steps++;
+        }
+    CHECK(fmax_seen > 0, "no contact force in %d steps: the comparison proves nothing", steps);
+    CHECK(worst < 2e-2, "GPU and CPU contact forces differ by %.3g of the largest", worst);
+    for (k = 0; k < 2; k++) sim_free(&s[k]);
+    model_free(&m);
+    scene_free(&sc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char desc[256];
@@ -593,6 +638,8 @@ int main(int argc, char **argv)
         if (test_kinds(argv[2], argc > 3 ? argv[3] : NULL) == 77)
             return 77;
     }
+    else if (!strcmp(argv[1], "contact_force") && argc > 2)
+        test_contact_force(argv[2]);
     else if (!strcmp(argv[1], "energy"))
         test_energy();
     else if (!strcmp(argv[1], "big"))
