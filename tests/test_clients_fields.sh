@@ -6,7 +6,7 @@
 # (tests/clients/paraview_fields.py, pvbatch under xvfb-run); meshio's time-series reader returns
 # the last frame's displacement = positions - rest (meshio keeps frame 0's points for every step:
 # the displacement is how it sees the motion).  A run of three kinds (tests/data/fields_kinds.cfg)
-# must carry the fields on every kind's grid.  Exit 77 without pvbatch, xvfb-run, h5py or meshio.
+# must carry the fields on every kind's grid; tools/paraview-picture.py renders with relative paths.  Exit 77 without pvbatch, xvfb-run, h5py or meshio.
 set -uo pipefail
 bin=$1; src=$2; dir=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,4 +56,12 @@ for attempt in 1 2 3 4 5; do
   echo "clients_fields: pvbatch aborted (exit 134: X display trouble?), attempt $attempt of 5"
 done
 [ "$rc" = 0 ] || { echo "FAIL: ParaView (exit $rc)"; exit 1; }
+# tools/paraview-picture.py from the run's folder with relative paths, coloured by a cell field
+for attempt in 1 2 3; do
+  (cd "$dir" && timeout 300 xvfb-run -a -n $((100 + RANDOM % 800)) -s "-screen 0 1280x1024x24" pvbatch \
+     "$src/tools/paraview-picture.py" one.xdmf picture.png --color von_mises 2>&1 | grep -v "^$"; exit ${PIPESTATUS[0]})
+  rc=$?
+  [ "$rc" = 134 ] || break
+done
+[ "$rc" = 0 ] && [ -s "$dir/picture.png" ] || { echo "FAIL: tools/paraview-picture.py with relative paths (exit $rc)"; exit 1; }
 echo "clients_fields: ParaView (3 XDMF readers, PVD) and meshio see the fields"
