@@ -6,21 +6,9 @@
  *   test_fields [solid|membrane|edge|all]
  */
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
+#include "fixture.h"   /* CHECK, failures */
 #include "physics/fields.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            failures++;                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fputc('\n', stderr);                                                                           \
-        }                                                                                                  \
-    } while (0)
 
 static const double E_Y = 1.0e6, NU = 0.3;
 static const int models[] = {SIPD_MAT_STABLE_NEOHOOKEAN, SIPD_MAT_NEOHOOKEAN, SIPD_MAT_COROTATIONAL, SIPD_MAT_STVK};
