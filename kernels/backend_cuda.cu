@@ -116,6 +116,7 @@ struct sipd_backend {
     double *red_h;       /* pinned host copy of red                   */
     gs_acc *gacc, *gacc_h;
     float *hbuf;         /* pinned host float buffer, nv*3            */
+    float *fc;           /* device: contact forces, nv*3 (params.contact_force; else NULL) */
     int precond, split, first;   /* first: the next direction is the step's first        */
     element_kernel_p kelem;
     vertex_kernel_p kvert;
@@ -412,6 +413,12 @@ extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
     GRID_STRIDE(i, 3 * d.v.nv) pass_end_component(&d.v, (size_t)i, h);
 }
 
+/* The contact and friction force per vertex at y (output.fields, backend.h contact_force). */
+extern "C" __global__ void __launch_bounds__(NT) k_contact_force(dview d, float *out)
+{
+    GRID_STRIDE(a, d.v.nv) view_st(out, a, pass_contact_force(&d.v, a));
+}
+
 /* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
  * ones where begin_step put them. */
 extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(dview d)
@@ -641,6 +648,8 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
     CKC(cudaMallocHost((void **)&b->gacc_h, sizeof(gs_acc)));
     CKC(cudaMallocHost((void **)&b->hbuf, (n3 > 0 ? n3 : 1) * sizeof(float)));
+    if (p->contact_force)
+        CK(dalloc(b, (void **)&b->fc, (n3 > 0 ? n3 : 1) * sizeof(float), "contact forces"));
     /* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
        detector det gives the surface numbering), evaluated here */
     if (p->contact || p->pairs) {
@@ -1147,6 +1156,21 @@ static int download_array(sipd_backend *b, double *dst, const float *src, const 
     return SIPD_OK;
 }
 
+static int cuda_contact_force(sipd_backend *b, double *f)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (!b->fc) {
+        sipd_error("cuda backend: contact_force: not requested when the backend was created");
+        return SIPD_EFAIL;
+    }
+    if (b->d.v.nv == 0)
+        return SIPD_OK;
+    SIPD_LAUNCH(k_contact_force, grid_for(b, b->d.v.nv), NT, 0, b->d, b->fc);
+    LAUNCHED("contact_force");
+    return download_array(b, f, b->fc, "contact_force");
+}
+
 static int cuda_download(sipd_backend *b, double *x, double *v)
 {
     if (b->failed)
@@ -1280,6 +1304,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */
     NULL,          /* mixed_energy */
     cuda_gradient,
+    cuda_contact_force,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

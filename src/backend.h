@@ -46,6 +46,9 @@ typedef struct {
     /* the `hessian` op is wanted with another precond (two-level SIPD's coarse level,
        solver.coarse): the backend then evaluates the element Hessians in `hessian` itself */
     int hessian;
+    /* the `contact_force` op will be called (output.fields "contact_force"): a backend that
+       needs a buffer for it allocates it at create */
+    int contact_force;
 } sipd_backend_params;
 
 /* Reductions of one direction pass (all sums over free vertices). */
@@ -139,6 +142,10 @@ typedef struct {
     /* g_host (nv*3) ← the gradient of the last direction pass (two-level SIPD between
        refreshes of its coarse operator, driver.c).  NULL when not provided. */
     int (*gradient)(sipd_backend *b, double *g_host);
+    /* f_host (nv*3) ← the contact and friction force on each vertex at the current iterate
+       (passes.h pass_contact_force; 0 on Dirichlet vertices): called after a solve, before
+       end_step (friction slip is measured from the step's start).  NULL when not provided. */
+    int (*contact_force)(sipd_backend *b, double *f_host);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

@@ -686,6 +686,14 @@ static int cpu_gradient(sipd_backend *b, double *g)
     return SIPD_OK;
 }
 
+static int cpu_contact_force(sipd_backend *b, double *f)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
+    for (a = 0; a < b->m->nv; a++) v3_store(f + 3 * (size_t)a, pass_contact_force(&b->vw, a));
+    return SIPD_OK;
+}
+
 static int cpu_download(sipd_backend *b, double *x, double *v)
 {
     size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
@@ -700,5 +708,5 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON, cpu_mixed_terms, cpu_mixed_energy,
-    cpu_gradient,
+    cpu_gradient, cpu_contact_force,
 };

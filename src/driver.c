@@ -101,6 +101,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
     bp->hessian = sc->coarse_levels > 1;              /* two-level SIPD: the coarse level's H */
+    bp->contact_force = (sc->fields >> SIPD_FIELD_CONTACT_FORCE) & 1u;   /* output.fields */
 }
 
 sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }
@@ -234,6 +235,17 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
             return SIPD_EFAIL;
         }
     }
+    if (sc->fields & (1u << SIPD_FIELD_CONTACT_FORCE)) {   /* output.fields: read after every step */
+        if (!ops->contact_force || !bp->contact_force) {
+            sipd_error("output.fields \"contact_force\": the %s backend does not provide contact forces", ops->name);
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+        if (!(s->fc = sipd_calloc((size_t)m->nv * 3 + 1, sizeof(double)))) {
+            sim_free(s);
+            return SIPD_EFAIL;
+        }
+    }
     rc = ops->create(&s->b, m, bp);
     if (rc != SIPD_OK) {
         sim_free(s);
@@ -246,6 +258,7 @@ void sim_free(sipd_sim *s)
 {
     if (s->b)
         s->ops->destroy(s->b);
+    free(s->fc);
     free(s->hres);
     free(s->hE);
     free(s->halpha);
@@ -1043,6 +1056,9 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
         res->momentum_error = (s->sc->quasistatic ? 1 : h) * gs;
         res->momentum_flag = gs > s->sc->tolerance * s->f_ref * (s->nfree > 0 ? s->nfree : 1);
     }
+    /* the contact forces at y⁺ (output.fields), before end_step moves the friction's reference */
+    if (s->fc && (rc = BK(s, contact_force, s->fc)) != SIPD_OK)
+        return rc;
     /* v = (y⁺ − x)/h, x = y⁺ */
     rc = BK0(s, end_step);
     s->t += h;
@@ -1164,6 +1180,20 @@ static void tally_solve(const sipd_sim *s, const sipd_solve_result *r, int frame
                   tally.solves - tally.by_status[SIPD_SOLVE_CONVERGED] == 3 ? "; further ones are counted" : "");
 }
 
+/* Append the frame at positions x, velocities v (and contact forces fc) with its output fields. */
+static int write_frame(sipd_sim *s, const sipd_run_opts *o, const double *x, const double *v, const double *fc)
+{
+    int rc;
+    if (!o->fields)
+        return h5out_append_frame(o->out, s->t, x);
+    rc = fields_compute(o->fields, s->m, x, v, fc);
+    if (rc != SIPD_OK) {
+        snprintf(s->why, sizeof s->why, "cannot compute the output fields");
+        return rc;
+    }
+    return h5out_append_frame_fields(o->out, s->t, x, (const double *const *)o->fields->val);
+}
+
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
 {
     const sipd_scene *sc = s->sc;
@@ -1180,12 +1210,12 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         free(v);
         return SIPD_EFAIL;
     }
-    /* frame 0: the initial state */
+    /* frame 0: the initial state (no step yet: contact forces 0) */
     if (o->out && o->start_frame == 0 && o->start_substep == 0) {
         s->why[0] = '\0';
-        rc = BK(s, download, x, NULL);
+        rc = BK(s, download, x, v);
         if (rc == SIPD_OK)
-            rc = h5out_append_frame(o->out, s->t, x);
+            rc = write_frame(s, o, x, v, NULL);
     }
     for (frame = o->start_frame + 1; rc == SIPD_OK && frame <= o->frames; frame++) {
         long iters = 0;
@@ -1245,7 +1275,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         if (rc != SIPD_OK)
             break;
         if (o->out && frame % sc->output_every == 0) {            /* write the frame      */
-            rc = h5out_append_frame(o->out, s->t, x);
+            rc = write_frame(s, o, x, v, s->fc);
             if (rc != SIPD_OK)
                 break;
         }

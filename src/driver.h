@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "coarse.h"
+#include "fields.h"
 #include "h5out.h"
 #include "model.h"
 #include "scene.h"
@@ -91,6 +92,9 @@ typedef struct {
     /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
        (NULL when off) */
     sipd_coarse *coarse;
+    /* output.fields "contact_force": the contact and friction force of the last step's final
+       iterate (nv*3, backend op contact_force before end_step); NULL when not asked for */
+    double *fc;
 } sipd_sim;
 
 /* The backend parameters a scene asks for (method → preconditioner by the method table,
@@ -126,6 +130,7 @@ typedef struct {
     int checkpoint_every;       /* frames; 0: only at the end and on a signal          */
     double checkpoint_seconds;  /* wall seconds; 0: off                                */
     uint64_t scene_hash;        /* stored in checkpoints                               */
+    sipd_fields *fields;        /* output.fields (fields.h; declared in out): NULL: none */
 } sipd_run_opts;
 
 /* Run frames start_frame+1 .. frames (frame 0, the initial state, is written by a fresh

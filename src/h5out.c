@@ -78,6 +78,12 @@ struct sipd_h5out {
     hid_t file, pos, time;
     hid_t conv[CONV_N], hist[HIST_N];
     int nv, nt, ntri, ned;   /* elements per kind in /mesh (the XDMF's grids) */
+    /* output fields (h5out_add_fields): their datasets and a float32 conversion buffer */
+    int nfields;
+    struct h5field *fields;
+    float *fbuf2;
+    size_t fbuf2_n;
+    int appending;           /* opened by h5out_open_append (add_fields reopens, not creates) */
     hsize_t nframes, nsolves, nhist;
     float *fbuf;   /* nv*3 conversion buffer */
     double *times; /* frame times for the XDMF */
@@ -89,6 +95,15 @@ struct sipd_h5out {
     struct pending_solve *pending;
     int npending, pending_cap;
 };
+
+/* One output field: a dataset /frames/fields/<name> (frames x nv x ncomp) per vertex, or one per
+ * element kind present, /frames/fields/<name>/<kind> (frames x n_kind x ncomp), kind as in /mesh. */
+struct h5field {
+    char *name;
+    int ncomp, per_element;
+    hid_t d[3];   /* per vertex: d[0]; per element: tets, triangles, edges (-1: kind absent) */
+};
+static const char *const kind_name[3] = {"tets", "triangles", "edges"};
 
 struct pending_solve {
     sipd_h5_solve rec;
@@ -394,6 +409,41 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
     }
 }
 
+/* The end of frame i's grid of kind k (0 tets, 1 triangles, 2 edges): the body attribute, every
+ * per-vertex field, the per-element fields of kind k (each through its frame view, h5out_add_fields),
+ * and the closing tag. */
+static void xdmf_attributes(const sipd_h5out *o, struct sbuf *b, hsize_t i, int k)
+{
+    const int ne[3] = {o->nt, o->ntri, o->ned};
+    int f;
+    sb_printf(b,
+              "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+              "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
+              "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
+              "        </Attribute>\n",
+              o->nv, o->h5ref);
+    for (f = 0; f < o->nfields; f++) {
+        const struct h5field *F = &o->fields[f];
+        const char *type = F->ncomp == 1 ? "Scalar" : F->ncomp == 3 ? "Vector" : "Tensor";
+        const int nc = F->ncomp == 6 ? 9 : F->ncomp;   /* the view's columns (sym_cols) */
+        if (!F->per_element)
+            sb_printf(b,
+                      "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n"
+                      "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+                      "Dimensions=\"%d %d\">%s:/xdmf/fields/%s/%llu</DataItem>\n"
+                      "        </Attribute>\n",
+                      F->name, type, o->nv, nc, o->h5ref, F->name, (unsigned long long)i);
+        else if (F->d[k] >= 0)
+            sb_printf(b,
+                      "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Cell\">\n"
+                      "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+                      "Dimensions=\"%d %d\">%s:/xdmf/fields/%s/%s/%llu</DataItem>\n"
+                      "        </Attribute>\n",
+                      F->name, type, ne[k], nc, o->h5ref, F->name, kind_name[k], (unsigned long long)i);
+    }
+    sb_printf(b, "      </Grid>\n");
+}
+
 static int write_xdmf(sipd_h5out *o)
 {
     struct sbuf b = {NULL, 0, 0, 0};
@@ -434,13 +484,9 @@ static int write_xdmf(sipd_h5out *o)
                       "        <Geometry GeometryType=\"XYZ\">\n"
                       "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
                       "Dimensions=\"%d 3\">%s:/xdmf/frames/%llu</DataItem>\n"
-                      "        </Geometry>\n"
-                      "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-                      "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
-                      "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
-                      "        </Attribute>\n"
-                      "      </Grid>\n",
-                      topo[k], ne[k], ne[k], npe[k], h, path[k], o->nv, h, (unsigned long long)i, o->nv, h);
+                      "        </Geometry>\n",
+                      topo[k], ne[k], ne[k], npe[k], h, path[k], o->nv, h, (unsigned long long)i);
+            xdmf_attributes(o, &b, i, k);
         }
         if (kinds > 1)
             sb_printf(&b, "      </Grid>\n");
@@ -456,14 +502,9 @@ static int write_xdmf(sipd_h5out *o)
                   "        <Geometry GeometryType=\"XYZ\">\n"
                   "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
                   "Dimensions=\"%d 3\">%s:/xdmf/frames/%llu</DataItem>\n"
-                  "        </Geometry>\n"
-                  "        <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-                  "          <DataItem Format=\"HDF\" NumberType=\"Int\" Precision=\"4\" "
-                  "Dimensions=\"%d\">%s:/mesh/body</DataItem>\n"
-                  "        </Attribute>\n"
-                  "      </Grid>\n",
-                  (unsigned long long)i, o->times[i], o->nt, o->nt, h, o->nv, h, (unsigned long long)i, o->nv,
-                  h);
+                  "        </Geometry>\n",
+                  (unsigned long long)i, o->times[i], o->nt, o->nt, h, o->nv, h, (unsigned long long)i);
+        xdmf_attributes(o, &b, i, 0);
     }
     sb_printf(&b, "    </Grid>\n  </Domain>\n</Xdmf>\n");
     if (b.oom) {
@@ -506,9 +547,25 @@ static void drop_pending(sipd_h5out *o)
     o->npending = 0;
 }
 
+static void close_fields(sipd_h5out *o)
+{
+    int f, k;
+    for (f = 0; f < o->nfields; f++) {
+        for (k = 0; k < 3; k++)
+            if (o->fields[f].d[k] >= 0)
+                H5Dclose(o->fields[f].d[k]);
+        free(o->fields[f].name);
+    }
+    free(o->fields);
+    o->fields = NULL;
+    o->nfields = 0;
+}
+
 static void free_handle(sipd_h5out *o)
 {
     int k;
+    close_fields(o);
+    free(o->fbuf2);
     for (k = 0; k < CONV_N; k++)
         if (o->conv[k] >= 0)
             H5Dclose(o->conv[k]);
@@ -770,6 +827,7 @@ static int shrink_to(hid_t d, const char *path, const char *name, hsize_t keep)
 }
 
 static int frame_view(sipd_h5out *o, hsize_t n);
+static int make_view(sipd_h5out *o, const char *name, const char *src, hsize_t n, hsize_t rows, hsize_t ncomp);
 
 int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
                       long keep_solves, long keep_hist)
@@ -839,6 +897,7 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
             goto fail;
         }
     }
+    o->appending = 1;
     if ((rc = shrink_to(o->pos, path, "/frames/positions", (hsize_t)keep_frames)) != SIPD_OK ||
         (rc = shrink_to(o->time, path, "/frames/time", (hsize_t)keep_frames)) != SIPD_OK)
         goto fail;
@@ -887,30 +946,61 @@ void h5out_counts(const sipd_h5out *o, long *frames, long *solves, long *hist)
 static int frame_view(sipd_h5out *o, hsize_t n)
 {
     char name[48];
-    hsize_t vdims[2] = {(hsize_t)o->nv, 3}, sdims[3] = {n + 1, (hsize_t)o->nv, 3};
-    hsize_t start[3] = {n, 0, 0}, count[3] = {1, (hsize_t)o->nv, 3};
-    hid_t vs = -1, ss = -1, dcpl = -1, d = -1;
-    int rc = SIPD_EFAIL;
     snprintf(name, sizeof name, "/xdmf/frames/%llu", (unsigned long long)n);
-    if (H5Lexists(o->file, "/xdmf", H5P_DEFAULT) <= 0 && (d = H5Gcreate2(o->file, "/xdmf", H5P_DEFAULT, H5P_DEFAULT,
-                                                                         H5P_DEFAULT)) >= 0)
-        H5Gclose(d);
-    if (H5Lexists(o->file, "/xdmf/frames", H5P_DEFAULT) <= 0 &&
-        (d = H5Gcreate2(o->file, "/xdmf/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0)
-        H5Gclose(d);
-    d = -1;
-    if (H5Lexists(o->file, name, H5P_DEFAULT) > 0)
-        return SIPD_OK;
+    return make_view(o, name, "/frames/positions", n, (hsize_t)o->nv, 3);
+}
+
+/* A virtual dataset `name` (rows x ncomp, float32) mapping slot n of the frames x rows x ncomp
+ * dataset `src`; its groups are created as needed; an existing one is kept.  With cols, the view
+ * has nview columns instead, column j being the source's column cols[j] (a symmetric tensor's 6
+ * stored components shown as the full 3x3: see field_views). */
+static int make_view_cols(sipd_h5out *o, const char *name, const char *src, hsize_t n, hsize_t rows, hsize_t ncomp,
+                          const int *cols, int nview)
+{
+    hsize_t vdims[2] = {rows, cols ? (hsize_t)nview : ncomp}, sdims[3] = {n + 1, rows, ncomp};
+    hsize_t start[3] = {n, 0, 0}, count[3] = {1, rows, ncomp};
+    hid_t vs = -1, ss = -1, dcpl = -1, lcpl = -1, d = -1;
+    int rc = SIPD_EFAIL, ok = 1, j;
+    htri_t ex = H5Lexists(o->file, "/xdmf", H5P_DEFAULT);
+    if (ex > 0) {   /* H5Lexists fails on a path whose groups are missing: walk it */
+        const char *p = name + 1;
+        char part[512];
+        while (ex > 0 && (p = strchr(p, '/')) != NULL) {
+            snprintf(part, sizeof part, "%.*s", (int)(p - name), name);
+            ex = H5Lexists(o->file, part, H5P_DEFAULT);
+            p++;
+        }
+        if (ex > 0 && H5Lexists(o->file, name, H5P_DEFAULT) > 0)
+            return SIPD_OK;
+    }
+    H5Eclear2(H5E_DEFAULT);
     if ((vs = H5Screate_simple(2, vdims, NULL)) >= 0 && (ss = H5Screate_simple(3, sdims, NULL)) >= 0 &&
-        H5Sselect_hyperslab(ss, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-        (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 &&
-        H5Pset_virtual(dcpl, vs, ".", "/frames/positions", ss) >= 0 &&
-        (d = H5Dcreate2(o->file, name, H5T_IEEE_F32LE, vs, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0)
+        (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0) {
+        if (!cols) {
+            ok = H5Sselect_hyperslab(ss, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                 H5Pset_virtual(dcpl, vs, ".", src, ss) >= 0;
+        } else {
+            for (j = 0; j < nview && ok; j++) {   /* one mapping per view column */
+                hsize_t vst[2] = {0, (hsize_t)j}, vcnt[2] = {rows, 1};
+                hsize_t sst[3] = {n, 0, (hsize_t)cols[j]}, scnt[3] = {1, rows, 1};
+                ok = H5Sselect_hyperslab(vs, H5S_SELECT_SET, vst, NULL, vcnt, NULL) >= 0 &&
+                     H5Sselect_hyperslab(ss, H5S_SELECT_SET, sst, NULL, scnt, NULL) >= 0 &&
+                     H5Pset_virtual(dcpl, vs, ".", src, ss) >= 0;
+            }
+            if (ok)
+                ok = H5Sselect_all(vs) >= 0;
+        }
+    } else
+        ok = 0;
+    if (ok && (lcpl = H5Pcreate(H5P_LINK_CREATE)) >= 0 && H5Pset_create_intermediate_group(lcpl, 1) >= 0 &&
+        (d = H5Dcreate2(o->file, name, H5T_IEEE_F32LE, vs, lcpl, dcpl, H5P_DEFAULT)) >= 0)
         rc = SIPD_OK;
     else
         h5fail(o->path, "cannot create the frame view %s", name);
     if (d >= 0)
         H5Dclose(d);
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (ss >= 0)
@@ -920,7 +1010,221 @@ static int frame_view(sipd_h5out *o, hsize_t n)
     return rc;
 }
 
+static int make_view(sipd_h5out *o, const char *name, const char *src, hsize_t n, hsize_t rows, hsize_t ncomp)
+{
+    return make_view_cols(o, name, src, n, rows, ncomp, NULL, 0);
+}
+
+/* A 6-component field (a symmetric tensor, stored xx, yy, zz, xy, yz, xz) is shown to the XDMF
+ * readers as the full row-major 3x3 (AttributeType "Tensor"): "Tensor6" is read in XDMF's order
+ * (xx, xy, xz, yy, yz, zz) by ParaView's legacy XDMFReader but passed through in VTK's order by
+ * its Xdmf3 readers, so no one order of 6 reads right in all three; 9 components do. */
+static const int sym_cols[9] = {0, 3, 5, 3, 1, 4, 5, 4, 2};
+
+/* Frame n's views of every field (the XDMF's attributes). */
+static int field_views(sipd_h5out *o, hsize_t n)
+{
+    const int ne[3] = {o->nt, o->ntri, o->ned};
+    char name[512], src[512];
+    int f, k;
+    for (f = 0; f < o->nfields; f++) {
+        const struct h5field *F = &o->fields[f];
+        for (k = 0; k < (F->per_element ? 3 : 1); k++) {
+            if (F->d[k] < 0)
+                continue;
+            if (F->per_element) {
+                snprintf(name, sizeof name, "/xdmf/fields/%s/%s/%llu", F->name, kind_name[k], (unsigned long long)n);
+                snprintf(src, sizeof src, "/frames/fields/%s/%s", F->name, kind_name[k]);
+            } else {
+                snprintf(name, sizeof name, "/xdmf/fields/%s/%llu", F->name, (unsigned long long)n);
+                snprintf(src, sizeof src, "/frames/fields/%s", F->name);
+            }
+            if (make_view_cols(o, name, src, n, (hsize_t)(F->per_element ? ne[k] : o->nv), (hsize_t)F->ncomp,
+                               F->ncomp == 6 ? sym_cols : NULL, 9) != SIPD_OK)
+                return SIPD_EFAIL;
+        }
+    }
+    return SIPD_OK;
+}
+
+/* An empty frames x rows x ncomp float32 dataset, one frame per chunk (split along the rows past
+ * FRAME_CHUNK_MAX), shuffle + deflate at level lvl (0: none): the layout of /frames/positions.
+ * Missing groups on its path are created. */
+static hid_t create_frame_series(hid_t loc, const char *path, const char *name, hsize_t rows, hsize_t ncomp,
+                                 int lvl)
+{
+    hsize_t dims[3] = {0, rows, ncomp}, maxd[3] = {H5S_UNLIMITED, rows, ncomp}, chunk[3] = {1, rows, ncomp};
+    hsize_t maxv = FRAME_CHUNK_MAX / (ncomp * sizeof(float));
+    hid_t space = -1, dcpl = -1, lcpl = -1, d = -1;
+    if (chunk[1] > maxv)
+        chunk[1] = maxv;
+    if ((space = H5Screate_simple(3, dims, maxd)) >= 0 && (dcpl = make_dcpl(3, chunk, lvl)) >= 0 &&
+        (lcpl = H5Pcreate(H5P_LINK_CREATE)) >= 0 && H5Pset_create_intermediate_group(lcpl, 1) >= 0)
+        d = H5Dcreate2(loc, name, H5T_IEEE_F32LE, space, lcpl, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        h5fail(path, "cannot create %s", name);
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return d;
+}
+
+/* --resume: field dataset dn of the file, rows x ncomp per frame, cut to the kept frames. */
+static int reopen_field(sipd_h5out *o, const char *dn, hsize_t rows, int ncomp, hid_t *d)
+{
+    hsize_t dims[3] = {0, 0, 0};
+    hid_t sp = -1;
+    int ok = 0;
+    if (H5Lexists(o->file, "/frames/fields", H5P_DEFAULT) > 0 && (*d = H5Dopen2(o->file, dn, H5P_DEFAULT)) >= 0 &&
+        (sp = H5Dget_space(*d)) >= 0)
+        ok = H5Sget_simple_extent_dims(sp, dims, NULL) == 3 && dims[1] == rows && dims[2] == (hsize_t)ncomp;
+    if (sp >= 0)
+        H5Sclose(sp);
+    H5Eclear2(H5E_DEFAULT);
+    if (!ok) {
+        sipd_error_at(o->path, 0, "%s: missing or of another shape: the output file was not written with these "
+                      "output.fields", dn);
+        return SIPD_EINPUT;
+    }
+    return shrink_to(*d, o->path, dn, o->nframes);
+}
+
+int h5out_add_fields(sipd_h5out *o, int n, const sipd_h5_field *spec)
+{
+    const int ne[3] = {o->nt, o->ntri, o->ned};
+    char dn[512];
+    hsize_t rows_max = (hsize_t)o->nv, k;
+    int f, j, rc;
+    if (o->nfields > 0 || n <= 0 || (!o->appending && o->nframes > 0)) {
+        sipd_error_at(o->path, 0, "add_fields: %s",
+                      n <= 0 ? "no fields" : "fields are added once, before the first frame");
+        return SIPD_EFAIL;
+    }
+    if (!(o->fields = sipd_calloc((size_t)n, sizeof *o->fields)))
+        return SIPD_EFAIL;
+    for (f = 0; f < n; f++) {
+        struct h5field *F = &o->fields[f];
+        F->d[0] = F->d[1] = F->d[2] = -1;
+        o->nfields = f + 1;
+        /* names go into HDF5 paths and XML unescaped: keep them plain */
+        if (!spec[f].name || !spec[f].name[0] || strpbrk(spec[f].name, "/<>&\"' ") ||
+            (spec[f].ncomp != 1 && spec[f].ncomp != 3 && spec[f].ncomp != 6)) {
+            sipd_error_at(o->path, 0, "add_fields: bad field %d", f);
+            return SIPD_EFAIL;
+        }
+        if (!(F->name = dupstr(spec[f].name)))
+            return SIPD_EFAIL;
+        F->ncomp = spec[f].ncomp;
+        F->per_element = spec[f].per_element != 0;
+        for (j = 0; j < (F->per_element ? 3 : 1); j++) {
+            hsize_t rows = F->per_element ? (hsize_t)ne[j] : (hsize_t)o->nv;
+            if (rows == 0)
+                continue;
+            if (rows > rows_max)
+                rows_max = rows;
+            if (F->per_element)
+                snprintf(dn, sizeof dn, "/frames/fields/%s/%s", F->name, kind_name[j]);
+            else
+                snprintf(dn, sizeof dn, "/frames/fields/%s", F->name);
+            if (o->appending) {
+                if ((rc = reopen_field(o, dn, rows, F->ncomp, &F->d[j])) != SIPD_OK)
+                    return rc;
+            } else if ((F->d[j] = create_frame_series(o->file, o->path, dn, rows, (hsize_t)F->ncomp,
+                                                      o->compression)) < 0) {
+                return SIPD_EFAIL;
+            }
+        }
+    }
+    o->fbuf2_n = (size_t)rows_max * 6;
+    if (!(o->fbuf2 = sipd_malloc(o->fbuf2_n * sizeof(float))))
+        return SIPD_EFAIL;
+    if (o->xdmf_path) {
+        for (k = 0; k < o->nframes; k++)   /* the kept frames of a resumed run */
+            if (field_views(o, k) != SIPD_OK)
+                return SIPD_EFAIL;
+        if (write_xdmf(o) != SIPD_OK)
+            return SIPD_EFAIL;
+    }
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush output file");
+        return SIPD_EFAIL;
+    }
+    return SIPD_OK;
+}
+
+/* Write rows x ncomp floats as frame n of the frame-major dataset d (extended to n + 1 frames). */
+static int write_frame_row(hid_t d, hsize_t n, hsize_t rows, hsize_t ncomp, const float *buf)
+{
+    hsize_t dims[3] = {n + 1, rows, ncomp}, start[3] = {n, 0, 0}, count[3] = {1, rows, ncomp};
+    hid_t fs = -1, ms = -1;
+    int rc = SIPD_EFAIL;
+    if (H5Dset_extent(d, dims) >= 0 && (fs = H5Dget_space(d)) >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+        (ms = H5Screate_simple(3, count, NULL)) >= 0 && H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf) >= 0)
+        rc = SIPD_OK;
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return rc;
+}
+
+/* Frame n of every field from vals (h5out.h); on failure the caller shrinks them back. */
+static int write_fields(sipd_h5out *o, hsize_t n, const double *const *vals)
+{
+    const int ne[3] = {o->nt, o->ntri, o->ned};
+    int f, j;
+    for (f = 0; f < o->nfields; f++) {
+        const struct h5field *F = &o->fields[f];
+        size_t off = 0, i;
+        if (!vals || !vals[f]) {
+            sipd_error_at(o->path, 0, "frame %llu: no values for the field %s", (unsigned long long)n, F->name);
+            return SIPD_EFAIL;
+        }
+        for (j = 0; j < (F->per_element ? 3 : 1); j++) {
+            size_t rows = F->per_element ? (size_t)ne[j] : (size_t)o->nv, cnt = rows * (size_t)F->ncomp;
+            if (rows == 0)
+                continue;
+            for (i = 0; i < cnt; i++)
+                o->fbuf2[i] = (float)vals[f][off + i];
+            off += cnt;
+            if (write_frame_row(F->d[j], n, (hsize_t)rows, (hsize_t)F->ncomp, o->fbuf2) != SIPD_OK) {
+                h5fail(o->path, "cannot write frame %llu of the field %s%s%s", (unsigned long long)n, F->name,
+                       F->per_element ? "/" : "", F->per_element ? kind_name[j] : "");
+                return SIPD_EFAIL;
+            }
+        }
+    }
+    return SIPD_OK;
+}
+
+/* Shrink every field back to n frames (a frame that could not be written). */
+static void shrink_fields(sipd_h5out *o, hsize_t n)
+{
+    int f, j;
+    for (f = 0; f < o->nfields; f++)
+        for (j = 0; j < 3; j++)
+            if (o->fields[f].d[j] >= 0) {
+                hsize_t dims[3] = {n, 0, 0};
+                hid_t sp = H5Dget_space(o->fields[f].d[j]);
+                if (sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 3) {
+                    dims[0] = n;
+                    H5Dset_extent(o->fields[f].d[j], dims);
+                }
+                if (sp >= 0)
+                    H5Sclose(sp);
+            }
+}
+
 int h5out_append_frame(sipd_h5out *o, double time, const double *x)
+{
+    return h5out_append_frame_fields(o, time, x, NULL);
+}
+
+int h5out_append_frame_fields(sipd_h5out *o, double time, const double *x, const double *const *vals)
 {
     hsize_t n = o->nframes, dims[3] = {n + 1, (hsize_t)o->nv, 3};
     hsize_t start[3] = {n, 0, 0}, count[3] = {1, (hsize_t)o->nv, 3};
@@ -954,11 +1258,13 @@ int h5out_append_frame(sipd_h5out *o, double time, const double *x)
         h5fail(o->path, "cannot write frame %llu to /frames/positions", (unsigned long long)n);
         goto done;
     }
+    if (o->nfields > 0 && write_fields(o, n, vals) != SIPD_OK)
+        goto done;
     if (append_1d(o->time, n, 1, H5T_NATIVE_DOUBLE, &time) != SIPD_OK) {
         h5fail(o->path, "cannot append frame %llu to /frames/time", (unsigned long long)n);
         goto done;
     }
-    if (o->xdmf_path && frame_view(o, n) != SIPD_OK)
+    if (o->xdmf_path && (frame_view(o, n) != SIPD_OK || field_views(o, n) != SIPD_OK))
         goto done;
     if (write_pending(o) != SIPD_OK)   /* the frame's convergence rows, in the same flush */
         goto done;
@@ -982,6 +1288,7 @@ done:
     if (o->nframes == n) { /* frame not written: shrink back so /frames stays aligned */
         dims[0] = n;
         H5Dset_extent(o->pos, dims);
+        shrink_fields(o, n);
     }
     H5Eclear2(H5E_DEFAULT);
     if (rc == SIPD_OK && o->xdmf_path)
@@ -1188,6 +1495,12 @@ int h5out_close(sipd_h5out *o)
         if (o->time >= 0 && H5Dclose(o->time) < 0)
             rc = SIPD_EFAIL;
         o->pos = o->time = -1;
+        for (k = 0; k < o->nfields * 3; k++) {
+            hid_t *d = &o->fields[k / 3].d[k % 3];
+            if (*d >= 0 && H5Dclose(*d) < 0)
+                rc = SIPD_EFAIL;
+            *d = -1;
+        }
         for (k = 0; k < CONV_N; k++)
             o->conv[k] = -1;
         for (k = 0; k < HIST_N; k++)

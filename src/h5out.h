@@ -12,6 +12,7 @@
  *   /mesh/surface_triangles (nf x 3 i32), /mesh/body (nv i32)
  *   /frames/positions (frames x nv x 3 f32; chunk = one frame; shuffle + deflate)
  *   /frames/time (frames f64)
+ *   /frames/fields/<name>[/<kind>] (output.fields: see h5out_add_fields)
  *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
  *                 contacts (i32), wall_time (f64), history_offset (i64), max_penetration (f64)}:
  *                 one row per solve
@@ -80,6 +81,26 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
 void h5out_counts(const sipd_h5out *out, long *frames, long *solves, long *hist);
 /* Append one frame (x: nv*3 doubles, converted to float32), flush, rewrite the XDMF. */
 int h5out_append_frame(sipd_h5out *out, double time, const double *x);
+/* Output fields (output.fields; docs/looking-at-results.md): per vertex a dataset
+ * /frames/fields/<name> (frames x nv x ncomp float32), per element one per kind present in /mesh,
+ * /frames/fields/<name>/<kind> (kind tets, triangles or edges; frames x n_kind x ncomp), each one
+ * frame per chunk with shuffle + deflate like /frames/positions; with the XDMF sidecar, a view per
+ * frame /xdmf/fields/<name>[/<kind>]/N and an Attribute of every frame's grids (Center Node / Cell;
+ * Scalar, Vector, or for 6 components (a symmetric tensor xx, yy, zz, xy, yz, xz) a 3x3 "Tensor"
+ * view of them, the one form all three of ParaView's XDMF readers read the same way). */
+typedef struct {
+    const char *name;   /* plain: no '/', spaces or XML specials */
+    int ncomp;          /* 1, 3 or 6 */
+    int per_element;    /* 0: one value per vertex; 1: one per element of every kind in /mesh */
+} sipd_h5_field;
+/* Declare the fields every frame carries: after h5out_create, before the first frame; after
+ * h5out_open_append, the list the file was written with (its datasets are reopened and cut to the
+ * kept frames; SIPD_EINPUT when they are missing). */
+int h5out_add_fields(sipd_h5out *out, int n, const sipd_h5_field *fields);
+/* h5out_append_frame with the fields' values: vals[i] holds field i's nv*ncomp (per vertex) or
+ * (nt + ntri + ned)*ncomp (per element: the kinds in /mesh order, tets, triangles, edges) doubles,
+ * converted to float32.  h5out_append_frame(o, t, x) is this with vals = NULL (no fields declared). */
+int h5out_append_frame_fields(sipd_h5out *out, double time, const double *x, const double *const *vals);
 /* Per-iteration history of one solve (arrays of length n; all but residual may be NULL -> NaN):
  * residual (the relative force residual max|g| / f_ref the tolerance applies to), energy, alpha (step length; ω for Chebyshev/SOR steps),
  * force (max_a |g_a| over free vertices, N: the same measure for every method), wall_time

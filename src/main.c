@@ -13,6 +13,7 @@
 
 #include "checkpoint.h"
 #include "driver.h"
+#include "fields.h"
 #include "h5out.h"
 #include "mesh.h"
 #include "method.h"
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
     sipd_model model;
     sipd_sim sim;
     sipd_backend_params bp;
+    sipd_fields fields;
     sipd_h5out *out = NULL;
     sipd_device device;
     char *cmdline = NULL, *resolved = NULL;
@@ -372,9 +374,16 @@ int main(int argc, char **argv)
               sc.substeps, sc.output_file);
 
     sim_backend_params(&sc, threads, &bp);
+    if (fields_init(&fields, &sc, &model) != SIPD_OK) {
+        free(resolved);
+        model_free(&model);
+        scene_free(&sc);
+        return SIPD_EFAIL;
+    }
     /* Restart state: OUTPUT.ckpt. --resume continues from it; a fresh run removes a stale one. */
     ckpt_path = sipd_malloc(strlen(sc.output_file) + 6);
     if (!ckpt_path) {
+        fields_free(&fields);
         free(resolved);
         model_free(&model);
         scene_free(&sc);
@@ -397,6 +406,8 @@ int main(int argc, char **argv)
             /* the run may have been killed after its last checkpoint, before its exit_reason */
             rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames,
                                    ck.out_solves, ck.out_hist);
+            if (rc == SIPD_OK && fields.n > 0)   /* the XDMF keeps its field attributes */
+                rc = h5out_add_fields(out, fields.n, fields.spec);
             if (rc == SIPD_OK) {
                 rc = h5out_set_attr(out, "exit_reason", "completed");
                 if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
@@ -407,6 +418,7 @@ int main(int argc, char **argv)
                 sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", ckpt_path, ck.frame,
                           sc.frames);
             checkpoint_free(&ck);
+            fields_free(&fields);
             free(ckpt_path);
             free(resolved);
             model_free(&model);
@@ -425,6 +437,8 @@ int main(int argc, char **argv)
         char note[160];
         rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames, ck.out_solves,
                                ck.out_hist);
+        if (rc == SIPD_OK && fields.n > 0)
+            rc = h5out_add_fields(out, fields.n, fields.spec);
         if (rc == SIPD_OK)
             rc = sim.ops->upload(sim.b, ck.x, ck.v);
         if (rc == SIPD_OK && sim_restore_solver_state(&sim, ck.s, ck.ns) != SIPD_OK) {
@@ -485,6 +499,8 @@ int main(int argc, char **argv)
             hm.edges = ge >= 0 ? model.groups[ge].v : NULL;
         }
         rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
+        if (rc == SIPD_OK && fields.n > 0)   /* output.fields: their datasets and XDMF attributes */
+            rc = h5out_add_fields(out, fields.n, fields.spec);
         if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
             rc = h5out_set_attr(out, "exit_reason", "running");
     }
@@ -499,6 +515,7 @@ int main(int argc, char **argv)
         ro.checkpoint_every = sc.checkpoint_every;
         ro.checkpoint_seconds = sc.checkpoint_seconds;
         ro.scene_hash = scene_hash;
+        ro.fields = fields.n > 0 ? &fields : NULL;
         t0 = sipd_now();
         rc = driver_run(&sim, &ro, &frames_done);
         {
@@ -567,6 +584,7 @@ int main(int argc, char **argv)
                       rc == SIPD_ESTRICT ? " (exit 4: --strict and some solves did not converge)" : "");
     }
     sim_free(&sim);
+    fields_free(&fields);
     checkpoint_free(&ck);
     free(ckpt_path);
     free(cmdline);

@@ -193,6 +193,24 @@ SIPD_HD int pass_pair_stats(const sipd_view *v, int p, sipd_real *pen)
     return contact_plane_gap(z, n, v->pr_h[p]) < v->dhat;
 }
 
+/* The contact and friction force on free vertex a at the current iterate y (output.fields
+ * "contact_force"): minus the gradient of the ground and pair terms, friction included (its slip
+ * is measured from x, so this is evaluated before end_step); 0 on Dirichlet vertices, whose
+ * reactions the solver does not form. */
+SIPD_HD vec3 pass_contact_force(const sipd_view *v, int a)
+{
+    vec3 g = v3(0, 0, 0);
+    sym3 D = s3_zero();
+    sipd_real pen;
+    if (v->fixed[a])
+        return g;
+    if (v->ground)
+        pass_ground(v, a, view_ld(v->y, a), &g, &D, &pen);
+    if (v->npr)
+        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, &g, &D);
+    return v3_scale(g, -1);
+}
+
 /* ---- elements -------------------------------------------------------------------------------- */
 
 /* The corner positions of element e of group G at y + α dy (y alone when dy is NULL), corner

@@ -159,7 +159,7 @@ static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "fric
                                            "detect_every", "ground", "friction_velocity", "thickness", NULL};
 static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
-                                          "checkpoint_seconds", NULL};
+                                          "checkpoint_seconds", "fields", NULL};
 /* Every group's table by its dotted path ("[]" for a list element).  check_keys() refuses a
  * table that is not listed here, so scene_print_keys() names every key the parser accepts: the
  * docs test (tests/docs.cmake) checks that docs/scene-reference.md documents each of them. */
@@ -184,6 +184,14 @@ void scene_print_keys(FILE *f)
     for (size_t t = 0; t < sizeof key_tables / sizeof key_tables[0]; t++)
         for (const char *const *k = key_tables[t].keys; *k; k++)
             fprintf(f, "%s%s%s\n", key_tables[t].path, key_tables[t].path[0] ? "." : "", *k);
+}
+
+static const char *const field_names[SIPD_FIELD_COUNT] = {"displacement", "velocity", "contact_force", "J",
+                                                          "von_mises", "energy_density", "strain"};
+
+const char *scene_field_name(int f)
+{
+    return f >= 0 && f < SIPD_FIELD_COUNT ? field_names[f] : NULL;
 }
 
 static char *xstrdup(const char *s);
@@ -1720,6 +1728,41 @@ static int load_contact(sipd_scene *sc, const config_setting_t *root)
     return SIPD_OK;
 }
 
+/* output.fields: an array ["a", "b"] or a list ("a", "b") of field names, each at most once. */
+static int get_fields(sipd_scene *sc, const config_setting_t *g)
+{
+    const config_setting_t *s = g ? config_setting_get_member(g, "fields") : NULL;
+    int n, i, f, t;
+    if (!s)
+        return SIPD_OK;
+    t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return err(sc, s, "output.fields", "expected an array of field names [\"displacement\", ...], got %s",
+                   type_name(t));
+    n = config_setting_length(s);
+    for (i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *v = config_setting_type(e) == CONFIG_TYPE_STRING ? config_setting_get_string(e) : NULL;
+        char list[256] = "";
+        if (!v)
+            return err(sc, e, "output.fields", "entry %d is %s, expected a field name string", i,
+                       type_name(config_setting_type(e)));
+        for (f = 0; f < SIPD_FIELD_COUNT && strcmp(v, field_names[f]) != 0; f++) {}
+        if (f == SIPD_FIELD_COUNT) {
+            for (f = 0; f < SIPD_FIELD_COUNT; f++) {
+                if (f)
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, field_names[f], sizeof list - strlen(list) - 1);
+            }
+            return err(sc, e, "output.fields", "unknown field \"%s\" (known: %s)", v, list);
+        }
+        if (sc->fields & (1u << f))
+            return err(sc, e, "output.fields", "\"%s\" is listed twice", v);
+        sc->fields |= 1u << f;
+    }
+    return SIPD_OK;
+}
+
 static int load_output(sipd_scene *sc, const config_setting_t *root)
 {
     const config_setting_t *g;
@@ -1734,7 +1777,8 @@ static int load_output(sipd_scene *sc, const config_setting_t *root)
               (rc = get_bool(sc, g, "output", "xdmf", &sc->xdmf)) ||
               (rc = int_range(sc, g, "output", "checkpoint_every", 0, &sc->checkpoint_every, 0, INT_MAX)) ||
               (rc = float_range(sc, g, "output", "checkpoint_seconds", 0, &sc->checkpoint_seconds, 0.0, 1,
-                                INFINITY, 0))))
+                                INFINITY, 0)) ||
+              (rc = get_fields(sc, g))))
         return rc;
     if (file) {
         sc->output_file = sipd_path_join(sc->dir, file);
@@ -2135,5 +2179,16 @@ void scene_print(FILE *f, const sipd_scene *sc)
     fprintf(f, ";\n  every = %d;\n  compression = %d;\n  xdmf = %s;\n  checkpoint_every = %d;\n"
                "  checkpoint_seconds = ", sc->output_every, sc->compression, tf(sc->xdmf), sc->checkpoint_every);
     print_float(f, sc->checkpoint_seconds);
-    fputs(";\n};\n", f);
+    fputs(";\n", f);
+    if (sc->fields) {   /* only when given (older outputs unchanged) */
+        int k, first = 1;
+        fputs("  fields = [", f);
+        for (k = 0; k < SIPD_FIELD_COUNT; k++)
+            if (sc->fields & (1u << k)) {
+                fprintf(f, "%s\"%s\"", first ? "" : ", ", field_names[k]);
+                first = 0;
+            }
+        fputs("];\n", f);
+    }
+    fputs("};\n", f);
 }

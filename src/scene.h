@@ -46,6 +46,19 @@ typedef enum {
 /* bodies[].generate.shape: a body made by a generator instead of a mesh file (meshgen.h) */
 typedef enum { SIPD_GEN_NONE = 0, SIPD_GEN_ROD = 1, SIPD_GEN_CLOTH = 2 } sipd_gen_shape;
 
+/* output.fields (docs/looking-at-results.md): what is written per frame beside the positions.
+ * The file holds them in this order, whatever the order of the scene's list. */
+typedef enum {
+    SIPD_FIELD_DISPLACEMENT = 0,   /* per vertex: x − rest (m)                                */
+    SIPD_FIELD_VELOCITY = 1,       /* per vertex: v at the end of the frame's last step (m/s) */
+    SIPD_FIELD_CONTACT_FORCE = 2,  /* per vertex: ground + pair contact and friction force (N) */
+    SIPD_FIELD_J = 3,              /* per element: volume (area, length) ratio                */
+    SIPD_FIELD_VON_MISES = 4,      /* per element: von Mises of the Cauchy stress (Pa)         */
+    SIPD_FIELD_ENERGY_DENSITY = 5, /* per element: Ψ per unit rest volume (J/m³)               */
+    SIPD_FIELD_STRAIN = 6,         /* per element: Green–Lagrange strain, 6 components          */
+    SIPD_FIELD_COUNT = 7
+} sipd_field;
+
 typedef struct {
     char name[64];
     sipd_material_model model;
@@ -179,6 +192,7 @@ typedef struct {
     int output_every;   /* default 1   */
     int compression;    /* 0..9, default 4 */
     int xdmf;           /* default 1   */
+    unsigned fields;    /* output.fields: bit (1u << sipd_field) per field; default 0 (none) */
     int checkpoint_every;      /* write OUTPUT.ckpt every N frames; 0 (default): only when
                                   stopped by a signal and at the end of the run            */
     double checkpoint_seconds; /* and/or every S seconds of wall time; 0 (default): off   */
@@ -210,5 +224,7 @@ const char *scene_line_search_name(sipd_line_search l);
 const char *scene_projection_name(sipd_projection p);
 const char *scene_device_name(sipd_device d);
 const char *scene_model_name(sipd_material_model m);
+/* The name of output field f ("displacement", …, the output.fields spelling); NULL past the end. */
+const char *scene_field_name(int f);
 
 #endif

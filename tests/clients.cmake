@@ -16,3 +16,9 @@ foreach(n curtain rope bunny_kinds)
   set_tests_properties(clients_paraview_meshio_${n} PROPERTIES LABELS clients SKIP_RETURN_CODE 77 TIMEOUT 400
                        RESOURCE_LOCK sipd_pvbatch)
 endforeach()
+# output.fields in ParaView (three XDMF readers, the sipdrun PVD export) and meshio's time series
+# (tests/test_clients_fields.sh, issue 28; about 20 s, most of it pvbatch)
+add_test(NAME clients_fields
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_clients_fields.sh $<TARGET_FILE:sipd-run> ${CMAKE_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/clients_fields)
+set_tests_properties(clients_fields PROPERTIES LABELS clients SKIP_RETURN_CODE 77 TIMEOUT 400 RESOURCE_LOCK sipd_pvbatch)

@@ -47,6 +47,9 @@ if(TARGET sipd_cuda)
   # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
   add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
   list(APPEND sipd_gpu_tests gpu_thin_ground)
+  # output.fields "contact_force": the backend op against the CPU's (ground, friction, pairs)
+  add_test(NAME gpu_contact_force COMMAND test_gpu contact_force ${CMAKE_CURRENT_LIST_DIR}/data/gpu/contact_force.cfg)
+  list(APPEND sipd_gpu_tests gpu_contact_force)
   # contact pairs detected on the host (collide.c, float64) instead of the device
   add_test(NAME gpu_scene_ball_collision_host_detect COMMAND test_gpu scene ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
   set_tests_properties(gpu_scene_ball_collision_host_detect PROPERTIES ENVIRONMENT SIPD_CUDA_HOST_DETECT=1)

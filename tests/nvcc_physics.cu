@@ -23,6 +23,7 @@
 #include "physics/tri.h"
 #include "physics/bend.h"
 #include "physics/midedge.h"
+#include "physics/fields.h"
 
 /* in: at least 64 reals; out: at least 64 reals; one thread is enough */
 __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
@@ -341,6 +342,20 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += midedge_corner(R, in[50], y, split % MIDEDGE_NC, &Bl, &e).v[1] + Bl.s[2] + e;
         midedge_element(R, in[50], y, gr, B, split & 1);
         acc += gr[11].v[0] + B[5].s[1];
+    }
+    /* fields.h (output fields) and tri.h's rest frame */
+    {
+        vec3 p0 = v3(in[30], in[31], in[32]), p1 = v3(in[33], in[34], in[35]), p2 = v3(in[36], in[37], in[38]);
+        vec3 p3 = v3(in[39], in[40], in[41]), u, w;
+        sipd_real Bm[9] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]}, s6[6];
+        sipd_material mt = material_make(split % SIPD_MAT_NMODELS, (double)in[44], 0.3);
+        sipd_elem_fields ft = field_tet(&mt, Bm, p0, p1, p2, p3);
+        sipd_elem_fields fr = field_tri(&mt, Bm, p0, p1, p2, p1, p2, p3);
+        sipd_elem_fields fe = field_edge(in[9], in[10], in[11], p0, p1, p2, p3);
+        acc += tri_rest_frame(p0, p1, p2, &u, &w) + u.v[0] + w.v[1];
+        acc += ft.von_mises + fr.J + fe.strain[4] + field_von_mises(s3_diag(in[12]));
+        field_store_sym(field_sym(m3_identity()), s6);
+        acc += s6[3];
     }
     {   /* the 36x36 Gauss–Newton Hessian: its own scope (5 KiB of local memory in float) */
         vec3 y[MIDEDGE_NC];

@@ -566,6 +566,67 @@ static int test_kinds(const char *path, const char *model)
     return 0;
 }
 
+/* output.fields "contact_force" (backend op contact_force, passes.h pass_contact_force).  Per vertex the
+ * forces are as sensitive as the penalty makes them (k_c times the backends' position difference, which
+ * POS_TOL allows up to 1e-3 of the model), so the comparison is of what the solve pins down: the net
+ * contact force of each step, GPU against CPU, within 2% of the bodies' weight; and, in a quasi-static
+ * step, the net force against the weight itself (within 1%: the float32 solve stops near 1e-5). */
+static int test_contact_force(const char *path)
+{
+    sipd_scene sc;
+    sipd_model m;
+    const sipd_backend_ops *ops[2] = {&sipd_backend_cpu, gpu_ops};
+    sipd_sim s[2];
+    sipd_backend_params bp;
+    int k, i, a, pass;
+    double W, worst = 0, seen = 0;
+    if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        CHECK(0, "cannot load %s", path);
+        return 1;
+    }
+    CHECK(sc.fields & (1u << SIPD_FIELD_CONTACT_FORCE), "%s does not ask for contact_force", path);
+    W = m.total_mass * sqrt(sc.gravity[0] * sc.gravity[0] + sc.gravity[1] * sc.gravity[1] + sc.gravity[2] * sc.gravity[2]);
+    for (pass = 0; pass < 2 && !failures; pass++) {   /* 0: the scene's dynamic steps; 1: one quasi-static step */
+        int steps = pass ? 1 : sc.frames * sc.substeps;
+        double h = pass ? 1.0 : sc.dt / sc.substeps;
+        sc.quasistatic = pass;
+        if (pass) {
+            sc.tolerance = 1e-6;
+            sc.iterations = 5000;
+        }
+        sim_backend_params(&sc, 0, &bp);
+        for (k = 0; k < 2; k++)
+            CHECK(sim_init(&s[k], &sc, &m, ops[k], &bp) == SIPD_OK && s[k].fc, "%s: sim_init with contact forces",
+                  ops[k]->name);
+        for (i = 0; i < steps && !failures; i++) {
+            double net[2][3] = {{0, 0, 0}, {0, 0, 0}}, d;
+            sipd_solve_result r[2];
+            for (k = 0; k < 2; k++) {
+                CHECK(sim_step(&s[k], h, &r[k]) == SIPD_OK, "%s: step", ops[k]->name);
+                for (a = 0; a < 3 * m.nv; a++) net[k][a % 3] += s[k].fc[a];
+            }
+            d = sqrt((net[0][0] - net[1][0]) * (net[0][0] - net[1][0]) + (net[0][1] - net[1][1]) * (net[0][1] - net[1][1]) +
+                     (net[0][2] - net[1][2]) * (net[0][2] - net[1][2]));
+            printf("%s step %d: net contact force cpu (%.4g, %.4g, %.4g) N, gpu (%.4g, %.4g, %.4g) N; weight %.4g N\n",
+                   pass ? "quasi-static" : "dynamic", i, net[0][0], net[0][1], net[0][2], net[1][0], net[1][1],
+                   net[1][2], W);
+            worst = d / W > worst ? d / W : worst;
+            seen = fabs(net[1][1]) > seen ? fabs(net[1][1]) : seen;
+            if (pass)
+                for (k = 0; k < 2; k++)
+                    CHECK((r[k].converged || k == 1) && fabs(net[k][1] - W) < 1e-2 * W,
+                          "%s quasi-static: net contact force %.6g N, weight %.6g N (converged %d)", ops[k]->name,
+                          net[k][1], W, r[k].converged);
+        }
+        for (k = 0; k < 2; k++) sim_free(&s[k]);
+    }
+    CHECK(seen > 0.1 * W, "the contact forces stayed near 0: the comparison proves little");
+    CHECK(worst < 2e-2, "GPU and CPU net contact forces differ by %.3g of the weight", worst);
+    model_free(&m);
+    scene_free(&sc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char desc[256];
@@ -593,6 +654,8 @@ int main(int argc, char **argv)
         if (test_kinds(argv[2], argc > 3 ? argv[3] : NULL) == 77)
             return 77;
     }
+    else if (!strcmp(argv[1], "contact_force") && argc > 2)
+        test_contact_force(argv[2]);
     else if (!strcmp(argv[1], "energy"))
         test_energy();
     else if (!strcmp(argv[1], "big"))

@@ -179,6 +179,7 @@ static void check_full(const sipd_scene *sc, const char *dir)
     CHECK(sc->output_every == 2);
     CHECK(sc->compression == 9);
     CHECK(sc->xdmf == 0);
+    CHECK(sc->fields == ((1u << SIPD_FIELD_STRAIN) | (1u << SIPD_FIELD_DISPLACEMENT)));
 }
 
 static void test_full(void)
@@ -233,6 +234,7 @@ static void check_defaults(const sipd_scene *sc)
     CHECK(sc->output_every == 1);
     CHECK(sc->compression == 4);
     CHECK(sc->xdmf == 1);
+    CHECK(sc->fields == 0);
 }
 
 static void test_minimal(void)
@@ -320,6 +322,7 @@ static void check_same(const sipd_scene *a, const sipd_scene *b)
     CHECK(a->output_every == b->output_every);
     CHECK(a->compression == b->compression);
     CHECK(a->xdmf == b->xdmf);
+    CHECK(a->fields == b->fields);
 }
 
 static void print_to(const char *path, const sipd_scene *sc)
@@ -445,6 +448,8 @@ static void test_accepted(void)
         {"time = { frames = 0; };", offsetof(sipd_scene, frames), 0},
         {"output = { compression = 0; };", offsetof(sipd_scene, compression), 0},
         {"output = { compression = 9; };", offsetof(sipd_scene, compression), 9},
+        {"output = { fields = []; };", offsetof(sipd_scene, fields), 0},
+        {"output = { fields = (\"J\"); };", offsetof(sipd_scene, fields), 1 << SIPD_FIELD_J},
         /* contact switched off (or an empty group) is accepted and ignored */
         {"contact = { enabled = false; dhat = 0.01; ground = { height = -1.0; }; };",
          offsetof(sipd_scene, xdmf), 1},

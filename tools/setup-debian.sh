@@ -17,7 +17,13 @@
 #   python3-paraview, xvfb, python3-meshio, python3-h5py, python3-numpy: the `clients` test (the
 #   output read by ParaView's XDMF readers under pvbatch and by meshio) and the README's
 #   Python snippet (docs_readme_first_scene);
-#   groff-base, man-db: the manual page rendered by `docs_man_help` (man -l).
+#   groff-base, man-db: the manual page rendered by `docs_man_help` (man -l);
+#   python3-pip, python3-setuptools, python3-wheel and Pixar's usd-core (from PyPI: Debian has no
+#   package of it; ~30 MB): the Python package python/sipdrun and its USD export
+#   (tests/test_python.sh).  usd-core goes into the system Python with --break-system-packages
+#   (PEP 668): it lands in /usr/local/lib/python3.*/dist-packages, beside and not over Debian's
+#   packages, where the tests' /usr/bin/python3 finds it.  Without network the USD test is
+#   skipped (77), not failed; CI (.ci/run) checks that it is installed.
 # The CUDA toolkit (nvcc) is optional and not installed here: when it is on PATH, CMake builds
 # the CUDA backend and adds the nvcc compile checks of the shared physics headers.
 set -euo pipefail
@@ -36,11 +42,15 @@ if [ $minimal = 0 ]; then
   packages="$packages g++ git slurmctld slurmd slurm-client munge python3
     clang-14 libclang-rt-14-dev
     python3-paraview xvfb xauth python3-meshio python3-h5py python3-numpy calculix-ccx
-    groff-base man-db"
+    groff-base man-db python3-pip python3-setuptools python3-wheel"
 fi
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null
+if [ $minimal = 0 ] && ! /usr/bin/python3 -c "import pxr.Usd" 2>/dev/null; then
+  $SUDO /usr/bin/python3 -m pip install --quiet --break-system-packages --no-deps "usd-core==26.11" ||
+    echo "warning: could not install usd-core from PyPI: the python_usd test will be skipped"
+fi
 if [ $minimal = 1 ]; then
   echo "sipd-run build and run dependencies installed (--minimal): now run make"
 else

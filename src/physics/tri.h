@@ -97,16 +97,28 @@ SIPD_HD void tri_gradN(const sipd_real *Bm, int a, sipd_real g[2])
     }
 }
 
+/* The orthonormal frame of the rest plane the rest data is written in: u along x1 − x0, w in the
+ * plane ⟂ u (F maps these coordinates to the world; output fields turn strains back with it).
+ * Returns 0 (u, w untouched) when the triangle is degenerate. */
+SIPD_HD int tri_rest_frame(vec3 x0, vec3 x1, vec3 x2, vec3 *u, vec3 *w)
+{
+    vec3 e1 = v3_sub(x1, x0), c = v3_cross(e1, v3_sub(x2, x0));
+    sipd_real l1 = sipd_sqrt(v3_norm2(e1)), A2 = sipd_sqrt(v3_norm2(c));
+    if (!(l1 > 0) || !(A2 > 0))
+        return 0;
+    *u = v3_scale(e1, 1 / l1);
+    *w = v3_cross(v3_scale(c, 1 / A2), *u);   /* in-plane, ⟂ u */
+    return 1;
+}
+
 /* Rest data from the three rest positions; returns the area (Bm untouched when degenerate). */
 SIPD_HD sipd_real tri_rest(vec3 x0, vec3 x1, vec3 x2, sipd_real *Bm)
 {
     vec3 e1 = v3_sub(x1, x0), e2 = v3_sub(x2, x0), c = v3_cross(e1, e2);
     sipd_real l1 = sipd_sqrt(v3_norm2(e1)), A2 = sipd_sqrt(v3_norm2(c)), d00, d01, d10, d11, det;
     vec3 u, w;
-    if (!(l1 > 0) || !(A2 > 0))
+    if (!tri_rest_frame(x0, x1, x2, &u, &w))
         return 0;
-    u = v3_scale(e1, 1 / l1);
-    w = v3_cross(v3_scale(c, 1 / A2), u);   /* in-plane, ⟂ u */
     d00 = l1; d01 = v3_dot(e2, u);            /* Dm = [[e1·u, e2·u], [e1·w, e2·w]] */
     d10 = 0;  d11 = v3_dot(e2, w);
     det = d00 * d11 - d01 * d10;
