@@ -101,6 +101,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
     bp->hessian = sc->coarse_levels > 1;              /* two-level SIPD: the coarse level's H */
+    bp->profile = 0;                                  /* no phase timing (sipd_profile) */
 }
 
 sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }

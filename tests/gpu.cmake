@@ -47,6 +47,10 @@ if(TARGET sipd_cuda)
   # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
   add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
   list(APPEND sipd_gpu_tests gpu_thin_ground)
+  # the profile op's launch / sync counters and phase times (backend.h sipd_profile), on a box and
+  # on the thin-bodies scene (contact pairs: broad and narrow phases)
+  add_test(NAME gpu_profile COMMAND test_gpu profile ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
+  list(APPEND sipd_gpu_tests gpu_profile)
   # contact pairs detected on the host (collide.c, float64) instead of the device
   add_test(NAME gpu_scene_ball_collision_host_detect COMMAND test_gpu scene ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
   set_tests_properties(gpu_scene_ball_collision_host_detect PROPERTIES ENVIRONMENT SIPD_CUDA_HOST_DETECT=1)
@@ -54,4 +58,8 @@ if(TARGET sipd_cuda)
   set_tests_properties(${sipd_gpu_tests} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   # one GPU: keep the GPU tests from running concurrently with each other
   set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK sipd_gpu)
+  # the same checks with the CPU backend standing in (no device; label-free, so make test runs it):
+  # the CPU backend's phase times and the harness (tools/gpu-check.sh --selftest does the same)
+  add_test(NAME gpu_profile_selftest COMMAND test_gpu profile ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
+  set_tests_properties(gpu_profile_selftest PROPERTIES ENVIRONMENT SIPD_TEST_GPU_SELFTEST=1 TIMEOUT 120)
 endif()
