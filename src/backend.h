@@ -90,6 +90,15 @@ static inline const char *sipd_phase_name(int p)
     return p >= 0 && p < SIPD_NPHASE ? names[p] : "?";
 }
 
+/* The sum over the phases of a counter (sipd_profile launches or syncs). */
+static inline long sipd_profile_total(const long *per_phase)
+{
+    long n = 0;
+    int k;
+    for (k = 0; k < SIPD_NPHASE; k++) n += per_phase[k];
+    return n;
+}
+
 /* Reductions of one direction pass (all sums over free vertices). */
 typedef struct {
     double rmax;   /* max_a |dy_a|                                                    */

@@ -563,14 +563,6 @@ static int profiled_step(sipd_scene *sc, const sipd_model *m, int iters, int tim
     return rc;
 }
 
-static long prof_sum(const long *a)
-{
-    long n = 0;
-    int k;
-    for (k = 0; k < SIPD_NPHASE; k++) n += a[k];
-    return n;
-}
-
 /* The timing checks of one profiled step (what: for messages). */
 static void check_times(const char *what, const sipd_profile *p, double wall, int contact)
 {
@@ -597,13 +589,14 @@ static void check_times(const char *what, const sipd_profile *p, double wall, in
 static void check_against_device(const char *what, const sipd_profile *p, const dev_counts *ec)
 {
 #ifdef SIPD_CUDA_EMULATION
+    long launches = sipd_profile_total(p->launches), syncs = sipd_profile_total(p->syncs);
     if (gpu_ops == &sipd_backend_cpu)
         return;
-    printf("%s: backend counted %ld launches, %ld syncs; the emulator %ld, %ld\n", what, prof_sum(p->launches),
-           prof_sum(p->syncs), ec->launches, ec->syncs);
-    CHECK(prof_sum(p->launches) == ec->launches && prof_sum(p->syncs) == ec->syncs,
-          "%s: the backend counted %ld launches and %ld syncs, the emulator %ld and %ld", what, prof_sum(p->launches),
-          prof_sum(p->syncs), ec->launches, ec->syncs);
+    printf("%s: backend counted %ld launches, %ld syncs; the emulator %ld, %ld\n", what, launches, syncs, ec->launches,
+           ec->syncs);
+    CHECK(launches == ec->launches && syncs == ec->syncs,
+          "%s: the backend counted %ld launches and %ld syncs, the emulator %ld and %ld", what, launches, syncs,
+          ec->launches, ec->syncs);
 #else
     (void)what;
     (void)p;
@@ -645,12 +638,12 @@ static void test_profile(const char *contact_scene)
         }
         check_against_device(what, &p5, &e5);
         check_against_device(what, &p15, &e15);
-        dl = prof_sum(p15.launches) - prof_sum(p5.launches);
-        ds = prof_sum(p15.syncs) - prof_sum(p5.syncs);
+        dl = sipd_profile_total(p15.launches) - sipd_profile_total(p5.launches);
+        ds = sipd_profile_total(p15.syncs) - sipd_profile_total(p5.syncs);
         printf("%s: per iteration %.1f launches, %.1f syncs (%d element groups)\n", what, dl / 10.0, ds / 10.0, ng);
         if (!ls) {
-            CHECK(dl == 10L * (ng + 4) && ds == 20, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 20", what,
-                  dl, ds, 10 * (ng + 4));
+            CHECK(dl == 10L * (ng + 4) && ds == 20, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 20",
+                  what, dl, ds, 10 * (ng + 4));
             CHECK(p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT] == 10L * ng &&
                       p15.launches[SIPD_PHASE_VERTEX] - p5.launches[SIPD_PHASE_VERTEX] == 10 &&
                       p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] == 20 &&
@@ -768,8 +761,8 @@ int main(int argc, char **argv)
 {
     char desc[256];
     if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | materials | "
-                        "profile [FILE]\n");
+        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | "
+                        "materials | profile [FILE]\n");
         return 2;
     }
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {

@@ -91,14 +91,6 @@ static double timed_step(sipd_scene *sc, const sipd_model *m, const sipd_backend
     return dt;
 }
 
-static long sum_l(const long *a)
-{
-    long n = 0;
-    int k;
-    for (k = 0; k < SIPD_NPHASE; k++) n += a[k];
-    return n;
-}
-
 /* The --profile row of one variant: a profiled step of `iters` iterations, then the counts per
  * iteration from a 15- and a 5-iteration step (timing off). */
 static int profile_row(FILE *pf, sipd_scene *sc, const sipd_model *m, const char *name, int iters, double ms_iter)
@@ -121,8 +113,10 @@ static int profile_row(FILE *pf, sipd_scene *sc, const sipd_model *m, const char
         snprintf(lbuf, sizeof lbuf, "–");
         snprintf(sbuf, sizeof sbuf, "–");
     } else {
-        snprintf(lbuf, sizeof lbuf, "%.2f", (sum_l(c15.launches) - sum_l(c5.launches)) / 10.0);
-        snprintf(sbuf, sizeof sbuf, "%.2f", (sum_l(c15.syncs) - sum_l(c5.syncs)) / 10.0);
+        long dl = sipd_profile_total(c15.launches) - sipd_profile_total(c5.launches);
+        long ds = sipd_profile_total(c15.syncs) - sipd_profile_total(c5.syncs);
+        snprintf(lbuf, sizeof lbuf, "%.2f", dl / 10.0);
+        snprintf(sbuf, sizeof sbuf, "%.2f", ds / 10.0);
     }
     fprintf(pf, " %.4f | %s | %s |\n", sum / done, lbuf, sbuf);
     fflush(pf);
@@ -364,7 +358,8 @@ int main(int argc, char **argv)
         rc |= bench_scenes(scenes, frames, cpu_columns);
 #ifdef _OPENMP
     if (cpu_columns || standin)
-        printf("\nCPU columns%s: %d OpenMP threads, float64\n", standin ? " (and the stand-in)" : "", omp_get_max_threads());
+        printf("\nCPU columns%s: %d OpenMP threads, float64\n", standin ? " (and the stand-in)" : "",
+               omp_get_max_threads());
 #endif
     return rc;
 }
