@@ -2,7 +2,7 @@
 # gpu-check.sh — the GPU check of a sipd-run bundle (built by tools/gpu-bundle.sh; this file is
 # tools/gpu/bundle-check.sh of the repository, copied into the bundle).  docs/gpu-check.md.
 #
-#   OUT=DIR BUNDLE/gpu-check.sh [--selftest] [--budget SECONDS] [--phases LIST] [--tests REGEX]
+#   OUT=DIR bash BUNDLE/gpu-check.sh [--selftest] [--budget SECONDS] [--phases LIST] [--tests REGEX]
 #
 # Runs on the GPU machine from the bundle alone (no build tree, no .git, no -dev packages), in
 # phases, each with its own time limit, together within --budget seconds (default 360: a
@@ -49,6 +49,7 @@ fi
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
 cd "$here" || exit 2
+[ -x bin/sipd-run ] || chmod +x bin/* 2>/dev/null   # a copy that lost the execute bits
 t_start=$(date +%s)
 manifest=share/manifest.txt
 mget() { sed -n "s/^$1: //p" "$manifest" 2>/dev/null | head -1; }
