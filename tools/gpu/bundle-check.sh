@@ -67,8 +67,12 @@ else
   sizes="10000 100000 1000000" seconds=0.5 ttt_args="" contact_args=""
   coarse_ns="40 80" coarse_devices="cuda" mode="device"
 fi
+# the budget is shared among the phases asked for (--phases tests --budget 540: all of it to the tests)
 total_share=0
-for p in env tests throughput ttt contact coarse; do total_share=$((total_share + ${share[$p]})); done
+for p in ${phases//,/ }; do
+  [ -n "${share[$p]:-}" ] || { echo "gpu-check.sh: unknown phase '$p' (env, tests, throughput, ttt, contact, coarse)" >&2; exit 2; }
+  total_share=$((total_share + ${share[$p]}))
+done
 
 date_s=$(date -u +%Y-%m-%d)
 devname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
