@@ -49,6 +49,13 @@
  *    which the driver reports as a diverged solve and stops.  Set SIPD_CUDA_SYNC=1 to
  *    synchronise after every launch (precise attribution of asynchronous kernel faults).
  *    Nothing here falls back to the CPU.
+ *  - Profile (backend.h sipd_profile, the `profile` op): every launch goes through KLAUNCH and
+ *    every copy after create through dcopy, which count launches and blocking copies per
+ *    phase (always: an integer increment).  With params.profile, a pair of CUDA events is
+ *    recorded around each launch / copy / collide call (the outermost region only: a narrow
+ *    phase's copies are narrow phase); the pairs are read when the pool of PROF_PAIRS is full
+ *    and by the profile op (cudaEventSynchronize: a wait that only profiling adds, not counted).
+ *    All of it is host code around the launches: the kernels are the same.
  *
  * The physics formulas all come from src/physics/ headers; this file only loads, stores, loops and
  * reduces.
@@ -79,6 +86,7 @@ extern "C" {
 #define NT 256              /* threads per block                                    */
 #define BLOCKS_PER_SM 8     /* grid-stride cap: 2048 resident threads per SM / NT    */
 #define NRED 16             /* reduced quantities per pass, at most                  */
+#define PROF_PAIRS 1024     /* event pairs recorded before they are read (params.profile) */
 
 /* The host model was built by C code in double precision: its sipd_material has double
  * fields, while this translation unit sees the float32 sipd_material (SIPD_REAL_FLOAT).
@@ -143,6 +151,12 @@ struct sipd_backend {
     float *h_f;                    /* host staging: 10 per pair (β, n, k, λ, offset)    */
     void *dpr[8];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot,
                                       pr_h */
+    /* profile (the `profile` op): counters always, times from event pairs (params.profile) */
+    sipd_profile prof;
+    int prof_depth, prof_cur;      /* nesting of timed regions; the outermost region's phase */
+    int prof_npend;                /* event pairs recorded and not yet read                  */
+    int prof_pend[PROF_PAIRS];     /* their phases                                           */
+    cudaEvent_t *prof_ev;          /* 2 * PROF_PAIRS events; NULL unless params.profile      */
 };
 
 /* ---- error handling ----------------------------------------------------------------------- */
@@ -165,9 +179,85 @@ static int cu_fail(sipd_backend *b, const char *op, const char *call, cudaError_
 #define LAUNCHED(op)                                                                          \
     do {                                                                                      \
         CU(cudaGetLastError(), op);                                                           \
-        if (b->sync_each)                                                                     \
+        if (b->sync_each) {                                                                   \
+            b->prof.syncs[b->prof_cur]++;                                                     \
             CU(cudaDeviceSynchronize(), op);                                                  \
+        }                                                                                     \
     } while (0)
+
+/* ---- profile: timed regions (the outermost one counts), launch and sync counters ---------- */
+/* Read the recorded event pairs into prof.ms (waits for the last one). */
+static int prof_flush(sipd_backend *b)
+{
+    int i;
+    if (!b->prof_ev || b->prof_npend == 0)
+        return SIPD_OK;
+    CU(cudaEventSynchronize(b->prof_ev[2 * b->prof_npend - 1]), "profile");
+    for (i = 0; i < b->prof_npend; i++) {
+        float ms = 0;
+        CU(cudaEventElapsedTime(&ms, b->prof_ev[2 * i], b->prof_ev[2 * i + 1]), "profile");
+        b->prof.ms[b->prof_pend[i]] += ms;
+    }
+    b->prof_npend = 0;
+    return SIPD_OK;
+}
+
+static void prof_begin(sipd_backend *b, int phase)
+{
+    cudaError_t e;
+    if (b->prof_depth++ > 0)
+        return;
+    b->prof_cur = phase;
+    if (!b->prof_ev)
+        return;
+    if (b->prof_npend == PROF_PAIRS)
+        prof_flush(b);
+    if ((e = cudaEventRecord(b->prof_ev[2 * b->prof_npend], 0)) != cudaSuccess)
+        cu_fail(b, "profile", "cudaEventRecord", e);
+}
+
+static void prof_end(sipd_backend *b)
+{
+    cudaError_t e;
+    if (--b->prof_depth > 0 || !b->prof_ev)
+        return;
+    if ((e = cudaEventRecord(b->prof_ev[2 * b->prof_npend + 1], 0)) != cudaSuccess)
+        cu_fail(b, "profile", "cudaEventRecord", e);
+    b->prof_pend[b->prof_npend++] = b->prof_cur;
+}
+
+/* A counted (and, with params.profile, timed) launch of NT-thread blocks in phase ph. */
+#define KLAUNCH(ph, op, kernel, grid, ...)                                                    \
+    do {                                                                                      \
+        prof_begin(b, ph);                                                                    \
+        SIPD_LAUNCH(kernel, grid, NT, 0, __VA_ARGS__);                                        \
+        b->prof.launches[b->prof_cur]++;                                                      \
+        prof_end(b);                                                                          \
+        LAUNCHED(op);                                                                         \
+    } while (0)
+
+/* cudaMemcpy after create, counted: a copy to or from the host blocks the host until it is
+ * done (a sync; phase copy), a device-to-device copy does not (phase other). */
+static cudaError_t dcopy(sipd_backend *b, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    const int host = kind != cudaMemcpyDeviceToDevice;
+    cudaError_t e;
+    prof_begin(b, host ? SIPD_PHASE_COPY : SIPD_PHASE_OTHER);
+    e = cudaMemcpy(dst, src, bytes, kind);
+    if (host)
+        b->prof.syncs[b->prof_cur]++;
+    prof_end(b);
+    return e;
+}
+
+/* The launches and syncs of a collide_cuda.cu call (its own counters) into the current phase. */
+static void prof_collide(sipd_backend *b, long l0, long s0)
+{
+    long l, sy;
+    sipd_cuda_broad_counters(b->gb, &l, &sy);
+    b->prof.launches[b->prof_cur] += l - l0;
+    b->prof.syncs[b->prof_cur] += sy - s0;
+}
 
 static int grid_for(const sipd_backend *b, long n)
 {
@@ -457,6 +547,12 @@ static void cuda_destroy(sipd_backend *b)
         cudaFreeHost(b->gacc_h);
     if (b->hbuf)
         cudaFreeHost(b->hbuf);
+    if (b->prof_ev) {
+        for (i = 0; i < 2 * PROF_PAIRS; i++)
+            if (b->prof_ev[i])
+                cudaEventDestroy(b->prof_ev[i]);
+        free(b->prof_ev);
+    }
     free(b);
 }
 
@@ -650,6 +746,15 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CKC(cudaMallocHost((void **)&b->hbuf, (n3 > 0 ? n3 : 1) * sizeof(float)));
     if (p->contact_force)
         CK(dalloc(b, (void **)&b->fc, (n3 > 0 ? n3 : 1) * sizeof(float), "contact forces"));
+    b->prof.timed = p->profile != 0;
+    if (p->profile) {   /* the event pool of the phase timing */
+        b->prof_ev = (cudaEvent_t *)calloc(2 * PROF_PAIRS, sizeof(cudaEvent_t));
+        if (!b->prof_ev) {
+            sipd_error("cuda backend: out of host memory");
+            goto fail;
+        }
+        for (i = 0; i < 2 * PROF_PAIRS; i++) CKC(cudaEventCreate(&b->prof_ev[i]));
+    }
     /* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
        detector det gives the surface numbering), evaluated here */
     if (p->contact || p->pairs) {
@@ -764,9 +869,8 @@ fail:
 /* Run the one-block fold and read the nq results back (a synchronisation point). */
 static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask, const char *op)
 {
-    SIPD_LAUNCH(k_finish, 1, NT, 0, b->part, nblk, nq, maxmask, b->red);
-    LAUNCHED(op);
-    CU(cudaMemcpy(b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
+    KLAUNCH(SIPD_PHASE_REDUCE, op, k_finish, 1, b->part, nblk, nq, maxmask, b->red);
+    CU(dcopy(b, b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
     return SIPD_OK;
 }
 
@@ -774,7 +878,7 @@ static int upload_positions(sipd_backend *b, float *dst, const double *src, cons
 {
     size_t i, n3 = (size_t)b->d.v.nv * 3;
     for (i = 0; i < n3; i++) b->hbuf[i] = (float)src[i];
-    CU(cudaMemcpy(dst, b->hbuf, n3 * sizeof(float), cudaMemcpyHostToDevice), op);
+    CU(dcopy(b, dst, b->hbuf, n3 * sizeof(float), cudaMemcpyHostToDevice), op);
     return SIPD_OK;
 }
 
@@ -787,8 +891,8 @@ static int cuda_upload(sipd_backend *b, const double *x, const double *v)
         return SIPD_OK;
     if (upload_positions(b, b->d.v.x, x, "upload") != SIPD_OK || upload_positions(b, b->d.v.v, v, "upload") != SIPD_OK)
         return SIPD_EFAIL;
-    CU(cudaMemcpy(b->d.v.y, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
-    CU(cudaMemcpy(b->d.v.yp, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    CU(dcopy(b, b->d.v.y, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    CU(dcopy(b, b->d.v.yp, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
     return SIPD_OK;
 }
 
@@ -875,30 +979,46 @@ static int narrow_upload(sipd_backend *b, int *changed)
             fh[p] = (float)b->pd.h[p];
         }
         ninc = b->pd.off[m->nv];
-        CU(cudaMemcpy(b->dpr[0], b->h_v, (size_t)npr * 4 * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[1], fb, (size_t)npr * 4 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[2], fn, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
-        CU(cudaMemcpy(b->dpr[7], fh, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[0], b->h_v, (size_t)npr * 4 * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[1], fb, (size_t)npr * 4 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[2], fn, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        CU(dcopy(b, b->dpr[7], fh, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         if (ninc > 0) {
-            CU(cudaMemcpy(b->dpr[5], b->pd.pair, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
-            CU(cudaMemcpy(b->dpr[6], b->pd.slot, (size_t)ninc, cudaMemcpyHostToDevice), "detect (pairs)");
+            CU(dcopy(b, b->dpr[5], b->pd.pair, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
+            CU(dcopy(b, b->dpr[6], b->pd.slot, (size_t)ninc, cudaMemcpyHostToDevice), "detect (pairs)");
         }
     }
-    CU(cudaMemcpy((void *)b->d.v.pv_off, b->pd.off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice),
+    CU(dcopy(b, (void *)b->d.v.pv_off, b->pd.off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice),
        "detect (pair incidences)");
     b->d.v.npr = npr;
     if (m->nv > 0)
-        CU(cudaMemcpy(b->d.ydet, b->d.v.y, (size_t)m->nv * 3 * sizeof(float), cudaMemcpyDeviceToDevice), "detect");
+        CU(dcopy(b, b->d.ydet, b->d.v.y, (size_t)m->nv * 3 * sizeof(float), cudaMemcpyDeviceToDevice), "detect");
     b->since = 0;
     *changed = before > 0 || npr > 0;
     return SIPD_OK;
 }
 
+/* narrow_upload as one timed region (phase narrow), with collide_cuda.cu's launches and syncs. */
+static int narrow_timed(sipd_backend *b, int *changed)
+{
+    long l0 = 0, s0 = 0;
+    int rc;
+    if (b->gb)
+        sipd_cuda_broad_counters(b->gb, &l0, &s0);
+    prof_begin(b, SIPD_PHASE_NARROW);
+    rc = narrow_upload(b, changed);
+    if (b->gb)
+        prof_collide(b, l0, s0);
+    prof_end(b);
+    return rc;
+}
+
 /* backend.h detect: run = 0 asks whether a narrow phase is due, run = 1 runs it. */
 static int cuda_detect(sipd_backend *b, int run, int *flag)
 {
+    int rc;
     *flag = 0;
     if (b->failed)
         return SIPD_EFAIL;
@@ -911,27 +1031,37 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
             *flag = 1;
             return SIPD_OK;
         }
-        SIPD_LAUNCH(k_moved, gv, NT, 0, b->d, b->part);
-        LAUNCHED("detect (motion since the last narrow phase)");
-        if (finish_reduction(b, gv, 1, 1u, "detect (reduction)") != SIPD_OK)
+        prof_begin(b, SIPD_PHASE_NARROW);   /* (the motion check is the narrow phase's trigger) */
+        KLAUNCH(SIPD_PHASE_NARROW, "detect (motion since the last narrow phase)", k_moved, gv, b->d, b->part);
+        rc = finish_reduction(b, gv, 1, 1u, "detect (reduction)");
+        prof_end(b);
+        if (rc != SIPD_OK)
             return SIPD_EFAIL;
         *flag = b->red_h[0] > lim * lim;
         return SIPD_OK;
     }
     if (b->gb) {   /* on the device: no positions cross the bus */
         int out = 0;
-        if (sipd_cuda_broad_outside(b->gb, b->d.v.y, &out) != SIPD_OK ||
-            (out && sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat) != SIPD_OK)) {
+        long l0, s0;
+        sipd_cuda_broad_counters(b->gb, &l0, &s0);
+        prof_begin(b, SIPD_PHASE_BROAD);
+        rc = sipd_cuda_broad_outside(b->gb, b->d.v.y, &out) != SIPD_OK ||
+             (out && sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat) != SIPD_OK);
+        prof_collide(b, l0, s0);
+        prof_end(b);
+        if (rc) {
             b->failed = 1;
             return SIPD_EFAIL;
         }
-        return narrow_upload(b, flag);
+        return narrow_timed(b, flag);
     }
-    if (download_array(b, b->hy, b->d.v.y, "detect (positions)") != SIPD_OK)
+    prof_begin(b, SIPD_PHASE_BROAD);   /* (host detection: the positions come to the host) */
+    rc = download_array(b, b->hy, b->d.v.y, "detect (positions)") != SIPD_OK ||
+         (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK);
+    prof_end(b);
+    if (rc)
         return SIPD_EFAIL;
-    if (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
-        return SIPD_EFAIL;
-    return narrow_upload(b, flag);
+    return narrow_timed(b, flag);
 }
 
 static int step_load_eval(sipd_backend *b);
@@ -949,24 +1079,26 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
         return SIPD_OK;
     b->d.v.eps = (float)(b->eps_v * h);
     b->first = 1;
-    SIPD_LAUNCH(k_begin_step, grid_for(b, b->d.v.nv), NT, 0, b->d, (float)t_end, (float)h, (float)gravity[0], (float)gravity[1],
-                                               (float)gravity[2]);
-    LAUNCHED("begin_step");
+    KLAUNCH(SIPD_PHASE_OTHER, "begin_step", k_begin_step, grid_for(b, b->d.v.nv), b->d, (float)t_end, (float)h,
+            (float)gravity[0], (float)gravity[1], (float)gravity[2]);
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
-        int changed;
+        int changed, rc;
+        long l0 = 0, s0 = 0;
         /* x0 on the host: the pairs' lagged normal forces (pair_data_build) */
         if (download_array(b, b->hx, b->d.v.x, "begin_step (positions for detection)") != SIPD_OK)
             return SIPD_EFAIL;
+        prof_begin(b, SIPD_PHASE_BROAD);
         if (b->gb) {
-            if (sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat) != SIPD_OK) {
+            sipd_cuda_broad_counters(b->gb, &l0, &s0);
+            rc = sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat);
+            prof_collide(b, l0, s0);
+            if (rc != SIPD_OK)
                 b->failed = 1;
-                return SIPD_EFAIL;
-            }
-        } else if (download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)") != SIPD_OK ||
-                   collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK) {
-            return SIPD_EFAIL;
-        }
-        if (narrow_upload(b, &changed) != SIPD_OK)
+        } else
+            rc = download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)") != SIPD_OK ||
+                 collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK;
+        prof_end(b);
+        if (rc != SIPD_OK || narrow_timed(b, &changed) != SIPD_OK)
             return SIPD_EFAIL;
     }
     return step_load_eval(b);
@@ -984,8 +1116,7 @@ static int step_load_eval(sipd_backend *b)
     sipd_dir_stats st;
     if (cuda_snapshot(b) != SIPD_OK)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_free_at_x, grid_for(b, 3L * b->d.v.nv), NT, 0, b->d);
-    LAUNCHED("step load (do-nothing state)");
+    KLAUNCH(SIPD_PHASE_OTHER, "step load (do-nothing state)", k_free_at_x, grid_for(b, 3L * b->d.v.nv), b->d);
     b->first = 0;   /* not the step's first direction: that comes at the initial guess */
     if (cuda_direction(b, &st) != SIPD_OK || cuda_restore(b) != SIPD_OK)
         return SIPD_EFAIL;
@@ -1009,11 +1140,9 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         return SIPD_EFAIL;
     for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
         if (b->d.v.grp[g].ne > 0) {
-            SIPD_LAUNCH(b->kelem, grid_for(b, b->d.v.grp[g].ne), NT, 0, b->d, g);
-            LAUNCHED("direction (element pass)");
+            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", b->kelem, grid_for(b, b->d.v.grp[g].ne), b->d, g);
         }
-    SIPD_LAUNCH(b->kvert, gv, NT, 0, b->d, b->first, b->part);       /* vertex pass  */
-    LAUNCHED("direction (vertex pass)");
+    KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first, b->part);   /* vertex pass */
     if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
     st->rmax = sqrt(b->red_h[0]);
@@ -1036,8 +1165,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (newton)");
     if (b->d.v.npr > 0) {
         int gp = grid_for(b, b->d.v.npr);
-        SIPD_LAUNCH(k_pair_stats, gp, NT, 0, b->d, b->part);
-        LAUNCHED("direction (pair statistics)");
+        KLAUNCH(SIPD_PHASE_VERTEX, "direction (pair statistics)", k_pair_stats, gp, b->d, b->part);
         if (finish_reduction(b, gp, 2, 2u, "direction (pair statistics)") != SIPD_OK)
             return SIPD_EFAIL;
         st->contacts += (int)b->red_h[0];
@@ -1057,8 +1185,7 @@ static int cuda_energy(sipd_backend *b, double alpha, double *E)
     *E = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_energy, gr, NT, 0, b->d, (float)alpha, n, b->part);
-    LAUNCHED("energy");
+    KLAUNCH(SIPD_PHASE_ENERGY, "energy", k_energy, gr, b->d, (float)alpha, n, b->part);
     if (finish_reduction(b, gr, 1, 0u, "energy (reduction)") != SIPD_OK)
         return SIPD_EFAIL;
     *E = b->red_h[0];
@@ -1072,8 +1199,7 @@ static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_ou
         *gs_out = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_apply, gr, NT, 0, b->d, (float)alpha, (float)omega, b->part);
-    LAUNCHED("apply");
+    KLAUNCH(SIPD_PHASE_APPLY, "apply", k_apply, gr, b->d, (float)alpha, (float)omega, b->part);
     if (gs_out) {
         if (finish_reduction(b, gr, 1, 0u, "apply (reduction)") != SIPD_OK)
             return SIPD_EFAIL;
@@ -1088,7 +1214,7 @@ static int copy_state(sipd_backend *b, float *dst, const float *src, const char 
     if (b->failed)
         return SIPD_EFAIL;
     if (n3)
-        CU(cudaMemcpy(dst, src, n3, cudaMemcpyDeviceToDevice), op);
+        CU(dcopy(b, dst, src, n3, cudaMemcpyDeviceToDevice), op);
     return SIPD_OK;
 }
 
@@ -1119,10 +1245,10 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        SIPD_LAUNCH(b->kgs, grid_for(b, n), NT, 0, b->d, m->color_off[c], n, ls, (float)omega, b->gacc);
-        LAUNCHED("gs_sweep (colour kernel)");
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", b->kgs, grid_for(b, n), b->d, m->color_off[c], n, ls,
+                (float)omega, b->gacc);
     }
-    CU(cudaMemcpy(b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
+    CU(dcopy(b, b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
     {
         unsigned long long r = b->gacc_h->rmax2, g = b->gacc_h->gmax2;
         double r2, g2;
@@ -1143,15 +1269,14 @@ static int cuda_end_step(sipd_backend *b)
         return SIPD_EFAIL;
     if (b->d.v.nv == 0)
         return SIPD_OK;
-    SIPD_LAUNCH(k_end_step, grid_for(b, 3L * b->d.v.nv), NT, 0, b->d, (float)b->h);
-    LAUNCHED("end_step");
+    KLAUNCH(SIPD_PHASE_OTHER, "end_step", k_end_step, grid_for(b, 3L * b->d.v.nv), b->d, (float)b->h);
     return SIPD_OK;
 }
 
 static int download_array(sipd_backend *b, double *dst, const float *src, const char *op)
 {
     size_t i, n3 = (size_t)b->d.v.nv * 3;
-    CU(cudaMemcpy(b->hbuf, src, n3 * sizeof(float), cudaMemcpyDeviceToHost), op);
+    CU(dcopy(b, b->hbuf, src, n3 * sizeof(float), cudaMemcpyDeviceToHost), op);
     for (i = 0; i < n3; i++) dst[i] = b->hbuf[i];
     return SIPD_OK;
 }
@@ -1166,8 +1291,7 @@ static int cuda_contact_force(sipd_backend *b, double *f)
     }
     if (b->d.v.nv == 0)
         return SIPD_OK;
-    SIPD_LAUNCH(k_contact_force, grid_for(b, b->d.v.nv), NT, 0, b->d, b->fc);
-    LAUNCHED("contact_force");
+    KLAUNCH(SIPD_PHASE_OTHER, "contact_force", k_contact_force, grid_for(b, b->d.v.nv), b->d, b->fc);
     return download_array(b, f, b->fc, "contact_force");
 }
 
@@ -1219,12 +1343,12 @@ static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
     CU(cudaMalloc((void **)&b->hval, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)), "hessian (values)");
     CU(cudaMallocHost((void **)&b->hval_h, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)),
        "hessian (values)");
-    CU(cudaMemcpy((void *)b->hv.row_off, H->row_off, ((size_t)H->n + 1) * sizeof(int), cudaMemcpyHostToDevice),
+    CU(dcopy(b, (void *)b->hv.row_off, H->row_off, ((size_t)H->n + 1) * sizeof(int), cudaMemcpyHostToDevice),
        "hessian (pattern)");
     if (H->n > 0)
-        CU(cudaMemcpy((void *)b->hv.diag, H->diag, (size_t)H->n * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+        CU(dcopy(b, (void *)b->hv.diag, H->diag, (size_t)H->n * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
     if (nelem > 0)
-        CU(cudaMemcpy((void *)b->hv.elem_blk, H->elem_blk, nelem * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+        CU(dcopy(b, (void *)b->hv.elem_blk, H->elem_blk, nelem * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
     b->hv.k = H->k;
     b->hv.goff[0] = 0;   /* group gi's elements start at goff[gi] (model_pattern_elements) */
     for (gi = 0; gi < m->ngroups; gi++) b->hv.goff[gi + 1] = b->hv.goff[gi] + m->groups[gi].ne;
@@ -1259,15 +1383,14 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
         return SIPD_EFAIL;
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
         if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
-            SIPD_LAUNCH(k_element_hessian, grid_for(b, b->d.v.grp[gi].ne), NT, 0, b->d, gi);
-            LAUNCHED("hessian (element Hessians)");
+            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", k_element_hessian, grid_for(b, b->d.v.grp[gi].ne),
+                    b->d, gi);
         }
     if (m->nv > 0) {   /* the block rows */
-        SIPD_LAUNCH(k_hessian_row, grid_for(b, m->nv), NT, 0, b->d, b->hv, b->hval);
-        LAUNCHED("hessian (rows)");
+        KLAUNCH(SIPD_PHASE_OTHER, "hessian (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);
     }
     if (nval > 0)
-        CU(cudaMemcpy(b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "hessian (values to the host)");
+        CU(dcopy(b, b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "hessian (values to the host)");
     for (i = 0; i < nval; i++) H->val[i] = b->hval_h[i];
     if (m->nv > 0 && download_array(b, g, b->d.v.g, "hessian (gradient to the host)") != SIPD_OK)
         return SIPD_EFAIL;
@@ -1294,6 +1417,19 @@ static int cuda_set_direction(sipd_backend *b, const double *dy_host)
     return upload_positions(b, b->d.v.dy, dy_host, "set_direction");
 }
 
+/* backend.h profile: the counters, and the event times read so far (waits for the last). */
+static int cuda_profile(sipd_backend *b, sipd_profile *out, int reset)
+{
+    int rc = prof_flush(b), k;
+    *out = b->prof;
+    if (reset)
+        for (k = 0; k < SIPD_NPHASE; k++) {
+            b->prof.ms[k] = 0;
+            b->prof.launches[k] = b->prof.syncs[k] = 0;
+        }
+    return rc;
+}
+
 extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
@@ -1305,6 +1441,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     NULL,          /* mixed_energy */
     cuda_gradient,
     cuda_contact_force,
+    cuda_profile,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

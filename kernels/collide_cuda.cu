@@ -272,6 +272,8 @@ struct sipd_cuda_broad {
     narrow_pair *h_np;               /* host copies                                */
     sipd_contact_pair *h_pairs;
     size_t cap_hnp;
+    long launches, syncs;            /* since create: our kernel launches (CUB's own not
+                                        counted) and host-blocking copies / synchronisations */
 };
 
 /* 1 (after a message) when e is an error */
@@ -286,6 +288,17 @@ static int cu_failed(cudaError_t e, const char *what)
     do {                                                                                      \
         if (cu_failed((call), what))                                                          \
             return SIPD_EFAIL;                                                                \
+    } while (0)
+/* a counted launch (g->launches) and a counted host-blocking call (g->syncs) */
+#define GLAUNCH(g, kernel, grid, ...)                                                         \
+    do {                                                                                      \
+        SIPD_LAUNCH(kernel, grid, NT, 0, __VA_ARGS__);                                        \
+        (g)->launches++;                                                                      \
+    } while (0)
+#define GSYNC(g, call, what)                                                                  \
+    do {                                                                                      \
+        (g)->syncs++;                                                                         \
+        CUB(call, what);                                                                      \
     } while (0)
 /* the same in sipd_cuda_broad_create, which cleans up at fail: */
 #define CUBG(call, what)                                                                      \
@@ -351,7 +364,7 @@ static int scan_into(sipd_cuda_broad *g, long long *cnt, long long *off, long lo
     if (tmp_reserve(g, bytes) != SIPD_OK)
         return SIPD_EFAIL;
     CUB(cub::DeviceScan::ExclusiveSum(g->d_tmp, bytes, cnt, off, n + 1), "scan");
-    CUB(cudaMemcpy(total, off + n, sizeof(long long), cudaMemcpyDeviceToHost), "scan (total)");
+    GSYNC(g, cudaMemcpy(total, off + n, sizeof(long long), cudaMemcpyDeviceToHost), "scan (total)");
     return SIPD_OK;
 }
 
@@ -367,7 +380,7 @@ static int build_table(sipd_cuda_broad *g, int edges)
     size_t bytes = 0;
     uint64_t *kout;
     int *pout;
-    SIPD_LAUNCH(k_broad_cells, broad_blocks(n), NT, 0, g->b, edges, g->d_cnt);
+    GLAUNCH(g, k_broad_cells, broad_blocks(n), g->b, edges, g->d_cnt);
     CUB(cudaGetLastError(), "cells");
     if (scan_counts(g, n, &E) != SIPD_OK)
         return SIPD_EFAIL;
@@ -377,7 +390,7 @@ static int build_table(sipd_cuda_broad *g, int edges)
     }
     if (ent_reserve(&g->ent[0], E) != SIPD_OK || ent_reserve(&g->ent[1 + edges], E) != SIPD_OK)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_broad_fill, broad_blocks(n), NT, 0, g->b, edges, g->d_off, g->ent[0].key, g->ent[0].prim);
+    GLAUNCH(g, k_broad_fill, broad_blocks(n), g->b, edges, g->d_off, g->ent[0].key, g->ent[0].prim);
     CUB(cudaGetLastError(), "fill");
     kout = g->ent[1 + edges].key;
     pout = g->ent[1 + edges].prim;
@@ -404,13 +417,13 @@ static int run_queries_gpu(sipd_cuda_broad *g, int vf)
     long long n = vf ? g->b.nsv : g->b.ne, total = 0;
     int **out = vf ? &g->d_vf : &g->d_ee;
     long long *cap = vf ? &g->cap_vf : &g->cap_ee;
-    SIPD_LAUNCH(k_broad_query, broad_blocks(n), NT, 0, g->b, vf, NULL, g->d_cnt, NULL);
+    GLAUNCH(g, k_broad_query, broad_blocks(n), g->b, vf, NULL, g->d_cnt, NULL);
     CUB(cudaGetLastError(), "queries (count)");
     if (scan_counts(g, n, &total) != SIPD_OK)
         return SIPD_EFAIL;
     if (dgrow((void **)out, cap, 2 * total + 2, sizeof(int), "candidates") != SIPD_OK)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_broad_query, broad_blocks(n), NT, 0, g->b, vf, g->d_off, NULL, *out);
+    GLAUNCH(g, k_broad_query, broad_blocks(n), g->b, vf, g->d_off, NULL, *out);
     CUB(cudaGetLastError(), "queries (write)");
     if (vf)
         g->nvf = total;
@@ -573,7 +586,7 @@ static int broad_pipeline(sipd_cuda_broad *g)
     size_t bytes = 0;
     broad_red init, red;
     int k, ng = gbroad_ngrid(&g->b);
-    SIPD_LAUNCH(k_broad_boxes, broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), NT, 0, g->b);
+    GLAUNCH(g, k_broad_boxes, broad_blocks((long long)g->b.nsv + g->b.nf + g->b.ne), g->b);
     CUB(cudaGetLastError(), "boxes");
     for (k = 0; k < 3; k++) {
         init.lo[k] = INFINITY;
@@ -584,7 +597,7 @@ static int broad_pipeline(sipd_cuda_broad *g)
     if (tmp_reserve(g, bytes) != SIPD_OK)
         return SIPD_EFAIL;
     CUB(cub::DeviceReduce::Reduce(g->d_tmp, bytes, g->d_fred, g->d_fred + ng, ng, red_join(), init), "grid");
-    CUB(cudaMemcpy(&red, g->d_fred + ng, sizeof red, cudaMemcpyDeviceToHost), "grid (download)");
+    GSYNC(g, cudaMemcpy(&red, g->d_fred + ng, sizeof red, cudaMemcpyDeviceToHost), "grid (download)");
     if (!broad_grid_setup(&g->b.g, red, ng)) {
         sipd_error("cuda collide: broad phase: non-finite positions");
         return SIPD_EFAIL;
@@ -596,7 +609,7 @@ static int broad_pipeline(sipd_cuda_broad *g)
     if (dgrow((void **)&g->d_was, &g->cap_was, g->nvf + g->nee + 1, 1, "hysteresis flags") != SIPD_OK)
         return SIPD_EFAIL;
     CUB(cudaMemset(g->d_was, 0, (size_t)(g->nvf + g->nee + 1)), "hysteresis flags");
-    CUB(cudaDeviceSynchronize(), "broad phase kernels");
+    GSYNC(g, cudaDeviceSynchronize(), "broad phase kernels");
     g->have = 1;
     return SIPD_OK;
 }
@@ -621,8 +634,8 @@ extern "C" int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const d
     size_t n3 = 3 * (size_t)g->nv;
     if (broad_empty(g, margin))
         return SIPD_OK;
-    CUB(cudaMemcpy((void *)g->b.x0, x0, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (x0)");
-    CUB(cudaMemcpy((void *)g->b.y1, y1, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (y1)");
+    GSYNC(g, cudaMemcpy((void *)g->b.x0, x0, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (x0)");
+    GSYNC(g, cudaMemcpy((void *)g->b.y1, y1, n3 * sizeof(double), cudaMemcpyHostToDevice), "upload (y1)");
     return broad_pipeline(g);
 }
 
@@ -640,7 +653,7 @@ extern "C" int sipd_cuda_broad_run_device(sipd_cuda_broad *g, const float *d_x0,
     long long n3 = 3 * (long long)g->nv;
     if (broad_empty(g, margin))
         return SIPD_OK;
-    SIPD_LAUNCH(k_to_double, broad_blocks(n3), NT, 0, d_x0, d_y1, (double *)g->b.x0, (double *)g->b.y1, n3);
+    GLAUNCH(g, k_to_double, broad_blocks(n3), d_x0, d_y1, (double *)g->b.x0, (double *)g->b.y1, n3);
     CUB(cudaGetLastError(), "positions to double");
     return broad_pipeline(g);
 }
@@ -665,9 +678,9 @@ extern "C" int sipd_cuda_broad_outside(sipd_cuda_broad *g, const float *d_y, int
     if ((g->b.nf == 0 && g->b.ne == 0) || g->b.nsv == 0)
         return SIPD_OK;
     CUB(cudaMemset(g->d_flag, 0, sizeof(int)), "outside");
-    SIPD_LAUNCH(k_broad_outside, broad_blocks(g->b.nsv), NT, 0, g->b, d_y, g->margin, g->d_flag);
+    GLAUNCH(g, k_broad_outside, broad_blocks(g->b.nsv), g->b, d_y, g->margin, g->d_flag);
     CUB(cudaGetLastError(), "outside");
-    CUB(cudaMemcpy(&h, g->d_flag, sizeof(int), cudaMemcpyDeviceToHost), "outside (download)");
+    GSYNC(g, cudaMemcpy(&h, g->d_flag, sizeof(int), cudaMemcpyDeviceToHost), "outside (download)");
     *out = h != 0;
     return SIPD_OK;
 }
@@ -720,9 +733,9 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     in.was = g->d_was;
     in.rad = g->d_rad;
     in.ne_tri = g->ne_tri;
-    SIPD_LAUNCH(k_collide_narrow, broad_blocks(nc), NT, 0, in, g->d_rec);
+    GLAUNCH(g, k_collide_narrow, broad_blocks(nc), in, g->d_rec);
     CUB(cudaGetLastError(), "narrow phase");
-    SIPD_LAUNCH(k_narrow_kept, broad_blocks(nc), NT, 0, g->d_rec, nc, g->d_kcnt);
+    GLAUNCH(g, k_narrow_kept, broad_blocks(nc), g->d_rec, nc, g->d_kcnt);
     CUB(cudaGetLastError(), "narrow phase (count)");
     if (scan_into(g, g->d_kcnt, g->d_koff, nc, &total) != SIPD_OK)
         return SIPD_EFAIL;
@@ -732,7 +745,7 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
     }
     if (dgrow((void **)&g->d_np, &g->cap_np, total + 1, sizeof(narrow_pair), "contact pairs") != SIPD_OK)
         return SIPD_EFAIL;
-    SIPD_LAUNCH(k_narrow_scatter, broad_blocks(nc), NT, 0, in, g->d_rec, g->d_koff, g->d_np);
+    GLAUNCH(g, k_narrow_scatter, broad_blocks(nc), in, g->d_rec, g->d_koff, g->d_np);
     CUB(cudaGetLastError(), "narrow phase (scatter)");
     if ((size_t)total + 1 > g->cap_hnp) {
         size_t cap = (size_t)total + (size_t)total / 2 + 16;
@@ -750,8 +763,8 @@ extern "C" int sipd_cuda_broad_narrow(sipd_cuda_broad *g, const float *d_x0, con
         g->cap_hnp = cap;
     }
     if (total)
-        CUB(cudaMemcpy(g->h_np, g->d_np, (size_t)total * sizeof(narrow_pair), cudaMemcpyDeviceToHost),
-            "narrow phase (download)");
+        GSYNC(g, cudaMemcpy(g->h_np, g->d_np, (size_t)total * sizeof(narrow_pair), cudaMemcpyDeviceToHost),
+              "narrow phase (download)");
     for (k = 0; k < total; k++) narrow_pair_out(g->h_np + k, g->h_pairs + k);
     *pairs = g->h_pairs;
     *npairs = (int)total;
@@ -762,6 +775,12 @@ extern "C" void sipd_cuda_broad_count(const sipd_cuda_broad *g, long *nvf, long 
 {
     if (nvf) *nvf = (long)g->nvf;
     if (nee) *nee = (long)g->nee;
+}
+
+extern "C" void sipd_cuda_broad_counters(const sipd_cuda_broad *g, long *launches, long *syncs)
+{
+    *launches = g->launches;
+    *syncs = g->syncs;
 }
 
 extern "C" int sipd_cuda_broad_candidates(const sipd_cuda_broad *g, int *vf, int *ee)

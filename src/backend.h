@@ -49,7 +49,58 @@ typedef struct {
     /* the `contact_force` op will be called (output.fields "contact_force"): a backend that
        needs a buffer for it allocates it at create */
     int contact_force;
+    /* time each phase of the backend's work (sipd_profile; CUDA events on the GPU, the host
+       clock on the CPU).  0 (default): no timing, nothing is recorded or synchronised for it */
+    int profile;
 } sipd_backend_params;
+
+/* Where a backend's time goes (the `profile` op): phases of its work, in the order a Jacobi
+ * iteration meets them.  A phase is the outermost timed region: the copies inside a narrow
+ * phase count as narrow phase, not as copies. */
+typedef enum {
+    SIPD_PHASE_ELEMENT = 0,  /* element pass (gradient, K⁺ / blocks per element)             */
+    SIPD_PHASE_VERTEX,       /* vertex pass: gather over incidences, 3x3 solve, partial sums  */
+    SIPD_PHASE_REDUCE,       /* folding the per-block partial sums (GPU: k_finish)             */
+    SIPD_PHASE_APPLY,        /* y update (apply)                                              */
+    SIPD_PHASE_ENERGY,       /* energy evaluation (line search)                               */
+    SIPD_PHASE_GS,           /* Gauss–Seidel colour sweeps                                    */
+    SIPD_PHASE_BROAD,        /* contact broad phase                                           */
+    SIPD_PHASE_NARROW,       /* contact narrow phase, the motion check that triggers it, and  */
+                             /* the pairs' data built and uploaded                            */
+    SIPD_PHASE_COPY,         /* host<->device copies outside the phases above                 */
+    SIPD_PHASE_OTHER,        /* begin/end of step, snapshots, undo, Hessian rows, ...        */
+    SIPD_NPHASE
+} sipd_phase;
+
+/* Counters since create or the last reset.  launches: kernel launches by sipd-run's own code
+ * (CUB's internal kernels in the broad phase are not counted); syncs: calls that block the
+ * host until the device is done (cudaMemcpy to or from the host, cudaDeviceSynchronize;
+ * buffer growth — cudaMalloc / cudaFree of pair and candidate buffers — is not counted); both
+ * -1 on the CPU backend (no device).  ms: the phase's time when params.profile was set, else 0
+ * (GPU: CUDA events around each launch or call, the GPU's timeline; CPU: the host clock). */
+typedef struct {
+    int timed;
+    double ms[SIPD_NPHASE];
+    long launches[SIPD_NPHASE];
+    long syncs[SIPD_NPHASE];
+} sipd_profile;
+
+/* Short names of the phases (for tables): "element", "vertex", ... */
+static inline const char *sipd_phase_name(int p)
+{
+    static const char *const names[SIPD_NPHASE] = {"element", "vertex", "reduce", "apply", "energy",
+                                                   "gs",      "broad",  "narrow", "copy",  "other"};
+    return p >= 0 && p < SIPD_NPHASE ? names[p] : "?";
+}
+
+/* The sum over the phases of a counter (sipd_profile launches or syncs). */
+static inline long sipd_profile_total(const long *per_phase)
+{
+    long n = 0;
+    int k;
+    for (k = 0; k < SIPD_NPHASE; k++) n += per_phase[k];
+    return n;
+}
 
 /* Reductions of one direction pass (all sums over free vertices). */
 typedef struct {
@@ -146,6 +197,10 @@ typedef struct {
        (passes.h pass_contact_force; 0 on Dirichlet vertices): called after a solve, before
        end_step (friction slip is measured from the step's start).  NULL when not provided. */
     int (*contact_force)(sipd_backend *b, double *f_host);
+    /* *out = the counters and phase times since create or the last reset (sipd_profile); reset
+       != 0 then zeroes them.  With params.profile on the GPU, reading waits for the recorded
+       events (not counted as a sync).  NULL when the backend does not provide it. */
+    int (*profile)(sipd_backend *b, sipd_profile *out, int reset);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

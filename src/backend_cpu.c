@@ -6,6 +6,9 @@
  * Gauss–Seidel recomputes the element quantities it needs per vertex, colour by colour, so
  * neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA kernels run; this
  * file holds allocation, the loops, the reductions, detection, and Newton's assembly.
+ *
+ * Profile (backend.h sipd_profile, params.profile): the host clock around each pass, the
+ * outermost timed region taking the time; no launches and no device syncs (reported as -1).
  */
 #include <float.h>
 #include <math.h>
@@ -55,7 +58,26 @@ struct sipd_backend {
     double load;               /* max|g| at the step's "do nothing" state (step_load)     */
     double *ydet;              /* y at the last narrow phase                             */
     sipd_view vw;              /* what the passes see (passes.h), kept in step with the above */
+    sipd_profile prof;         /* phase times (params.profile)                            */
+    int prof_depth;            /* nesting of timed regions: the outermost one counts       */
 };
+
+/* A timed region: prof_begin returns its start (< 0: not timed or nested in another region). */
+static double prof_begin(sipd_backend *b)
+{
+    if (!b->prof.timed)
+        return -1;
+    return b->prof_depth++ == 0 ? sipd_now() : -1;
+}
+
+static void prof_end(sipd_backend *b, int phase, double t0)
+{
+    if (!b->prof.timed)
+        return;
+    b->prof_depth--;
+    if (t0 >= 0)
+        b->prof.ms[phase] += 1e3 * (sipd_now() - t0);
+}
 
 static inline vec3 yv(const double *y, int i) { return v3_load(y + 3 * i); }
 
@@ -185,6 +207,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->m = m;
     b->split = p->split;
     b->precond = p->precond;
+    b->prof.timed = p->profile != 0;
     b->contact = p->contact;
     b->dhat = p->dhat;
     b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
@@ -234,10 +257,12 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
 static int cpu_upload(sipd_backend *b, const double *x, const double *v)
 {
     size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    double t0 = prof_begin(b);
     memcpy(b->x, x, n3);
     memcpy(b->v, v, n3);
     memcpy(b->y, x, n3);
     memcpy(b->yp, x, n3);
+    prof_end(b, SIPD_PHASE_COPY, t0);
     return SIPD_OK;
 }
 
@@ -245,7 +270,8 @@ static int cpu_upload(sipd_backend *b, const double *x, const double *v)
 static int cpu_detect(sipd_backend *b, int run, int *flag)
 {
     const sipd_model *m = b->m;
-    int before = b->npr;
+    int before = b->npr, rc;
+    double t0;
     *flag = 0;
     if (!b->det)
         return SIPD_OK;
@@ -256,20 +282,28 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
             *flag = 1;
             return SIPD_OK;
         }
+        t0 = prof_begin(b);
 #pragma omp parallel for schedule(static) reduction(max : mv) if (m->nv > PAR_MIN)
         for (a = 0; a < m->nv; a++) {
             double d2 = v3_norm2(v3_sub(yv(b->y, a), yv(b->ydet, a)));
             mv = d2 > mv ? d2 : mv;
         }
+        prof_end(b, SIPD_PHASE_NARROW, t0);
         *flag = mv > lim * lim;
         return SIPD_OK;
     }
     /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
        margin of d̂; an iterate that left them gets a fresh broad phase */
-    if (collide_outside(b->det, b->y) && collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK)
+    t0 = prof_begin(b);
+    rc = collide_outside(b->det, b->y) ? collide_broad(b->det, b->x, b->y, b->dhat) : SIPD_OK;
+    prof_end(b, SIPD_PHASE_BROAD, t0);
+    if (rc != SIPD_OK)
         return SIPD_EFAIL;
-    if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
-        pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
+    t0 = prof_begin(b);
+    rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
+         pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK;
+    prof_end(b, SIPD_PHASE_NARROW, t0);
+    if (rc)
         return SIPD_EFAIL;
     view_pairs(b);
     if ((b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED) && b->npr > b->prD_cap) {
@@ -297,18 +331,22 @@ static int step_load_eval(sipd_backend *b)
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
     sipd_dir_stats st;
     int a, precond = b->precond, rc;
+    double t0 = prof_begin(b);
     memcpy(b->ys, b->y, n3);
     for (a = 0; a < m->nv; a++)
         if (!m->fixed[a])
             memcpy(b->y + 3 * a, b->x + 3 * a, 3 * sizeof(double));
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     memset(&st, 0, sizeof st);
     b->precond = SIPD_PRECOND_MASS;
     b->first = 0;
     rc = cpu_direction(b, &st);
     b->precond = precond;
+    t0 = prof_begin(b);
     memcpy(b->y, b->ys, n3);
     memcpy(b->yp, b->ys, n3);
     memset(b->dy, 0, n3);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     b->first = 1;
     b->load = st.gmax;
     return rc;
@@ -323,7 +361,8 @@ static int cpu_step_load(sipd_backend *b, double *fmax)
 static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
 {
     const sipd_model *m = b->m;
-    int a;
+    int a, rc;
+    double t0 = prof_begin(b);
     b->h = h;
     b->t_end = t_end;
     b->quasistatic = qs;
@@ -336,9 +375,13 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
     for (a = 0; a < m->nv; a++) pass_begin_vertex(&b->vw, a, t_end, h, gravity);
     b->eps = b->eps_v * h;
     b->vw.eps = b->eps;
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
-        if (collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK || cpu_detect(b, 1, &changed) != SIPD_OK)
+        t0 = prof_begin(b);
+        rc = collide_broad(b->det, b->x, b->y, b->dhat);
+        prof_end(b, SIPD_PHASE_BROAD, t0);
+        if (rc != SIPD_OK || cpu_detect(b, 1, &changed) != SIPD_OK)
             return SIPD_EFAIL;
     }
     return step_load_eval(b);
@@ -479,20 +522,29 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
 
 static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
-    return assemble(b, H, g, extra, 1);
+    double t0 = prof_begin(b);
+    int rc = assemble(b, H, g, extra, 1);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return rc;
 }
 
 static int cpu_mixed_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra)
 {
     if (b->precond != SIPD_PRECOND_MIXED)
         return SIPD_EFAIL;
+    double t0 = prof_begin(b);
+    int rc;
     memcpy(y_out, b->y, sizeof(double) * 3 * (size_t)b->m->nv);
-    return assemble(b, H, g, extra, 0);
+    rc = assemble(b, H, g, extra, 0);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return rc;
 }
 
 static int cpu_set_direction(sipd_backend *b, const double *dy)
 {
+    double t0 = prof_begin(b);
     memcpy(b->dy, dy, sizeof(double) * 3 * (size_t)b->m->nv);
+    prof_end(b, SIPD_PHASE_COPY, t0);
     return SIPD_OK;
 }
 
@@ -503,6 +555,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
     double gsx = 0, gsy = 0, gsz = 0;
     int nonspd = 0, contacts = 0, first = b->first, precond = b->precond, split = b->split, e, a, g;
+    double t0 = prof_begin(b);
 
     /* element pass */
     for (g = 0; g < vw->ngroups; g++) {
@@ -510,6 +563,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
         for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
     }
+    prof_end(b, SIPD_PHASE_ELEMENT, t0);
+    t0 = prof_begin(b);
     /* vertex pass */
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
@@ -551,6 +606,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->nonspd = nonspd;
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
+    prof_end(b, SIPD_PHASE_VERTEX, t0);
     st->contacts = contacts;
     st->max_pen = maxpen;
     st->d_num = dnum;
@@ -567,7 +623,7 @@ static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
 {
     const sipd_model *m = b->m;
     const sipd_view *vw = &b->vw;
-    double Ee = 0, Ei = 0;
+    double Ee = 0, Ei = 0, t0 = prof_begin(b);
     int e, a, g;
     for (g = 0; g < vw->ngroups; g++) {
         const int ne = vw->grp[g].ne;
@@ -581,6 +637,7 @@ static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
 #pragma omp parallel for schedule(static) reduction(+ : Ei) if (b->npr > PAR_MIN)
     for (a = 0; a < b->npr; a++) Ei += pass_pair_energy(vw, a, b->dy, alpha, -1, v3(0, 0, 0));
     *E = Ee + Ei;
+    prof_end(b, SIPD_PHASE_ENERGY, t0);
     return SIPD_OK;
 }
 
@@ -591,10 +648,11 @@ static int cpu_mixed_energy(sipd_backend *b, double alpha, double *E) { return e
 static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
     const sipd_model *m = b->m;
-    double gs = 0;
+    double gs = 0, t0 = prof_begin(b);
     int a;
 #pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) pass_apply_vertex(&b->vw, a, alpha, omega, &gs);
+    prof_end(b, SIPD_PHASE_APPLY, t0);
     if (gs_out)
         *gs_out = gs;
     return SIPD_OK;
@@ -602,21 +660,27 @@ static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out
 
 static int cpu_undo(sipd_backend *b)
 {
+    double t0 = prof_begin(b);
     memcpy(b->y, b->yp, (size_t)b->m->nv * 3 * sizeof(double));
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     return SIPD_OK;
 }
 
 static int cpu_snapshot(sipd_backend *b)
 {
+    double t0 = prof_begin(b);
     memcpy(b->ys, b->y, (size_t)b->m->nv * 3 * sizeof(double));
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     return SIPD_OK;
 }
 
 static int cpu_restore(sipd_backend *b)
 {
     size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    double t0 = prof_begin(b);
     memcpy(b->y, b->ys, n3);
     memcpy(b->yp, b->ys, n3);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     return SIPD_OK;
 }
 
@@ -629,6 +693,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     double rmax = 0, gmax = 0, maxpen = 0;
     int backtracks = 0, rejected = 0, contacts = 0, c;
     sipd_gs_tally ser = {0, 0, 0, 0, 0, 0};
+    double t0 = prof_begin(b);
     for (c = 0; c < m->ncolors; c++) {
         int i;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
@@ -669,20 +734,25 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     st->rejected = rejected;
     /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */
     memcpy(b->yp, b->y, (size_t)m->nv * 3 * sizeof(double));
+    prof_end(b, SIPD_PHASE_GS, t0);
     return SIPD_OK;
 }
 
 static int cpu_end_step(sipd_backend *b)
 {
     size_t i, n = 3 * (size_t)b->m->nv;
+    double t0 = prof_begin(b);
 #pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
     for (i = 0; i < n; i++) pass_end_component(&b->vw, i, b->h);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
     return SIPD_OK;
 }
 
 static int cpu_gradient(sipd_backend *b, double *g)
 {
+    double t0 = prof_begin(b);
     memcpy(g, b->g, sizeof(double) * 3 * (size_t)b->m->nv);
+    prof_end(b, SIPD_PHASE_COPY, t0);
     return SIPD_OK;
 }
 
@@ -697,10 +767,23 @@ static int cpu_contact_force(sipd_backend *b, double *f)
 static int cpu_download(sipd_backend *b, double *x, double *v)
 {
     size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    double t0 = prof_begin(b);
     if (x)
         memcpy(x, b->x, n3);
     if (v)
         memcpy(v, b->v, n3);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+/* backend.h profile: phase times; no launches or device syncs on the CPU (-1). */
+static int cpu_profile(sipd_backend *b, sipd_profile *out, int reset)
+{
+    int k;
+    *out = b->prof;
+    for (k = 0; k < SIPD_NPHASE; k++) out->launches[k] = out->syncs[k] = -1;
+    if (reset)
+        for (k = 0; k < SIPD_NPHASE; k++) b->prof.ms[k] = 0;
     return SIPD_OK;
 }
 
@@ -708,5 +791,5 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON, cpu_mixed_terms, cpu_mixed_energy,
-    cpu_gradient, cpu_contact_force,
+    cpu_gradient, cpu_contact_force, cpu_profile,
 };

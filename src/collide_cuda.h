@@ -71,6 +71,10 @@ int sipd_cuda_broad_create(sipd_cuda_broad **g, const sipd_collide *c);
 int sipd_cuda_broad_run(sipd_cuda_broad *g, const double *x0, const double *y1, double margin);
 void sipd_cuda_broad_count(const sipd_cuda_broad *g, long *nvf, long *nee);
 int sipd_cuda_broad_candidates(const sipd_cuda_broad *g, int *vf, int *ee);
+/* Since create: the kernel launches of these calls (CUB's own kernels not counted) and the
+ * calls that blocked the host (copies to or from the host, synchronisations); the CUDA
+ * backend's profile (backend.h sipd_profile) adds them to its broad and narrow phases. */
+void sipd_cuda_broad_counters(const sipd_cuda_broad *g, long *launches, long *syncs);
 void sipd_cuda_broad_destroy(sipd_cuda_broad *g);
 
 /* Detection with the positions on the device (the CUDA backend's float32 x and y, nv*3 each):

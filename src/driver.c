@@ -102,6 +102,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->precond = method_info(sc->method)->precond;   /* method.h */
     bp->hessian = sc->coarse_levels > 1;              /* two-level SIPD: the coarse level's H */
     bp->contact_force = (sc->fields >> SIPD_FIELD_CONTACT_FORCE) & 1u;   /* output.fields */
+    bp->profile = 0;                                  /* no phase timing (sipd_profile) */
 }
 
 sipd_sweep sim_sweep(const sipd_scene *sc) { return method_sweep(sc); }

@@ -50,6 +50,10 @@ if(TARGET sipd_cuda)
   # output.fields "contact_force": the backend op against the CPU's (ground, friction, pairs)
   add_test(NAME gpu_contact_force COMMAND test_gpu contact_force ${CMAKE_CURRENT_LIST_DIR}/data/gpu/contact_force.cfg)
   list(APPEND sipd_gpu_tests gpu_contact_force)
+  # the profile op's launch / sync counters and phase times (backend.h sipd_profile), on a box and
+  # on the thin-bodies scene (contact pairs: broad and narrow phases)
+  add_test(NAME gpu_profile COMMAND test_gpu profile ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
+  list(APPEND sipd_gpu_tests gpu_profile)
   # contact pairs detected on the host (collide.c, float64) instead of the device
   add_test(NAME gpu_scene_ball_collision_host_detect COMMAND test_gpu scene ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
   set_tests_properties(gpu_scene_ball_collision_host_detect PROPERTIES ENVIRONMENT SIPD_CUDA_HOST_DETECT=1)
@@ -57,4 +61,8 @@ if(TARGET sipd_cuda)
   set_tests_properties(${sipd_gpu_tests} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   # one GPU: keep the GPU tests from running concurrently with each other
   set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK sipd_gpu)
+  # the same checks with the CPU backend standing in (no device; label-free, so make test runs it):
+  # the CPU backend's phase times and the harness (tools/gpu-check.sh --selftest does the same)
+  add_test(NAME gpu_profile_selftest COMMAND test_gpu profile ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)
+  set_tests_properties(gpu_profile_selftest PROPERTIES ENVIRONMENT SIPD_TEST_GPU_SELFTEST=1 TIMEOUT 120)
 endif()

@@ -24,6 +24,19 @@
  *                sipd (Jacobi expanded/sign, Gauss–Seidel sign) against the CPU; MODEL switches every
  *                material to that model (the membrane forms of physics/tri.h on the curtain) and
  *                runs Jacobi expanded, Gauss–Seidel sign and vbd only
+ *   profile [FILE]  the profile op's counters (backend.h sipd_profile) equal what the code path
+ *                does: per Jacobi iteration without line search (the difference of a 15- and a
+ *                5-iteration step, which cancels the per-step work) the element passes + vertex
+ *                pass + 2 reductions + apply launches and 2 syncs (the two reductions' read-
+ *                backs); with line_search "always" each extra pair of launches comes with one
+ *                sync (an energy evaluation).  In the emulation build the counters of whole
+ *                steps equal the emulator's own count of launches and of host copies and
+ *                synchronisations (emu_counters), for the box and for the contact scene FILE
+ *                (broad and narrow phases of collide_cuda.cu included).  With timing on: no phase
+ *                negative, element and vertex > 0, broad and narrow > 0 on FILE, the phases'
+ *                sum within the step's wall time (regions do not overlap); with timing off every
+ *                time is 0.  With the CPU standing in: launches and syncs are -1, the time checks
+ *                apply.
  *
  * SIPD_TEST_GPU_SELFTEST=1 runs the harness with the CPU backend in the GPU's place (no device
  * needed): it checks the test logic itself, not the CUDA backend.
@@ -37,6 +50,7 @@
 
 #include "backend_cuda.h"
 #include "driver.h"
+#include <cuda_runtime_api.h>   /* the emulation build's (tests/emu) defines SIPD_CUDA_EMULATION, emu_counters */
 #include "meshgen.h"
 #include "model.h"
 #include "method.h"
@@ -500,6 +514,183 @@ static int test_materials(void)
  * Gauss–Seidel and Jacobi under both splits, GPU against CPU.  With `model` (a materials[].model
  * name) every material of the scene is switched to it first: the membrane forms of the other
  * models (physics/tri.h, out of line) in the float32 kernels. */
+/* One step of `iters` iterations on ops with profile timing on/off; *pr = the profile of the
+ * step alone (reset after sim_init), *wall = seconds from before the step to after the read
+ * (which waits for the device).  In the emulation build *ec = the emulator's counts over the
+ * same span.  Returns 0 on success. */
+typedef struct {
+    long launches, syncs;   /* emulation: launches; copies to/from the host + device syncs */
+} dev_counts;
+
+static void dev_counts_now(dev_counts *c)
+{
+#ifdef SIPD_CUDA_EMULATION
+    emu_counts e;
+    emu_counters(&e);
+    c->launches = e.launches;
+    c->syncs = e.h2d + e.d2h + e.device_syncs;
+#else
+    c->launches = c->syncs = -1;
+#endif
+}
+
+static int profiled_step(sipd_scene *sc, const sipd_model *m, int iters, int timed, sipd_profile *pr, double *wall,
+                         dev_counts *ec)
+{
+    sipd_sim s;
+    sipd_backend_params bp;
+    sipd_solve_result r;
+    dev_counts c0, c1;
+    double t0;
+    int rc;
+    sc->iterations = iters;
+    sim_backend_params(sc, 0, &bp);
+    bp.profile = timed;
+    if (sim_init(&s, sc, m, gpu_ops, &bp) != SIPD_OK)
+        return 1;
+    if (!s.ops->profile || s.ops->profile(s.b, pr, 1) != SIPD_OK) {
+        sim_free(&s);
+        return 1;
+    }
+    dev_counts_now(&c0);
+    t0 = sipd_now();
+    rc = sim_step(&s, sc->dt / sc->substeps, &r) != SIPD_OK || s.ops->profile(s.b, pr, 0) != SIPD_OK;
+    *wall = sipd_now() - t0;
+    dev_counts_now(&c1);
+    ec->launches = c1.launches - c0.launches;
+    ec->syncs = c1.syncs - c0.syncs;
+    sim_free(&s);
+    return rc;
+}
+
+/* The timing checks of one profiled step (what: for messages). */
+static void check_times(const char *what, const sipd_profile *p, double wall, int contact)
+{
+    double sum = 0;
+    int k;
+    CHECK(p->timed == 1, "%s: timed = %d", what, p->timed);
+    for (k = 0; k < SIPD_NPHASE; k++) {
+        CHECK(p->ms[k] >= 0, "%s: phase %s: %g ms", what, sipd_phase_name(k), p->ms[k]);
+        sum += p->ms[k];
+        printf("%s: %-8s %9.3f ms  launches %ld  syncs %ld\n", what, sipd_phase_name(k), p->ms[k], p->launches[k],
+               p->syncs[k]);
+    }
+    printf("%s: phases %.3f ms, step wall %.3f ms\n", what, sum, 1e3 * wall);
+    CHECK(p->ms[SIPD_PHASE_ELEMENT] > 0 && p->ms[SIPD_PHASE_VERTEX] > 0, "%s: element %g ms, vertex %g ms", what,
+          p->ms[SIPD_PHASE_ELEMENT], p->ms[SIPD_PHASE_VERTEX]);
+    if (contact)
+        CHECK(p->ms[SIPD_PHASE_BROAD] > 0 && p->ms[SIPD_PHASE_NARROW] > 0, "%s: broad %g ms, narrow %g ms", what,
+              p->ms[SIPD_PHASE_BROAD], p->ms[SIPD_PHASE_NARROW]);
+    CHECK(sum <= 1e3 * wall * (1 + 1e-6) + 1e-3, "%s: the phases sum to %.3f ms, more than the step's %.3f ms", what,
+          sum, 1e3 * wall);
+}
+
+/* Counts of a whole step against the emulator's (emulation build only). */
+static void check_against_device(const char *what, const sipd_profile *p, const dev_counts *ec)
+{
+#ifdef SIPD_CUDA_EMULATION
+    long launches = sipd_profile_total(p->launches), syncs = sipd_profile_total(p->syncs);
+    if (gpu_ops == &sipd_backend_cpu)
+        return;
+    printf("%s: backend counted %ld launches, %ld syncs; the emulator %ld, %ld\n", what, launches, syncs, ec->launches,
+           ec->syncs);
+    CHECK(launches == ec->launches && syncs == ec->syncs,
+          "%s: the backend counted %ld launches and %ld syncs, the emulator %ld and %ld", what, launches, syncs,
+          ec->launches, ec->syncs);
+#else
+    (void)what;
+    (void)p;
+    (void)ec;
+#endif
+}
+
+static void test_profile(const char *contact_scene)
+{
+    const double stretch[3] = {0.8, 1.2, 1.0};
+    const int cpu = gpu_ops == &sipd_backend_cpu;
+    box_fixture f;
+    sipd_profile p5, p15;
+    dev_counts e5, e15;
+    double w5, w15;
+    int k, ng = 0, ls;
+    if (box_setup(&f, 4, 0.4, 0.4, stretch, 1)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    for (k = 0; k < f.m.ngroups; k++) ng += f.m.groups[k].ne > 0;
+    f.sc.sweep = SIPD_SWEEP_JACOBI;
+    for (ls = 0; ls < 2; ls++) {
+        const char *what = ls ? "box, line search always" : "box, no line search";
+        long dl, ds;
+        f.sc.line_search = ls ? SIPD_LS_ALWAYS : SIPD_LS_NEVER;
+        if (profiled_step(&f.sc, &f.m, 5, 0, &p5, &w5, &e5) || profiled_step(&f.sc, &f.m, 15, 0, &p15, &w15, &e15)) {
+            CHECK(0, "%s: run failed", what);
+            break;
+        }
+        for (k = 0; k < SIPD_NPHASE; k++)
+            CHECK(p5.ms[k] == 0 && p15.ms[k] == 0, "%s: timing off, yet phase %s has %g ms", what, sipd_phase_name(k),
+                  p15.ms[k]);
+        CHECK(p15.timed == 0, "%s: timed without params.profile", what);
+        if (cpu) {
+            CHECK(p15.launches[0] == -1 && p15.syncs[0] == -1, "%s: the CPU backend reports launches %ld, syncs %ld",
+                  what, p15.launches[0], p15.syncs[0]);
+            continue;
+        }
+        check_against_device(what, &p5, &e5);
+        check_against_device(what, &p15, &e15);
+        dl = sipd_profile_total(p15.launches) - sipd_profile_total(p5.launches);
+        ds = sipd_profile_total(p15.syncs) - sipd_profile_total(p5.syncs);
+        printf("%s: per iteration %.1f launches, %.1f syncs (%d element groups)\n", what, dl / 10.0, ds / 10.0, ng);
+        if (!ls) {
+            CHECK(dl == 10L * (ng + 4) && ds == 20, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 20",
+                  what, dl, ds, 10 * (ng + 4));
+            CHECK(p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT] == 10L * ng &&
+                      p15.launches[SIPD_PHASE_VERTEX] - p5.launches[SIPD_PHASE_VERTEX] == 10 &&
+                      p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] == 20 &&
+                      p15.launches[SIPD_PHASE_APPLY] - p5.launches[SIPD_PHASE_APPLY] == 10 &&
+                      p15.syncs[SIPD_PHASE_COPY] - p5.syncs[SIPD_PHASE_COPY] == 20,
+                  "%s: launches per phase differ from direction + apply", what);
+        } else {
+            long extra = dl - 10L * (ng + 4);
+            CHECK(extra >= 20 && extra == 2 * (ds - 20) &&
+                      extra == p15.launches[SIPD_PHASE_ENERGY] - p5.launches[SIPD_PHASE_ENERGY] +
+                                   (p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] - 20),
+                  "%s: 10 more iterations: %ld launches, %ld syncs; want %d + 2 per energy evaluation (at least 10) "
+                  "and one sync each",
+                  what, dl, ds, 10 * (ng + 4));
+        }
+    }
+    f.sc.line_search = SIPD_LS_ALWAYS;
+    if (profiled_step(&f.sc, &f.m, 15, 1, &p15, &w15, &e15) == 0)
+        check_times("box, timed", &p15, w15, 0);
+    else
+        CHECK(0, "box, timed: run failed");
+    model_free(&f.m);
+    if (contact_scene) {   /* contact pairs: the broad and narrow phases (one step) */
+        sipd_scene sc;
+        sipd_model m;
+        if (scene_load(contact_scene, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+            CHECK(0, "cannot load %s", contact_scene);
+            return;
+        }
+        if (profiled_step(&sc, &m, sc.iterations, 0, &p5, &w5, &e5) ||
+            profiled_step(&sc, &m, sc.iterations, 1, &p15, &w15, &e15)) {
+            CHECK(0, "%s: run failed", contact_scene);
+        } else {
+            check_against_device(contact_scene, &p5, &e5);
+            check_against_device(contact_scene, &p15, &e15);
+            if (!cpu)
+                CHECK(p5.launches[SIPD_PHASE_BROAD] > 0 && p5.launches[SIPD_PHASE_NARROW] > 0 &&
+                          p5.syncs[SIPD_PHASE_NARROW] > 0,
+                      "%s: broad %ld and narrow %ld launches, narrow %ld syncs", contact_scene,
+                      p5.launches[SIPD_PHASE_BROAD], p5.launches[SIPD_PHASE_NARROW], p5.syncs[SIPD_PHASE_NARROW]);
+            check_times(contact_scene, &p15, w15, 1);
+        }
+        model_free(&m);
+        scene_free(&sc);
+    }
+}
+
 static int test_kinds(const char *path, const char *model)
 {
     /* MODEL "dihedral" or "midedge": every shell body with that bending instead (physics/bend.h,
@@ -631,7 +822,8 @@ int main(int argc, char **argv)
 {
     char desc[256];
     if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | materials\n");
+        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | "
+                        "materials | profile [FILE]\n");
         return 2;
     }
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {
@@ -664,6 +856,8 @@ int main(int argc, char **argv)
         test_splits();
     else if (!strcmp(argv[1], "methods"))
         test_methods();
+    else if (!strcmp(argv[1], "profile"))
+        test_profile(argc > 2 ? argv[2] : NULL);
     else if (!strcmp(argv[1], "materials")) {
         if (test_materials() == 77)
             return 77;

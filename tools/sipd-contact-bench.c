@@ -19,7 +19,10 @@
  * and sipd_cuda_broad_narrow (float32; the pairs downloaded and converted on the host: the whole
  * call is timed), best of R after a warm-up — and the GPU's candidate and pair counts are
  * printed beside the CPU's (they must agree up to float32 borderline pairs: ctest -L gpu checks
- * the sets).  Exits 1 without a CUDA device.
+ * the sets).  Exits 1 without a CUDA device.  --gpu-only (the device check, tools/gpu-check.sh):
+ * the CPU's broad and narrow phases are not timed (collide_create still runs: the GPU's create
+ * takes its surface numbering and rest exclusions).  SIPD_TEST_GPU_SELFTEST=1: no CUDA call; the
+ * GPU columns read "–" and the CPU's are timed in their place (checks the tool, not CUDA).
  */
 #include <math.h>
 #include <stdint.h>
@@ -125,6 +128,8 @@ static void free_model(sipd_model *m)
     free(m->fixed);
 }
 
+static int gpu_only = 0, standin = 0;   /* --gpu-only; SIPD_TEST_GPU_SELFTEST=1 */
+
 static int run(int nl, int nn, int ncell, int reps)
 {
     double dhat = 0.01, margin = 0.25 * dhat, t0, tc, tb = 1e300, tn = 1e300, *x0, *y1;
@@ -145,7 +150,7 @@ static int run(int nl, int nn, int ncell, int reps)
     if (collide_create(&c, &m, 1, dhat) != SIPD_OK)
         return SIPD_EFAIL;
     tc = sipd_now() - t0;
-    for (r = 0; r <= reps; r++) {   /* r = 0: warm-up (allocations) */
+    for (r = 0; r <= reps && !(gpu_only && !standin); r++) {   /* r = 0: warm-up (allocations) */
         t0 = sipd_now();
         if (collide_broad(c, x0, y1, margin) != SIPD_OK)
             return SIPD_EFAIL;
@@ -155,12 +160,18 @@ static int run(int nl, int nn, int ncell, int reps)
             return SIPD_EFAIL;
         if (r) tn = fmin(tn, sipd_now() - t0);
     }
-    collide_candidates(c, &nvf, &nee);
-    for (i = 0; i < np; i++) nvf_p += pairs[i].kind == 0;
-    printf("| %dx%dx%d | %d | %d | %.1f | %ld | %ld | %d | %d | %.1f | %.1f | %.1f | %.1f |", nl, nn, ncell, m.nf,
-           m.nv, tc * 1e3, nvf, nee, nvf_p, np - nvf_p, tb * 1e3, tn * 1e3, np / tn * 1e-6, (nvf + nee) / tn * 1e-6);
+    if (gpu_only && !standin)
+        printf("| %dx%dx%d | %d | %d | %.1f | – | – | – | – | – | – | – | – |", nl, nn, ncell, m.nf, m.nv, tc * 1e3);
+    else {
+        collide_candidates(c, &nvf, &nee);
+        for (i = 0; i < np; i++) nvf_p += pairs[i].kind == 0;
+        printf("| %dx%dx%d | %d | %d | %.1f | %ld | %ld | %d | %d | %.1f | %.1f | %.1f | %.1f |", nl, nn, ncell, m.nf,
+               m.nv, tc * 1e3, nvf, nee, nvf_p, np - nvf_p, tb * 1e3, tn * 1e3, np / tn * 1e-6, (nvf + nee) / tn * 1e-6);
+    }
 #ifdef SIPD_HAVE_CUDA
-    {   /* what the CUDA backend runs, on float positions already on the device */
+    if (standin)
+        printf(" – | – | – | – | – | – | – | – |");
+    else {   /* what the CUDA backend runs, on float positions already on the device */
         sipd_cuda_broad *g = NULL;
         const sipd_contact_pair *gp;
         float *f = malloc((size_t)m.nv * 6 * sizeof *f), *d_x = NULL, *d_y = NULL;
@@ -197,8 +208,11 @@ static int run(int nl, int nn, int ncell, int reps)
             if (r) gtn = fmin(gtn, sipd_now() - t0);
         }
         sipd_cuda_broad_count(g, &gvf, &gee);
-        printf(" %.1f | %ld | %ld | %d | %.2f | %.2f | %.1f | %.1f |", gtc * 1e3, gvf, gee, gnp, gtb * 1e3, gtn * 1e3,
-               tb / gtb, tn / gtn);
+        if (gpu_only)
+            printf(" %.1f | %ld | %ld | %d | %.2f | %.2f | – | – |", gtc * 1e3, gvf, gee, gnp, gtb * 1e3, gtn * 1e3);
+        else
+            printf(" %.1f | %ld | %ld | %d | %.2f | %.2f | %.1f | %.1f |", gtc * 1e3, gvf, gee, gnp, gtb * 1e3,
+                   gtn * 1e3, tb / gtb, tn / gtn);
         sipd_cuda_broad_destroy(g);
         cudaFree(d_x);
         cudaFree(d_y);
@@ -224,8 +238,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--gpu-only")) {
+            gpu_only = 1;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: sipd-contact-bench [--threads N] [--reps R] [LAYERSxNOODLESxCELLS ...]\n");
+            printf("usage: sipd-contact-bench [--threads N] [--reps R] [--gpu-only] [LAYERSxNOODLESxCELLS ...]\n");
             return 0;
         } else if (ns < 64) {
             sizes[ns++] = argv[i];
@@ -245,7 +261,11 @@ int main(int argc, char **argv)
 #ifdef SIPD_HAVE_CUDA
     {
         char desc[256];
-        if (sipd_cuda_device_count() <= 0) {
+        const char *st = getenv("SIPD_TEST_GPU_SELFTEST");
+        standin = st && atoi(st);
+        if (standin)
+            printf("SELF-TEST: no CUDA call; the CPU columns stand in for the GPU's\n");
+        else if (sipd_cuda_device_count() <= 0) {
             fprintf(stderr, "sipd-contact-bench-gpu: no CUDA device\n");
             return 1;
         }

@@ -30,6 +30,8 @@ typedef enum cudaError {
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchFailure = 719,
@@ -57,6 +59,13 @@ typedef enum cudaDeviceAttr {
 } cudaDeviceAttr;
 
 typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+#ifdef __cplusplus
+#define EMU_DEFAULT(v) = v
+#else
+#define EMU_DEFAULT(v)
+#endif
 
 typedef struct cudaDeviceProp {
     char name[256];
@@ -101,6 +110,22 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int dev);
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func);
 const char *cudaGetErrorString(cudaError_t e);
 const char *cudaGetErrorName(cudaError_t e);
+/* Events: a record takes the host clock (every launch before it has completed); elapsed time
+ * between two recorded events in ms; an event never recorded, or destroyed, is an error there. */
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream EMU_DEFAULT(0));
+cudaError_t cudaEventQuery(cudaEvent_t e);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+
+/* Not CUDA: what the emulated device was asked to do since the program started — kernel
+ * launches (emu::launch, failed ones included), cudaMemcpy calls by kind, cudaDeviceSynchronize
+ * and cudaEventSynchronize calls.  Tests compare a backend's own counters with these. */
+typedef struct {
+    long launches, h2d, d2h, d2d, h2h, device_syncs, event_syncs;
+} emu_counts;
+void emu_counters(emu_counts *out);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -63,6 +64,7 @@ const size_t EMU_GLOBAL_MEM = (size_t)4 << 30;
 
 std::recursive_mutex api_mutex;
 cudaError_t last_error = cudaSuccess;   /* cudaGetLastError: returned and cleared           */
+emu_counts counts;                      /* emu_counters                                      */
 cudaError_t sticky = cudaSuccess;       /* a kernel fault: every later call returns it (CUDA) */
 
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -436,6 +438,7 @@ void run_grid(const char *name, const void *fn, unsigned bound, dim3 grid, dim3 
     unsigned long long nthreads = (unsigned long long)block.x * block.y * block.z;
     cudaError_t e = cudaSuccess;
     const char *why = nullptr;
+    counts.launches++;
     if (sticky) {
         last_error = sticky;
         return;
@@ -592,6 +595,13 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
 {
     std::lock_guard<std::recursive_mutex> lk(api_mutex);
     bool ok = true;
+    switch (kind) {
+    case cudaMemcpyHostToDevice: counts.h2d++; break;
+    case cudaMemcpyDeviceToHost: counts.d2h++; break;
+    case cudaMemcpyDeviceToDevice: counts.d2d++; break;
+    case cudaMemcpyHostToHost: counts.h2h++; break;
+    default: break;
+    }
     if (sticky)
         return sticky;
     if (bytes == 0)
@@ -652,7 +662,12 @@ cudaError_t cudaGetLastError(void)
 }
 
 cudaError_t cudaPeekAtLastError(void) { return last_error; }
-cudaError_t cudaDeviceSynchronize(void) { return sticky; }   /* every launch has completed */
+cudaError_t cudaDeviceSynchronize(void)   /* every launch has completed */
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    counts.device_syncs++;
+    return sticky;
+}
 
 cudaError_t cudaGetDeviceCount(int *n)
 {
@@ -741,6 +756,8 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
@@ -762,12 +779,131 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorInvalidDeviceFunction: return "invalid device function";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
     default: return "unknown error";
     }
+}
+
+/* ---- events: host clock stamps (the emulation runs every launch to completion) ---------------- */
+}  // extern "C"
+
+struct CUevent_st {
+    unsigned magic;      /* EVENT_MAGIC while alive */
+    bool recorded;
+    double t;            /* seconds (CLOCK_MONOTONIC) at the last record */
+};
+
+namespace {
+const unsigned EVENT_MAGIC = 0x45564e54u;
+std::map<uintptr_t, bool> &events()   /* live events */
+{
+    static std::map<uintptr_t, bool> e;
+    return e;
+}
+bool live_event(cudaEvent_t e, const char *call)
+{
+    if (e && events().count((uintptr_t)e) && e->magic == EVENT_MAGIC)
+        return true;
+    msg("%s(%p): not a live event", call, (void *)e);
+    return false;
+}
+double host_seconds()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    if (!e)
+        return fail(cudaErrorInvalidValue);
+    *e = nullptr;
+    if (sticky)
+        return sticky;
+    cudaEvent_t n = new CUevent_st;
+    n->magic = EVENT_MAGIC;
+    n->recorded = false;
+    n->t = 0;
+    events()[(uintptr_t)n] = true;
+    *e = n;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    if (!live_event(e, "cudaEventDestroy"))
+        return fail(cudaErrorInvalidResourceHandle);
+    events().erase((uintptr_t)e);
+    e->magic = 0;
+    delete e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    if (stream) {
+        msg("cudaEventRecord: streams other than the default one are not emulated");
+        return fail(cudaErrorInvalidValue);
+    }
+    if (!live_event(e, "cudaEventRecord"))
+        return fail(cudaErrorInvalidResourceHandle);
+    if (sticky)
+        return sticky;
+    e->recorded = true;
+    e->t = host_seconds();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    if (!live_event(e, "cudaEventQuery"))
+        return fail(cudaErrorInvalidResourceHandle);
+    return sticky;   /* recorded work has completed (or nothing was recorded) */
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    counts.event_syncs++;
+    if (!live_event(e, "cudaEventSynchronize"))
+        return fail(cudaErrorInvalidResourceHandle);
+    return sticky;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    if (!ms)
+        return fail(cudaErrorInvalidValue);
+    if (!live_event(start, "cudaEventElapsedTime") || !live_event(end, "cudaEventElapsedTime"))
+        return fail(cudaErrorInvalidResourceHandle);
+    if (!start->recorded || !end->recorded) {
+        msg("cudaEventElapsedTime: an event that was never recorded");
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    if (sticky)
+        return sticky;
+    *ms = (float)(1e3 * (end->t - start->t));
+    return cudaSuccess;
+}
+
+void emu_counters(emu_counts *out)
+{
+    std::lock_guard<std::recursive_mutex> lk(api_mutex);
+    *out = counts;
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 /* emu_selftest.cpp — checks of the emulation layer itself (tests/emu.cmake, CTest emu_selftest):
  * barriers and shuffles behave like a GPU's, launch and copy errors are reported, the CUB
- * stand-ins keep their protocol and CUB's results (stable radix sort on a bit range). */
+ * stand-ins keep their protocol and CUB's results (stable radix sort on a bit range), events
+ * time in order and refuse unrecorded or destroyed events, emu_counters counts what it is asked. */
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -169,6 +170,48 @@ int main()
     cudaMemcpy(&last, dc, 8, cudaMemcpyDeviceToHost);
     CHECK(last == 200, "max reduction: %lld, want 200", last);
     cudaFree(tmp);
+
+    /* events: host clock stamps in order; errors for unrecorded and destroyed events */
+    {
+        cudaEvent_t e0 = nullptr, e1 = nullptr, e2 = nullptr;
+        float ms = -1;
+        CHECK(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess &&
+                  cudaEventCreate(&e2) == cudaSuccess,
+              "cudaEventCreate");
+        CHECK(cudaEventElapsedTime(&ms, e0, e1) == cudaErrorInvalidResourceHandle,
+              "elapsed time between events never recorded is an error");
+        CHECK(cudaEventRecord(e0) == cudaSuccess, "record (default stream)");
+        SIPD_LAUNCH(k_blocksum, 4, NT, 0, d_in, n, d_sum);   /* some work between the records */
+        CHECK(cudaEventRecord(e1, 0) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
+                  cudaEventQuery(e1) == cudaSuccess,
+              "record, synchronize, query");
+        CHECK(cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess && ms >= 0, "elapsed time %g ms", ms);
+        CHECK(cudaEventElapsedTime(&ms, e1, e0) == cudaSuccess && ms <= 0, "reversed: %g ms", ms);
+        CHECK(cudaEventElapsedTime(&ms, e0, e2) == cudaErrorInvalidResourceHandle, "end event never recorded");
+        CHECK(cudaEventDestroy(e2) == cudaSuccess, "destroy");
+        CHECK(cudaEventRecord(e2) == cudaErrorInvalidResourceHandle, "record of a destroyed event is an error");
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        (void)cudaGetLastError();
+    }
+    /* emu_counters: launches, copies by kind and synchronisations, counted as they are asked for */
+    {
+        emu_counts c0, c1;
+        long long v = 0;
+        emu_counters(&c0);
+        SIPD_LAUNCH(k_blocksum, 2, NT, 0, d_in, n, d_sum);
+        SIPD_LAUNCH(k_rotate, 2, NT, 0, d_out);
+        cudaMemcpy(&v, d_sum, sizeof v, cudaMemcpyDeviceToHost);
+        cudaMemcpy(d_sum, &v, sizeof v, cudaMemcpyHostToDevice);
+        cudaMemcpy(d_out, d_out + NT, sizeof(int), cudaMemcpyDeviceToDevice);
+        cudaDeviceSynchronize();
+        emu_counters(&c1);
+        CHECK(c1.launches - c0.launches == 2 && c1.d2h - c0.d2h == 1 && c1.h2d - c0.h2d == 1 && c1.d2d - c0.d2d == 1 &&
+                  c1.device_syncs - c0.device_syncs == 1,
+              "counted %ld launches, %ld d2h, %ld h2d, %ld d2d, %ld syncs; want 2, 1, 1, 1, 1",
+              c1.launches - c0.launches, c1.d2h - c0.d2h, c1.h2d - c0.h2d, c1.d2d - c0.d2d,
+              c1.device_syncs - c0.device_syncs);
+    }
 
     /* last: a deadlocked block is a sticky launch failure */
     SIPD_LAUNCH(k_divergent, 1, 64, 0, d_out);

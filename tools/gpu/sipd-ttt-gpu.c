@@ -1,7 +1,8 @@
 /* sipd-ttt-gpu — time to tolerance of each method, GPU and CPU in one run (the GPU part of the
  * comparison-solver study; tools/convergence_study.py does the CPU study with plots).
  *
- *   sipd-ttt-gpu [--iterations N] [NX NY NZ ...]     (default beams: 20x4x4 and 40x8x8 cells)
+ *   sipd-ttt-gpu [--iterations N] [--gpu-only] [NX NY NZ ...]
+ *                                                    (default beams: 20x4x4 and 40x8x8 cells)
  *
  * A cantilever beam of NX x NY x NZ cells (length 1 m, cross-section 0.2 m, 6 tets per cell,
  * E = 1e6, nu = 0.45, clamped at x = 0, gravity), one implicit step of 1/60 s solved by each
@@ -9,6 +10,9 @@
  * residual max|g| (the same measure for every method) and wall clock, it reports iterations
  * and milliseconds to reach 1e-3 and 1e-5 of the initial force, and the ratio SIPD / VBD in
  * time measured in the same run ("—": not reached; float32 on the GPU may floor above 1e-5).
+ * --gpu-only: no CPU columns (the device check, tools/gpu-check.sh, runs no CPU reference).
+ * SIPD_TEST_GPU_SELFTEST=1 (or SIPD_TTT_SELFTEST=1): the CPU backend stands in for the GPU (checks
+ * this tool, not CUDA).
  * Markdown on stdout; exits 1 when no CUDA device is usable.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -86,11 +90,14 @@ static void cell(char *buf, size_t n, int it, double ms)
 int main(int argc, char **argv)
 {
     const sipd_backend_ops *gpu_ops = &sipd_backend_cuda;
-    int dims[16][3], nd = 0, iters = 2000, i, d;
+    int dims[16][3], nd = 0, iters = 2000, i, d, cpu = 1;
+    const char *st;
     sipd_quiet = 1;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--iterations") && i + 1 < argc)
             iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--gpu-only"))
+            cpu = 0;
         else if (i + 2 < argc && nd < 16) {
             dims[nd][0] = atoi(argv[i]);
             dims[nd][1] = atoi(argv[i + 1]);
@@ -98,7 +105,7 @@ int main(int argc, char **argv)
             nd++;
             i += 2;
         } else {
-            fprintf(stderr, "usage: sipd-ttt-gpu [--iterations N] [NX NY NZ ...]\n");
+            fprintf(stderr, "usage: sipd-ttt-gpu [--iterations N] [--gpu-only] [NX NY NZ ...]\n");
             return 2;
         }
     }
@@ -107,9 +114,12 @@ int main(int argc, char **argv)
         memcpy(dims, def, sizeof def);
         nd = 2;
     }
-    /* SIPD_TTT_SELFTEST=1: the CPU backend stands in for the GPU (checks this tool, not CUDA) */
-    if (getenv("SIPD_TTT_SELFTEST"))
+    /* SIPD_TEST_GPU_SELFTEST=1 or SIPD_TTT_SELFTEST=1: the CPU backend stands in for the GPU (checks
+       this tool, not CUDA) */
+    if (((st = getenv("SIPD_TEST_GPU_SELFTEST")) && atoi(st)) || getenv("SIPD_TTT_SELFTEST")) {
         gpu_ops = &sipd_backend_cpu;
+        printf("SELF-TEST: the CPU backend (float64) stands in for the GPU in the GPU columns\n\n");
+    }
     else if (sipd_cuda_device_count() <= 0) {
         char why[256];
         sipd_cuda_describe(why, sizeof why);
@@ -135,8 +145,10 @@ int main(int argc, char **argv)
             for (i = 0; i < NMETH; i++) {
                 int git[2], cit[2];
                 char c[4][64];
+                cit[0] = cit[1] = -1;
+                cms[i][0] = cms[i][1] = -1;
                 if (run(&sc, &m, gpu_ops, &methods[i], git, gms[i]) ||
-                    run(&sc, &m, &sipd_backend_cpu, &methods[i], cit, cms[i])) {
+                    (cpu && run(&sc, &m, &sipd_backend_cpu, &methods[i], cit, cms[i]))) {
                     fprintf(stderr, "sipd-ttt-gpu: %s failed\n", methods[i].label);
                     model_free(&m);
                     return 1;
@@ -145,7 +157,12 @@ int main(int argc, char **argv)
                 cell(c[1], 64, git[1], gms[i][1]);
                 cell(c[2], 64, cit[0], cms[i][0]);
                 cell(c[3], 64, cit[1], cms[i][1]);
+                if (!cpu) {
+                    snprintf(c[2], 64, "not run");
+                    snprintf(c[3], 64, "not run");
+                }
                 printf("| %s | %s | %s | %s | %s |\n", methods[i].label, c[0], c[1], c[2], c[3]);
+                fflush(stdout);
             }
             for (b = 0; b < 2; b++) {   /* methods[0] = SIPD Jacobi+Chebyshev, methods[3] = VBD */
                 const char *lvl = b == 0 ? "1e-3" : "1e-5";
