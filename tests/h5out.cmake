@@ -14,3 +14,8 @@ add_test(NAME h5out_roundtrip COMMAND test_h5out ${H5OUT_SCRATCH}/roundtrip)
 add_test(NAME h5out_kill COMMAND test_h5out_kill ${H5OUT_SCRATCH}/kill)
 set_tests_properties(h5out_roundtrip h5out_kill PROPERTIES
                      FIXTURES_REQUIRED h5out_scratch TIMEOUT 300)
+# A SIGKILL inside a flush, at every file write of one (issue 31, item 4): the resume must continue.
+add_executable(test_h5out_torn ${CMAKE_CURRENT_LIST_DIR}/test_h5out_torn.c)
+target_link_libraries(test_h5out_torn PRIVATE sipd_core)
+add_test(NAME h5out_torn COMMAND test_h5out_torn ${H5OUT_SCRATCH}/torn)
+set_tests_properties(h5out_torn PROPERTIES FIXTURES_REQUIRED h5out_scratch TIMEOUT 300)
