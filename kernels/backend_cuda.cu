@@ -848,8 +848,12 @@ static int narrow_upload(sipd_backend *b, int *changed)
         b->failed = 1;
         return SIPD_EFAIL;
     }
-    if ((!b->gb && collide_narrow(b->det, b->hx, b->hy, &pr, &npr) != SIPD_OK) ||
-        pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
+    if (!b->gb) {   /* (SIPD_ESIGNAL: a stop request during the host's narrow phase) */
+        int rc = collide_narrow(b->det, b->hx, b->hy, &pr, &npr);
+        if (rc != SIPD_OK)
+            return rc;
+    }
+    if (pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
         pair_buffers(b, npr) != SIPD_OK)
         return SIPD_EFAIL;
     b->d.v.npr = 0;
@@ -920,8 +924,11 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
     }
     if (download_array(b, b->hy, b->d.v.y, "detect (positions)") != SIPD_OK)
         return SIPD_EFAIL;
-    if (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK)
-        return SIPD_EFAIL;
+    if (collide_outside(b->det, b->hy)) {
+        int rc = collide_broad(b->det, b->hx, b->hy, b->dhat);
+        if (rc != SIPD_OK)
+            return rc;
+    }
     return narrow_upload(b, flag);
 }
 
@@ -953,12 +960,18 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
                 b->failed = 1;
                 return SIPD_EFAIL;
             }
-        } else if (download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)") != SIPD_OK ||
-                   collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK) {
-            return SIPD_EFAIL;
+        } else {
+            int rc = download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)");
+            if (rc == SIPD_OK)
+                rc = collide_broad(b->det, b->hx, b->hy, b->dhat);
+            if (rc != SIPD_OK)
+                return rc;
         }
-        if (narrow_upload(b, &changed) != SIPD_OK)
-            return SIPD_EFAIL;
+        {
+            int rc = narrow_upload(b, &changed);
+            if (rc != SIPD_OK)
+                return rc;
+        }
     }
     return step_load_eval(b);
 }

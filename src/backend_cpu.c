@@ -266,10 +266,16 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     }
     /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
        margin of d̂; an iterate that left them gets a fresh broad phase */
-    if (collide_outside(b->det, b->y) && collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK)
-        return SIPD_EFAIL;
-    if (collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
-        pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
+    {   /* (SIPD_ESIGNAL from either phase: a stop request, the step is abandoned) */
+        int rc = collide_outside(b->det, b->y) ? collide_broad(b->det, b->x, b->y, b->dhat) : SIPD_OK;
+        if (rc == SIPD_OK)
+            rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr);
+        if (rc != SIPD_OK) {
+            b->npr = 0;
+            return rc;
+        }
+    }
+    if (pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
         return SIPD_EFAIL;
     view_pairs(b);
     if ((b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED) && b->npr > b->prD_cap) {
@@ -338,8 +344,11 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
     b->vw.eps = b->eps;
     if (b->det) {   /* broad phase over the step start and the initial guess, then narrow */
         int changed;
-        if (collide_broad(b->det, b->x, b->y, b->dhat) != SIPD_OK || cpu_detect(b, 1, &changed) != SIPD_OK)
-            return SIPD_EFAIL;
+        int rc = collide_broad(b->det, b->x, b->y, b->dhat);
+        if (rc == SIPD_OK)
+            rc = cpu_detect(b, 1, &changed);
+        if (rc != SIPD_OK)
+            return rc;
     }
     return step_load_eval(b);
 }
