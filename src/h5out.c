@@ -100,6 +100,8 @@ static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "f
 #define LOG_ROWS 32768    /* history rows queued before they are written (1.7 MB) ...          */
 #define LOG_SOLVES 4096   /* ... or solve rows (0.5 MB) ...                                    */
 #define LOG_SECONDS 1.0   /* ... or seconds since the last write                               */
+#define CHUNK_CACHE (2 * HIST_CHUNK * 8)   /* bytes of chunk cache per dataset (v18_fapl)     */
+#define MDC_MAX (256u << 10)                /* bytes of metadata cache at most (v18_fapl)      */
 
 struct sipd_h5out {
     char *path, *xdmf_path, *xdmf_tmp, *h5ref; /* h5ref: basename, XML-escaped */
@@ -734,7 +736,20 @@ static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
 static hid_t v18_fapl(const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0) {
+    H5AC_cache_config_t mdc;
+    mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0 ||
+        /* bounded caches (memory must not grow with the run, issue 31): every series is only
+           appended to, so a chunk cache of two history chunks per dataset is all it uses (a
+           frame's chunk is larger and is written past it), and the metadata cache is held at
+           MDC_MAX bytes instead of growing adaptively to 32 MB.  MDC_MAX is small because the
+           cache counts an entry's size on disk, not in memory: the chunk indexes' B-tree nodes
+           (~1.5 KB on disk, ~17 KB in memory) then grew the heap by 1.5 MB per 100 MB of log
+           with a 4 MB cap (heaptrack; a sipd-run log grows ~3 MB/s on a small model), and
+           not at all with 256 KB: appending touches only the rightmost path of each index */
+        H5Pset_cache(fapl, 0, 521, CHUNK_CACHE, 0.75) < 0 || H5Pget_mdc_config(fapl, &mdc) < 0 ||
+        (mdc.max_size = MDC_MAX, mdc.min_size = MDC_MAX / 4, mdc.initial_size = MDC_MAX / 2,
+         H5Pset_mdc_config(fapl, &mdc) < 0)) {
         h5fail(path, "cannot set up HDF5 file access");
         if (fapl >= 0)
             H5Pclose(fapl);

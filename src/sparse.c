@@ -252,7 +252,12 @@ typedef struct {
     cholmod_factor *L;     /* in: the analysis (factor, solve); out: it (analyse)          */
     cholmod_dense *B, *X;  /* solve: right-hand side in, solution out                      */
     int ok;
+    void *next;            /* the list of abandoned jobs (below)                                */
 } chol_job;
+
+/* Jobs a stop request left to their workers: never freed (the process is about to exit), but
+ * kept reachable, so that a leak checker (LSan in `make asan`) does not report them. */
+static chol_job *abandoned;
 
 static void *chol_worker(void *arg)
 {
@@ -332,7 +337,10 @@ static int chol_call(sipd_chol *c, int op, cholmod_dense *B, cholmod_dense **X, 
     j->L = c->L;
     j->B = B;
     if ((rc = chol_run(c, j)) != SIPD_OK) {
-        if (rc != SIPD_ESIGNAL)
+        if (rc == SIPD_ESIGNAL) {
+            j->next = abandoned;
+            abandoned = j;
+        } else
             free(j);
         return rc;
     }
