@@ -1212,8 +1212,11 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         free(v);
         return SIPD_EFAIL;
     }
-    /* frame 0: the initial state */
-    if (o->out && o->start_frame == 0 && o->start_substep == 0) {
+    /* frame 0: the initial state (a resume from a stop inside the first step has it already) */
+    long have_frames = 0, dummy;
+    if (o->out)
+        h5out_counts(o->out, &have_frames, &dummy, &dummy);
+    if (o->out && o->start_frame == 0 && o->start_substep == 0 && have_frames == 0) {
         s->why[0] = '\0';
         rc = BK(s, download, x, NULL);
         if (rc == SIPD_OK)

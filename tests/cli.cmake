@@ -3,7 +3,8 @@ add_executable(h5attr ${CMAKE_CURRENT_LIST_DIR}/h5attr.c)
 target_include_directories(h5attr PRIVATE ${HDF5_C_INCLUDE_DIRS})
 target_link_libraries(h5attr PRIVATE ${HDF5_C_LIBRARIES})
 foreach(case help usage_errors bad_scene bad_mesh dry_run run_layout sigkill sigterm live_reader resume_identical resume_contact resume_errors signal_resume checkpoint_seconds
-        hostile_scene hostile_mesh output_safety resume_finished signal_substep diverged load_signal)
+        hostile_scene hostile_mesh output_safety resume_finished signal_substep diverged load_signal
+        long_frame signal_in_solve signal_factor history)
   add_test(NAME cli_${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh ${case} $<TARGET_FILE:sipd-run> ${CMAKE_SOURCE_DIR}
                    $<TARGET_FILE:h5attr>)
