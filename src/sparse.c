@@ -237,9 +237,17 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
  * the result is the same call's, made from another thread: bit for bit what it was.
  * (The alternative, checkpointing the step's start before each long call so that the signal
  * handler itself could _exit, would write a checkpoint per step and leave exit_reason
- * "running".)  The thread costs about 50 µs per call, measured against factorisations of
- * milliseconds even on the test suite's small models. */
+ * "running".)  A thread costs 0.2-0.3 ms per call on the loaded development machine (a 4-vertex
+ * factor + solve: 0.5 ms against 0.01 ms), so only calls that can take long use one: an analysis
+ * of a matrix with more than CHOL_THREAD_NNZ stored entries, a factorisation of more than
+ * CHOL_THREAD_FLOPS (CHOLMOD's count from the analysis), a solve with more than CHOL_THREAD_LNZ
+ * entries in L — below them a call takes a few tens of milliseconds at most (reference BLAS), and
+ * a stop request only waits for that; a request already raised stops every call before it
+ * starts. */
 #define CHOL_POLL_MS 20
+#define CHOL_THREAD_NNZ 2e5
+#define CHOL_THREAD_FLOPS 2e7
+#define CHOL_THREAD_LNZ 5e6
 
 enum { CHOL_ANALYSE, CHOL_FACTOR, CHOL_SOLVE };
 
@@ -259,16 +267,20 @@ typedef struct {
  * kept reachable, so that a leak checker (LSan in `make asan`) does not report them. */
 static chol_job *abandoned;
 
+/* The CHOLMOD call itself; returns its success. */
+static int chol_work(chol_job *j)
+{
+    if (j->op == CHOL_ANALYSE)
+        return j->ok = (j->L = cholmod_analyze(j->S, j->cm)) != NULL && j->cm->status >= CHOLMOD_OK;
+    if (j->op == CHOL_FACTOR)
+        return j->ok = cholmod_factorize(j->S, j->L, j->cm) && j->cm->status == CHOLMOD_OK && j->L->minor >= j->L->n;
+    return j->ok = (j->X = cholmod_solve(CHOLMOD_A, j->L, j->B, j->cm)) != NULL;
+}
+
 static void *chol_worker(void *arg)
 {
     chol_job *j = arg;
-    int ok = 0;
-    if (j->op == CHOL_ANALYSE)
-        ok = (j->L = cholmod_analyze(j->S, j->cm)) != NULL && j->cm->status >= CHOLMOD_OK;
-    else if (j->op == CHOL_FACTOR)
-        ok = cholmod_factorize(j->S, j->L, j->cm) && j->cm->status == CHOLMOD_OK && j->L->minor >= j->L->n;
-    else
-        ok = (j->X = cholmod_solve(CHOLMOD_A, j->L, j->B, j->cm)) != NULL;
+    int ok = chol_work(j);
     pthread_mutex_lock(&j->mu);
     j->ok = ok;
     j->done = 1;
@@ -322,14 +334,35 @@ static int chol_run(sipd_chol *c, chol_job *j)
     return SIPD_OK;
 }
 
-/* One CHOLMOD call through the worker; *ok = its success.  The job is on the heap: an
- * abandoned worker keeps it. */
+/* One CHOLMOD call, through the worker when it may be long; *ok = its success.  The job is on
+ * the heap: an abandoned worker keeps it. */
 static int chol_call(sipd_chol *c, int op, cholmod_dense *B, cholmod_dense **X, int *ok)
 {
-    chol_job *j = sipd_calloc(1, sizeof *j);
+    chol_job *j;
     int rc;
     *ok = 0;
-    if (!j)
+    if (sipd_stopping())
+        return SIPD_ESIGNAL;   /* (nothing started: the sipd_chol stays usable) */
+    if (op == CHOL_ANALYSE ? (double)((cholmod_sparse *)c->A)->nzmax <= CHOL_THREAD_NNZ
+        : op == CHOL_FACTOR ? c->fl <= CHOL_THREAD_FLOPS
+                            : c->lnz <= CHOL_THREAD_LNZ) {
+        chol_job direct;   /* short: in this thread */
+        memset(&direct, 0, sizeof direct);
+        direct.op = op;
+        direct.cm = c->common;
+        direct.S = c->A;
+        direct.L = c->L;
+        direct.B = B;
+        direct.done = 1;
+        chol_work(&direct);
+        *ok = direct.ok;
+        if (op == CHOL_ANALYSE)
+            c->L = direct.L;
+        if (X)
+            *X = direct.X;
+        return SIPD_OK;
+    }
+    if (!(j = sipd_calloc(1, sizeof *j)))
         return SIPD_EFAIL;
     j->op = op;
     j->cm = c->common;
@@ -428,6 +461,8 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A)
             chol_free(c);   /* (after a stop: frees only what the worker does not use) */
             return rc;
         }
+        c->fl = cm->fl;     /* the analysis's estimates: which calls get a worker thread */
+        c->lnz = cm->lnz;
     }
     return SIPD_OK;
 }

@@ -93,6 +93,7 @@ typedef struct {
     void *L;          /* cholmod_factor                                                        */
     int busy;         /* a stop request abandoned a CHOLMOD call still running in its worker
                          thread (sparse.c): common, A and L are left to it, never freed        */
+    double fl, lnz;   /* the analysis's flop count and nnz(L): long calls run in a worker      */
 } sipd_chol;
 
 int chol_analyse(sipd_chol *c, const sipd_bsr *A);

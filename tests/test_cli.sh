@@ -507,7 +507,11 @@ long_frame)
   lat=$(echo "$t1 - $t0" | bc)
   echo "long_frame: $rows solve rows in the file while frame 1 ran ($frames frame(s) written); resident memory $r1 kB, 3 s later $r2 kB; exit $rc $lat s after SIGTERM"
   [ "$rows" -gt 0 ] && [ "$frames" = 1 ] || fail "no convergence row reached the file during the frame ($rows rows, $frames frames)"
-  [ -n "$r1" ] && [ -n "$r2" ] && [ $((r2 * 10)) -lt $((r1 * 12)) ] || fail "resident memory grew from $r1 kB to $r2 kB in 3 s of the frame"
+  if ldd "$bin" 2>/dev/null | grep -q libasan; then   # ASan's quarantine keeps freed memory by design
+    echo "long_frame: AddressSanitizer build: the memory bound is not checked"
+  else
+    [ -n "$r1" ] && [ -n "$r2" ] && [ $((r2 * 10)) -lt $((r1 * 12)) ] || fail "resident memory grew from $r1 kB to $r2 kB in 3 s of the frame"
+  fi
   [ $rc = 3 ] || { cat "$tmp/err"; fail "SIGTERM exit $rc, expected 3"; }
   [ "$(echo "$lat < 2" | bc)" = 1 ] || fail "exit $lat s after SIGTERM (at most 2 s)"
   [ -f "$tmp/c.h5.ckpt" ] || fail "no checkpoint"

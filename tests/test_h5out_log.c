@@ -133,8 +133,12 @@ static void test_stream(void)
           "only %ld of %d solve rows and %ld of %ld history rows written", ns, N2, nh, (long)N2 * ITERS);
     /* 47 MB of rows went through between the two measurements; a queue of them all (e435ec4)
        grew the resident memory by more than that */
+#if defined(__SANITIZE_ADDRESS__)
+    printf("stream: AddressSanitizer build: the memory bound is not checked (its quarantine keeps freed memory)\n");
+#else
     CHECK(rss1 > 0 && rss2 - rss1 < 8192 && rss2 < 1.2 * rss1,
           "resident memory grew by %ld kB (from %ld kB) while the rows were appended", rss2 - rss1, rss1);
+#endif
     CHECK(h5out_append_frame(o, 1.0, x) == SIPD_OK, "frame");
     CHECK(h5out_close(o) == SIPD_OK, "close");
     {   /* read back: every row, its offset, iteration number and the frame marks */
