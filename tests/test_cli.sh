@@ -386,6 +386,10 @@ output_safety)
   expect_rc 2 "t.xdmf would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.xdmf"
   expect_rc 2 "t.h5.ckpt would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.h5.ckpt"
   cmp -s "$tmp/s.cfg" "$tmp/t.h5.ckpt" || fail "a scene named like the checkpoint was changed"
+  cp "$tmp/s.cfg" "$tmp/t.h5.writing"   # the write-batch marker (h5out.c) and a resume's rebuild
+  expect_rc 2 "t.h5.writing would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.h5.writing"
+  cp "$tmp/s.cfg" "$tmp/t.h5.rebuild"
+  expect_rc 2 "t.h5.rebuild would overwrite the scene file" -- --output "$tmp/t.h5" "$tmp/t.h5.rebuild"
   # an existing file that is not a sipd-run output: refused, unless --overwrite
   echo "precious" >"$tmp/notes.h5"
   expect_rc 2 "notes.h5: output: the file exists and is not a sipd-run output \(not HDF5\)" -- --frames 1 --output "$tmp/notes.h5" "$tmp/s.cfg"
@@ -521,6 +525,22 @@ long_frame)
   n=$(h5dump -H -d /convergence/iterations "$tmp/c.h5" | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p')
   [ "$n" = "$steps" ] || fail "the file holds $n solve rows, the run did $steps steps"
   h5dump -d /frames/convergence_rows "$tmp/c.h5" | grep -q "(0): 0$" || fail "/frames/convergence_rows does not mark frame 0's rows"
+  # output.checkpoint_seconds inside the frame: a SIGKILL loses at most that much, and --resume
+  # continues inside the frame
+  sed 's|^bodies|output = { checkpoint_seconds = 0.5; };\nbodies|' "$tmp/cube.cfg" >"$tmp/cube_ck.cfg"
+  "$bin" "$tmp/cube_ck.cfg" --output "$tmp/k.h5" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "frames x 1000000 substeps" "$tmp/err" 2>/dev/null && break; sleep 0.05; done
+  sleep 2
+  kill -KILL $pid; wait $pid 2>/dev/null
+  [ -f "$tmp/k.h5.ckpt" ] || fail "no checkpoint 2 s into a frame with checkpoint_seconds = 0.5"
+  "$bin" "$tmp/cube_ck.cfg" --resume --output "$tmp/k.h5" 2>"$tmp/err2" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "resuming from" "$tmp/err2" 2>/dev/null && break; sleep 0.05; done
+  kill -TERM $pid; wait $pid; rc=$?
+  grep -qE "resuming from .* at frame 0, step [1-9][0-9]* of 1000000 of frame 1" "$tmp/err2" || { cat "$tmp/err2"; fail "did not resume inside the frame"; }
+  [ $rc = 3 ] || { cat "$tmp/err2"; fail "SIGTERM after the resume: exit $rc"; }
+  echo "long_frame: $(grep -oE "step [0-9]+ of 1000000" "$tmp/err2" | head -1) resumed after SIGKILL"
   ;;
 signal_in_solve)
   # issue 31: SIGTERM inside one long quasi-static solve (40000 iterations, ~2 s here) stops within

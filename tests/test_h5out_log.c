@@ -86,6 +86,15 @@ static int add_solve(sipd_h5out *o, long k, int n)
     return h5out_append_solve(o, &r, n, &hh);
 }
 
+/* Read the whole of dataset `name` as mtype into buf. */
+static void read_all(hid_t f, const char *name, hid_t mtype, void *buf)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "cannot read %s", name);
+    if (d >= 0)
+        H5Dclose(d);
+}
+
 static long rows_of(hid_t f, const char *name)
 {
     hid_t d = H5Dopen2(f, name, H5P_DEFAULT), s;
@@ -142,7 +151,7 @@ static void test_stream(void)
     CHECK(h5out_append_frame(o, 1.0, x) == SIPD_OK, "frame");
     CHECK(h5out_close(o) == SIPD_OK, "close");
     {   /* read back: every row, its offset, iteration number and the frame marks */
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
         int64_t *off = malloc(sizeof *off * N2), frows[2] = {-5, -5}, fh[2] = {-5, -5};
         int32_t *it = malloc(sizeof *it * (size_t)N2 * ITERS);
         double *res = malloc(sizeof *res * (size_t)N2 * ITERS);
@@ -154,21 +163,11 @@ static void test_stream(void)
         CHECK(rows_of(f, "/convergence/history/residual") == (long)N2 * ITERS, "history rows");
         CHECK(rows_of(f, "/frames/convergence_rows") == 1, "one frame mark");
         if (!failures) {
-            d = H5Dopen2(f, "/convergence/history_offset", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, off);
-            H5Dclose(d);
-            d = H5Dopen2(f, "/convergence/history/iteration", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, it);
-            H5Dclose(d);
-            d = H5Dopen2(f, "/convergence/history/residual", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, res);
-            H5Dclose(d);
-            d = H5Dopen2(f, "/frames/convergence_rows", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, frows);
-            H5Dclose(d);
-            d = H5Dopen2(f, "/frames/history_rows", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, fh);
-            H5Dclose(d);
+            read_all(f, "/convergence/history_offset", H5T_NATIVE_INT64, off);
+            read_all(f, "/convergence/history/iteration", H5T_NATIVE_INT32, it);
+            read_all(f, "/convergence/history/residual", H5T_NATIVE_DOUBLE, res);
+            read_all(f, "/frames/convergence_rows", H5T_NATIVE_INT64, frows);
+            read_all(f, "/frames/history_rows", H5T_NATIVE_INT64, fh);
             for (k = 0; k < N2; k++) {
                 bad += off[k] != k * ITERS;
                 for (i = 0; i < ITERS; i++)
@@ -239,7 +238,7 @@ static long history_case(int every, const char *name, long *iters)
     CHECK(h5out_close(o) == SIPD_OK, "close");
     sz = file_size(path);
     {
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d;
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
         int64_t *off = malloc(sizeof *off * S);
         int32_t *it;
         double *res;
@@ -254,16 +253,10 @@ static long history_case(int every, const char *name, long *iters)
         }
         it = malloc(sizeof *it * (size_t)(want + 1));
         res = malloc(sizeof *res * (size_t)(want + 1));
-        d = H5Dopen2(f, "/convergence/history_offset", H5P_DEFAULT);
-        H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, off);
-        H5Dclose(d);
+        read_all(f, "/convergence/history_offset", H5T_NATIVE_INT64, off);
         if (want > 0) {
-            d = H5Dopen2(f, "/convergence/history/iteration", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, it);
-            H5Dclose(d);
-            d = H5Dopen2(f, "/convergence/history/residual", H5P_DEFAULT);
-            H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, res);
-            H5Dclose(d);
+            read_all(f, "/convergence/history/iteration", H5T_NATIVE_INT32, it);
+            read_all(f, "/convergence/history/residual", H5T_NATIVE_DOUBLE, res);
         }
         for (k = 0, nrow = 0; k < S; k++) {   /* solve k's rows: iterations 0, N, 2N, ... and n−1 */
             int n = 1 + (int)((k * 37) % 200), i;
