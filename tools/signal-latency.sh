@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # signal-latency.sh [SIPD_RUN] [OUT] — issue 31's "done when", measured: a cube with
 # time.substeps = 1000000 in one frame, run under `timeout -k 10 60` (SIGTERM at 60 s, SIGKILL
-# 10 s later, as the issue's reproduction; SLURM's KillWait is 30 s):
+# 10 s later, as the issue's reproduction; SLURM's KillWait is 30 s; --preserve-status, so that
+# the exit status is sipd-run's and not timeout's 124):
 #   - exit status 3 and the time from the SIGTERM to the exit (the issue asks for <= 2 s), with
 #     a checkpoint;
 #   - resident memory 10 s and 60 s into the frame (the issue asks for them within 20%);
@@ -9,16 +10,16 @@
 #     /frames/positions, /frames/time and the per-solve /convergence rows, bit for bit (h5diff,
 #     and h5py when /usr/bin/python3 has it);
 #   - the output's size, and the rows it held at the stop.
-# Writes the report to OUT (default results/signal-latency.txt) and stdout.  About 10 minutes
-# (the uninterrupted frame takes ~4 min on 2 loaded cores).  Needs sipd-genbox next to sipd-run
-# (build/tools), h5dump/h5diff (hdf5-tools) and bc.
-# Environment: CELLS (cube cells per edge, default 3: 64 vertices, 162 tets), AT (seconds to
+# Writes the report to OUT (default results/signal-latency.txt) and stdout.  About 6 minutes
+# (the uninterrupted frame takes ~2.5 min on 2 loaded cores; the frame must outlast AT).  Needs
+# sipd-genbox next to sipd-run (build/tools), h5dump/h5diff (hdf5-tools) and bc.
+# Environment: CELLS (cube cells per edge, default 4: 125 vertices, 384 tets), AT (seconds to
 # the SIGTERM, default 60), EARLY (first memory sample, default 10).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(readlink -f "${1:-$root/build/sipd-run}")
-out=${2:-$root/results/signal-latency.txt}
-cells=${CELLS:-3}; at=${AT:-60}; early=${EARLY:-10}
+out=$(readlink -f "${2:-$root/results/signal-latency.txt}")
+cells=${CELLS:-4}; at=${AT:-60}; early=${EARLY:-10}
 genbox=$(dirname "$bin")/tools/sipd-genbox
 [ -x "$bin" ] && [ -x "$genbox" ] || { echo "signal-latency: need $bin and $genbox (make)" >&2; exit 2; }
 for t in h5dump h5diff bc timeout; do command -v $t >/dev/null || { echo "signal-latency: needs $t" >&2; exit 2; }; done
@@ -41,7 +42,7 @@ report "# cube: $((cells + 1))^3 vertices, $((cells * cells * cells * 6)) tets; 
 
 # 1. the interrupted run: memory samples, then timeout's SIGTERM
 t0=$(date +%s.%N)
-timeout -k 10 "$at" "$bin" cube.cfg --output int.h5 2>int.err &
+timeout --preserve-status -k 10 "$at" "$bin" cube.cfg --output int.h5 2>int.err &
 tpid=$!
 pid=""
 for _ in $(seq 1 100); do pid=$(pgrep -P $tpid -x sipd-run | head -1); [ -n "$pid" ] && break; sleep 0.05; done
@@ -57,7 +58,11 @@ t_end=$(echo "$(date +%s.%N) - $t0" | bc)
 lat=$(echo "$t_end - $at" | bc)
 steps=$(grep -oE "after frame 0 and [0-9]+ of 1000000" int.err | grep -oE "and [0-9]+" | tr -dc 0-9)
 report ""
-report "interrupted run: exit status $rc (3: stopped by the signal; 124/137: timeout killed it) $lat s after the SIGTERM"
+if grep -q "done: 1 frames" int.err; then
+  report "the frame ended after $t_end s, before the SIGTERM at $at s: use a larger CELLS"
+  exit 1
+fi
+report "interrupted run: exit status $rc (3: stopped by the signal; 137: SIGKILLed by timeout after its 10 s grace) $lat s after the SIGTERM"
 report "  $(tail -1 int.err)"
 report "  checkpoint: $([ -f int.h5.ckpt ] && echo "written, $(stat -c %s int.h5.ckpt) bytes" || echo MISSING)"
 report "  output: $(stat -c %s int.h5) bytes, $(rows int.h5 /convergence/iterations) solve rows and $(rows int.h5 /convergence/history/residual) history rows for the $steps steps done"
@@ -74,7 +79,7 @@ t_ref=$(echo "$(date +%s.%N) - $t1" | bc)
 report ""
 report "resumed run: exit $rc2 after $t_res s; uninterrupted run: exit $rc3 after $t_ref s"
 same=1
-for d in /frames/positions /frames/time /convergence/iterations /convergence/residual /convergence/substep; do
+for d in /frames/positions /frames/time /convergence/iterations /convergence/residual /convergence/substep /convergence/history/residual /convergence/history/iteration; do
   o=$(h5diff ref.h5 int.h5 "$d" 2>&1); r=$?
   if [ $r != 0 ] || grep -q "not comparable" <<<"$o"; then same=0; report "  $d DIFFERS: $(echo "$o" | tail -2 | tr '\n' ' ')"; else report "  $d identical (h5diff)"; fi
 done
