@@ -961,8 +961,12 @@ static int narrow_upload(sipd_backend *b, int *changed)
         b->failed = 1;
         return SIPD_EFAIL;
     }
-    if ((!b->gb && collide_narrow(b->det, b->hx, b->hy, &pr, &npr) != SIPD_OK) ||
-        pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
+    if (!b->gb) {   /* (SIPD_ESIGNAL: a stop request during the host's narrow phase) */
+        int rc = collide_narrow(b->det, b->hx, b->hy, &pr, &npr);
+        if (rc != SIPD_OK)
+            return rc;
+    }
+    if (pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
         pair_buffers(b, npr) != SIPD_OK)
         return SIPD_EFAIL;
     b->d.v.npr = 0;
@@ -1056,11 +1060,12 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
         return narrow_timed(b, flag);
     }
     prof_begin(b, SIPD_PHASE_BROAD);   /* (host detection: the positions come to the host) */
-    rc = download_array(b, b->hy, b->d.v.y, "detect (positions)") != SIPD_OK ||
-         (collide_outside(b->det, b->hy) && collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK);
+    rc = download_array(b, b->hy, b->d.v.y, "detect (positions)");
+    if (rc == SIPD_OK && collide_outside(b->det, b->hy))
+        rc = collide_broad(b->det, b->hx, b->hy, b->dhat);   /* (SIPD_ESIGNAL: a stop request) */
     prof_end(b);
-    if (rc)
-        return SIPD_EFAIL;
+    if (rc != SIPD_OK)
+        return rc;
     return narrow_timed(b, flag);
 }
 
@@ -1092,14 +1097,20 @@ static int cuda_begin_step(sipd_backend *b, double t_end, double h, const double
             sipd_cuda_broad_counters(b->gb, &l0, &s0);
             rc = sipd_cuda_broad_run_device(b->gb, b->d.v.x, b->d.v.y, b->dhat);
             prof_collide(b, l0, s0);
-            if (rc != SIPD_OK)
+            if (rc != SIPD_OK) {
                 b->failed = 1;
-        } else
-            rc = download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)") != SIPD_OK ||
-                 collide_broad(b->det, b->hx, b->hy, b->dhat) != SIPD_OK;
+                rc = SIPD_EFAIL;
+            }
+        } else {
+            rc = download_array(b, b->hy, b->d.v.y, "begin_step (positions for detection)");
+            if (rc == SIPD_OK)
+                rc = collide_broad(b->det, b->hx, b->hy, b->dhat);   /* (SIPD_ESIGNAL: a stop request) */
+        }
         prof_end(b);
-        if (rc != SIPD_OK || narrow_timed(b, &changed) != SIPD_OK)
-            return SIPD_EFAIL;
+        if (rc == SIPD_OK)
+            rc = narrow_timed(b, &changed);
+        if (rc != SIPD_OK)
+            return rc;
     }
     return step_load_eval(b);
 }

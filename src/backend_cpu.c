@@ -294,17 +294,20 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     }
     /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
        margin of d̂; an iterate that left them gets a fresh broad phase */
-    t0 = prof_begin(b);
+    t0 = prof_begin(b);   /* (SIPD_ESIGNAL from either phase: a stop request, the step is abandoned) */
     rc = collide_outside(b->det, b->y) ? collide_broad(b->det, b->x, b->y, b->dhat) : SIPD_OK;
     prof_end(b, SIPD_PHASE_BROAD, t0);
-    if (rc != SIPD_OK)
-        return SIPD_EFAIL;
-    t0 = prof_begin(b);
-    rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr) != SIPD_OK ||
-         pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK;
-    prof_end(b, SIPD_PHASE_NARROW, t0);
-    if (rc)
-        return SIPD_EFAIL;
+    if (rc == SIPD_OK) {
+        t0 = prof_begin(b);
+        rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr);
+        if (rc == SIPD_OK && pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
+            rc = SIPD_EFAIL;
+        prof_end(b, SIPD_PHASE_NARROW, t0);
+    }
+    if (rc != SIPD_OK) {
+        b->npr = 0;
+        return rc;
+    }
     view_pairs(b);
     if ((b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED) && b->npr > b->prD_cap) {
         /* Newton's (and the mixed system's) per-pair blocks */
@@ -381,8 +384,10 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
         t0 = prof_begin(b);
         rc = collide_broad(b->det, b->x, b->y, b->dhat);
         prof_end(b, SIPD_PHASE_BROAD, t0);
-        if (rc != SIPD_OK || cpu_detect(b, 1, &changed) != SIPD_OK)
-            return SIPD_EFAIL;
+        if (rc == SIPD_OK)
+            rc = cpu_detect(b, 1, &changed);
+        if (rc != SIPD_OK)
+            return rc;
     }
     return step_load_eval(b);
 }

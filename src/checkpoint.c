@@ -13,6 +13,7 @@
 #define CKPT_MAGIC_V1 "SIPDCKP1"   /* frame boundaries only            */
 #define CKPT_MAGIC "SIPDCKP2"      /* + the substep inside the frame     */
 #define CKPT_MAGIC_V3 "SIPDCKP3"   /* + solver state (ns doubles after v) */
+#define CKPT_MAGIC_V4 "SIPDCKP4"   /* + x_extent, f_start (written now)   */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -57,6 +58,12 @@ typedef struct {
     int64_t ns;
 } ckpt_header3;
 
+/* Version 4: the version-3 header, then the driver's running scales. */
+typedef struct {
+    ckpt_header3 h3;
+    double x_extent, f_start;
+} ckpt_header4;
+
 static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
 {
     const char *p = buf;
@@ -79,7 +86,7 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     size_t n = strlen(path) + 8;
     char *tmp = sipd_malloc(n);
     ckpt_header2 hd2;
-    ckpt_header3 hd3;
+    ckpt_header4 hd4;
     ckpt_header hd;
     uint64_t h = 14695981039346656037ull;
     size_t nb = (size_t)c->nv * 3 * sizeof(double), ns = c->ns > 0 ? (size_t)c->ns * sizeof(double) : 0;
@@ -100,14 +107,14 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     memset(&hd2, 0, sizeof hd2);
     hd2.h = hd;
     hd2.substep = c->substep;
-    memset(&hd3, 0, sizeof hd3);
-    if (ns) {
-        memcpy(hd2.h.magic, CKPT_MAGIC_V3, 8);
-        hd3.h2 = hd2;
-        hd3.ns = c->ns;
-    }
+    memset(&hd4, 0, sizeof hd4);
+    memcpy(hd2.h.magic, CKPT_MAGIC_V4, 8);
+    hd4.h3.h2 = hd2;
+    hd4.h3.ns = ns ? c->ns : 0;
+    hd4.x_extent = c->x_extent;
+    hd4.f_start = c->f_start;
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || (ns ? write_all(fd, &hd3, sizeof hd3, &h) : write_all(fd, &hd2, sizeof hd2, &h)) ||
+    if (fd < 0 || write_all(fd, &hd4, sizeof hd4, &h) ||
         write_all(fd, c->x, nb, &h) || write_all(fd, c->v, nb, &h) || (ns && write_all(fd, c->s, ns, &h)) ||
         write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) || close(fd)) {
         sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
@@ -134,6 +141,7 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     ckpt_header hd;
     ckpt_header2 hd2;
     ckpt_header3 hd3;
+    ckpt_header4 hd4;
     size_t hsize, ns = 0;
     uint64_t stored;
     memset(c, 0, sizeof *c);
@@ -144,15 +152,17 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     }
     hsize = len >= 8 && memcmp(buf, CKPT_MAGIC_V1, 8) == 0   ? sizeof hd
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V3, 8) == 0 ? sizeof hd3
+            : len >= 8 && memcmp(buf, CKPT_MAGIC_V4, 8) == 0 ? sizeof hd4
                                                             : sizeof hd2;
     if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0 &&
-                                        memcmp(buf, CKPT_MAGIC_V3, 8) != 0)) {
+                                        memcmp(buf, CKPT_MAGIC_V3, 8) != 0 && memcmp(buf, CKPT_MAGIC_V4, 8) != 0)) {
         sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
         free(buf);
         return SIPD_EINPUT;
     }
-    memset(&hd3, 0, sizeof hd3);
-    memcpy(&hd3, buf, hsize);
+    memset(&hd4, 0, sizeof hd4);
+    memcpy(&hd4, buf, hsize);
+    hd3 = hd4.h3;
     hd2 = hd3.h2;
     hd = hd2.h;
     nb = hd.nv > 0 ? (size_t)hd.nv * 3 * sizeof(double) : 0;
@@ -186,6 +196,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     c->out_hist = (long)hd.out_hist;
     c->t = hd.t;
     c->lam_min = hd.lam_min;
+    c->x_extent = hd4.x_extent;
+    c->f_start = hd4.f_start;
     c->scene_hash = hd.scene_hash;
     c->x = sipd_malloc(nb);
     c->v = sipd_malloc(nb);

@@ -8,8 +8,11 @@
  * PATH, so a kill at any moment leaves either the old or the new checkpoint, never a torn
  * one; a trailing FNV-1a checksum catches any other corruption.  Format versions: SIPDCKP1
  * (frame boundaries only) is still read, as substep 0; SIPDCKP2 adds the substep; SIPDCKP3
- * (written only when there is solver state beyond x and v: mixed-fem's per-element stretches)
- * adds a count ns and ns doubles after v.
+ * adds a count ns and ns doubles after v (solver state beyond x and v: mixed-fem's per-element
+ * stretches); SIPDCKP4, the one written now, adds the driver's two running scales after ns —
+ * x_extent (the stall rule's round-off scale, driver.h) and f_start (the first step's force
+ * scale, the divergence check's) — which a resume otherwise recomputed from other states.
+ * Versions 1-3 are still read (those two then 0: recomputed as before).
  */
 #ifndef SIPD_CHECKPOINT_H
 #define SIPD_CHECKPOINT_H
@@ -29,6 +32,8 @@ typedef struct {
     double *x, *v;        /* nv*3 each                                                  */
     long ns;              /* solver state doubles (mixed-fem: s, nt*6); 0: none         */
     double *s;
+    double x_extent;      /* sipd_sim x_extent at that point (0: unknown, version < 4)   */
+    double f_start;       /* sipd_sim f_start at that point (0: none yet or unknown)     */
 } sipd_checkpoint;
 
 /* FNV-1a 64 of a scene text plus mesh sizes (what a checkpoint must match). */

@@ -245,6 +245,8 @@ int coarse_factor(sipd_coarse *c, const sipd_bsr *H)
         c->analysed = 1;
     }
     rc = chol_factor(&c->C, &c->Hc);
+    if (rc == SIPD_ESIGNAL)
+        return rc;   /* a stop request (util.h): the factor is abandoned */
     if (rc != SIPD_OK) {   /* a coarse space too fine for its mesh leaves Hc (nearly) singular */
         double dmax = 0;
         for (i = 0; i < c->nc; i++) {

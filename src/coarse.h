@@ -151,10 +151,11 @@ void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H);
 /* The coarse operator of the PSD-projected Hessian H (block-CSR over the vertices): Hc = PᵀHP,
  * factored (when that fails, once more with 1e-10 of its largest diagonal entry added to the
  * diagonal).  SIPD_OK, or SIPD_EFAIL (out of memory, or Hc not positive definite:
- * factor_failures counts it, and coarse_apply refuses until a factor succeeds). */
+ * factor_failures counts it, and coarse_apply refuses until a factor succeeds); SIPD_ESIGNAL
+ * after a stop request during CHOLMOD's analysis or factorisation (sparse.h). */
 int coarse_factor(sipd_coarse *c, const sipd_bsr *H);
 /* The coarse correction of gradient g (nv*3) with the last factored operator: Hc e = −Pᵀ g,
- * dy = P e.  SIPD_OK or SIPD_EFAIL (no factor). */
+ * dy = P e.  SIPD_OK, SIPD_EFAIL (no factor) or SIPD_ESIGNAL (a stop request in the solve). */
 int coarse_apply(sipd_coarse *c, const double *g, double *dy);
 /* Both: coarse_factor(H), then coarse_apply(g). */
 int coarse_direction(sipd_coarse *c, const sipd_bsr *H, const double *g, double *dy);

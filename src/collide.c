@@ -590,7 +590,7 @@ static int run_queries(sipd_collide *c, int n, int (*query)(const sipd_collide *
                        size_t *cap, size_t *cnt)
 {
     long nb = (n + QBLOCK - 1) / QBLOCK, ib;
-    int err = 0;
+    int err = 0, stopped = 0;
     if (blk_reserve(c, (size_t)nb + 1) != SIPD_OK)
         return SIPD_EFAIL;
 #pragma omp parallel for schedule(dynamic, 1) if (n > COLLIDE_PAR_MIN)
@@ -598,6 +598,11 @@ static int run_queries(sipd_collide *c, int n, int (*query)(const sipd_collide *
         int i, i1 = (int)(ib + 1) * QBLOCK < n ? (int)(ib + 1) * QBLOCK : n;
         blockbuf b = c->blk[ib];   /* a local copy: no false sharing of the counters */
         b.n = 0;
+        if (sipd_stopping()) {   /* a stop request (util.h): skip the remaining blocks */
+#pragma omp atomic write
+            stopped = 1;
+            i1 = 0;
+        }
         for (i = (int)ib * QBLOCK; i < i1; i++)
             if (query(c, i, &b) != SIPD_OK) {
 #pragma omp atomic write
@@ -610,6 +615,8 @@ static int run_queries(sipd_collide *c, int n, int (*query)(const sipd_collide *
         sipd_error("collide: out of memory in the broad phase");
         return SIPD_EFAIL;
     }
+    if (stopped)
+        return SIPD_ESIGNAL;
     return blk_gather(c, (size_t)nb, (void **)out, cap, cnt, sizeof(cand));
 }
 
@@ -680,9 +687,15 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     if (gtable_build(c, &c->tf, nf, c->fhi, c->fcell, c->fbody) != SIPD_OK ||
         gtable_build(c, &c->te, ne, c->ehi, c->ecell, c->ebody) != SIPD_OK)
         return SIPD_EFAIL;
-    if (run_queries(c, c->nsv, query_vf, &c->vf, &c->cap_vf, &c->nvf) != SIPD_OK ||
-        run_queries(c, ne, query_ee, &c->ee, &c->cap_ee, &c->nee) != SIPD_OK)
-        return SIPD_EFAIL;
+    {
+        int rc = run_queries(c, c->nsv, query_vf, &c->vf, &c->cap_vf, &c->nvf);
+        if (rc == SIPD_OK)
+            rc = run_queries(c, ne, query_ee, &c->ee, &c->cap_ee, &c->nee);
+        if (rc != SIPD_OK) {   /* SIPD_EFAIL, or SIPD_ESIGNAL: no candidates until the next broad phase */
+            c->nvf = c->nee = 0;
+            return rc;
+        }
+    }
     /* new candidates: no history (the first narrow phase applies the strict rule) */
     if (grow((void **)&c->was, &c->cap_was, c->nvf + c->nee + 1, 1) != SIPD_OK)
         return SIPD_EFAIL;
@@ -827,7 +840,7 @@ int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sip
 {
     size_t nc = c->nvf + c->nee;
     long nb = (long)((nc + NBLOCK - 1) / NBLOCK), ib;
-    int err = 0;
+    int err = 0, stopped = 0;
     *pairs = c->pairs;
     *npairs = 0;
     c->npairs = 0;
@@ -841,6 +854,11 @@ int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sip
         blockbuf b = c->blk[ib];
         sipd_contact_pair p;
         b.n = 0;
+        if (sipd_stopping()) {   /* a stop request (util.h): skip the remaining blocks */
+#pragma omp atomic write
+            stopped = 1;
+            k1 = 0;
+        }
         for (k = (size_t)ib * NBLOCK; k < k1; k++)
             if (narrow_one(c, x0, y, k, &p) && blk_push(&b, &p, sizeof p)) {
 #pragma omp atomic write
@@ -853,6 +871,8 @@ int collide_narrow(sipd_collide *c, const double *x0, const double *y, const sip
         sipd_error("collide: out of memory in the narrow phase");
         return SIPD_EFAIL;
     }
+    if (stopped)
+        return SIPD_ESIGNAL;
     if (blk_gather(c, (size_t)nb, (void **)&c->pairs, &c->cap_pairs, &c->npairs, sizeof(sipd_contact_pair)) != SIPD_OK)
         return SIPD_EFAIL;
     if (c->npairs > (size_t)INT32_MAX) {

@@ -110,7 +110,9 @@ typedef struct sipd_collide sipd_collide;
 
 /* Surface vertices, edges, valences of the model; self: detect pairs within one body. */
 int collide_create(sipd_collide **c, const sipd_model *m, int self, double dhat);
-/* Broad phase over the boxes of x0 ∪ y1 inflated by margin + d̂/2 (see above). */
+/* Broad phase over the boxes of x0 ∪ y1 inflated by margin + d̂/2 (see above).  Like
+ * collide_narrow it returns SIPD_ESIGNAL, leaving no candidates or pairs, when a stop was
+ * requested (sipd_stop_flag, util.h) while it ran: it checks per block of queries. */
 int collide_broad(sipd_collide *c, const double *x0, const double *y1, double margin);
 /* 1 when some surface vertex of y lies more than `margin` outside the bbox of its x0 and y1
  * of the last broad phase (then the candidates may miss pairs: run collide_broad again);

@@ -74,7 +74,7 @@
  * s->why (driver_run prints it with the frame and step; the run ends with exit 1). */
 static int bk_status(sipd_sim *s, int rc, const char *op)
 {
-    if (rc != SIPD_OK && !s->why[0])
+    if (rc != SIPD_OK && rc != SIPD_ESIGNAL && !s->why[0])   /* (ESIGNAL: a stop request, no failure) */
         snprintf(s->why, sizeof s->why, "the %s backend's %s failed (status %d)", s->ops->name, op, rc);
     return rc;
 }
@@ -206,7 +206,8 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         s->ndy = sipd_malloc(n3);
         s->my = sipd_malloc(n3);
         if (!s->ng || !s->ndy || !s->my || kinds_pattern(&s->H, m) != SIPD_OK ||
-            mixed_create(&s->mx, m, sc->linear, sc->cg_tolerance) != SIPD_OK) {
+            mixed_create(&s->mx, m, sc->linear, sc->cg_tolerance) != SIPD_OK ||
+            !(s->s_start = sipd_malloc(((size_t)mixed_stretch_count(s->mx) + 1) * sizeof(double)))) {
             sim_free(s);
             return SIPD_EFAIL;
         }
@@ -275,6 +276,7 @@ void sim_free(sipd_sim *s)
     direct_free(&s->nchol);
     mixed_free(s->mx);
     free(s->my);
+    free(s->s_start);
     if (s->coarse) {
         coarse_free(s->coarse);
         free(s->coarse);
@@ -477,7 +479,9 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
         return rc;
     for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
     if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* contact pairs join the pattern (sparse.h) */
-        if (direct_solve(&s->nchol, &s->H, &extra, s->nrhs, s->ndy) != SIPD_OK) {
+        if ((rc = direct_solve(&s->nchol, &s->H, &extra, s->nrhs, s->ndy)) == SIPD_ESIGNAL)
+            return rc;   /* a stop request: the factorisation is abandoned (sparse.c) */
+        if (rc != SIPD_OK) {
             snprintf(s->why, sizeof s->why, "CHOLMOD could not analyse or factorise Newton's matrix (not positive "
                      "definite, or out of memory)");
             return SIPD_EFAIL;
@@ -486,6 +490,8 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     } else {
         bsr_block_jacobi(&s->H, s->nPinv);
         st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, s->sc->cg_tolerance, s->nwork);
+        if (st->cg_iters < 0)
+            return SIPD_ESIGNAL;   /* a stop request inside CG */
     }
     if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK)                 /* dy          */
         return rc;
@@ -518,13 +524,13 @@ static int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings,
     if (refresh || !s->ops->gradient) {   /* a new coarse operator: H at y (and g) */
         if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)
             return rc;
-        if (coarse_factor(s->coarse, &s->H) != SIPD_OK)
-            return SIPD_OK;
+        if ((rc = coarse_factor(s->coarse, &s->H)) != SIPD_OK)
+            return rc == SIPD_ESIGNAL ? rc : SIPD_OK;   /* not factored: no correction */
     } else if ((rc = BK(s, gradient, s->ng)) != SIPD_OK) {
         return rc;
     }
-    if (coarse_apply(s->coarse, s->ng, s->ndy) != SIPD_OK)
-        return SIPD_OK;
+    if ((rc = coarse_apply(s->coarse, s->ng, s->ndy)) != SIPD_OK)
+        return rc == SIPD_ESIGNAL ? rc : SIPD_OK;
     for (a = 0; a < n; a++) gdy += s->ng[a] * s->ndy[a];
     if (!(gdy < 0))
         return SIPD_OK;
@@ -586,6 +592,8 @@ static int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
         sipd_dir_stats st;
         double r, rd, alpha = 1;
         int fresh = it == 0, due = 0, rose;   /* fresh: pairs detected at this iterate (begin_step: at it 0) */
+        if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
+            return SIPD_ESIGNAL;
         if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
             return rc;
         if (force_detect || due) {
@@ -815,6 +823,8 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
         sipd_gs_stats st;
         double r;
         int changed, fresh = it == 0, due = 0;
+        if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
+            return SIPD_ESIGNAL;
         if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
             return rc;
         if (force_detect || due) {
@@ -893,6 +903,8 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         sipd_bsr_extra extra = {NULL, NULL, NULL};
         double r, rd, alpha = 1, dmax = 0, L0, Lt = NAN, Eb;
         int fresh = it == 0, due = 0, k, a, cg = 0;
+        if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
+            return SIPD_ESIGNAL;
         if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)
             return rc;
         if (force_detect || due) {
@@ -924,7 +936,9 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         }
         if ((rc = BK(s, mixed_terms, &s->H, s->ng, s->my, &extra)) != SIPD_OK)   /* M/h², contact */
             return rc;
-        if ((rc = mixed_direction(s->mx, &s->H, &extra, s->ng, s->my, s->ndy, &cg)) != SIPD_OK) {
+        if ((rc = mixed_direction(s->mx, &s->H, &extra, s->ng, s->my, s->ndy, &cg)) == SIPD_ESIGNAL)
+            return rc;
+        if (rc != SIPD_OK) {
             snprintf(s->why, sizeof s->why, "the mixed-FEM linear solve failed (%s)",
                      sc->linear == SIPD_LINEAR_CHOLMOD ? "CHOLMOD: not positive definite, or out of memory"
                                                        : "out of memory");
@@ -1006,21 +1020,32 @@ const char *sim_status_name(int status)
 
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
 {
-    double t0 = sipd_now();
+    double t0 = sipd_now(), lam0 = s->lam_min;
     sipd_dir_stats last;
     int rc;
     memset(res, 0, sizeof *res);
     s->nhist = 0;
     s->t_solve = t0;
     s->why[0] = '\0';
+    if (s->mx)   /* the step's start, for a stop request inside it (below) */
+        memcpy(s->s_start, mixed_stretch(s->mx), (size_t)mixed_stretch_count(s->mx) * sizeof(double));
     /* ỹ = x + h v + h² g, Dirichlet vertices at their end-of-step positions */
     rc = BK(s, begin_step, s->t + h, h, s->sc->gravity, s->sc->quasistatic);
-    if (rc != SIPD_OK)
-        return rc;
     /* y⁺ = argmin E(y) */
-    rc = s->mx                                 ? solve_mixed(s, res, &last)
-         : sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res, &last)
-                                               : solve_jacobi(s, res, &last);
+    if (rc == SIPD_OK)
+        rc = s->mx                                 ? solve_mixed(s, res, &last)
+             : sim_sweep(s->sc) == SIPD_SWEEP_GS ? solve_gauss_seidel(s, res, &last)
+                                                   : solve_jacobi(s, res, &last);
+    if (rc == SIPD_ESIGNAL) {
+        /* a stop request inside the step: the state is put back to the step's start — the
+           backend's x, v and s->t have not changed yet (end_step has not run), the Chebyshev
+           estimate and mixed-fem's stretches are restored — so that a checkpoint now holds
+           exactly what a resume needs to redo the step */
+        s->lam_min = lam0;
+        if (s->mx)
+            memcpy(mixed_stretch(s->mx), s->s_start, (size_t)mixed_stretch_count(s->mx) * sizeof(double));
+        return rc;
+    }
     if (rc != SIPD_OK)
         return rc;
     if (!isfinite(res->residual)) {
@@ -1124,6 +1149,8 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
     }
     c.t = s->t;
     c.lam_min = s->lam_min;
+    c.x_extent = s->x_extent;
+    c.f_start = s->f_start;
     c.scene_hash = o->scene_hash;
     c.x = x;
     c.v = v;
@@ -1145,11 +1172,16 @@ int sim_restore_solver_state(sipd_sim *s, const double *st, long n)
 }
 
 static sipd_run_tally tally;
-static int stopped_substep;
+static int stopped_substep, stopped_inside;
 
 int driver_stopped_substep(void)
 {
     return stopped_substep;
+}
+
+int driver_stopped_inside_step(void)
+{
+    return stopped_inside;
 }
 
 void driver_tally(sipd_run_tally *t) { *t = tally; }
@@ -1205,14 +1237,18 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     int frame, rc = SIPD_OK, stop_sub = 0;
     *frames_done = o->start_frame;
     memset(&tally, 0, sizeof tally);
-    stopped_substep = 0;
+    stopped_substep = stopped_inside = 0;
     if (!x || !v) {
         free(x);
         free(v);
         return SIPD_EFAIL;
     }
-    /* frame 0: the initial state (no step yet: contact forces 0) */
-    if (o->out && o->start_frame == 0 && o->start_substep == 0) {
+    /* frame 0: the initial state (no step yet: contact forces 0; a resume from a stop inside the
+       first step has it already) */
+    long have_frames = 0, dummy;
+    if (o->out)
+        h5out_counts(o->out, &have_frames, &dummy, &dummy);
+    if (o->out && o->start_frame == 0 && o->start_substep == 0 && have_frames == 0) {
         s->why[0] = '\0';
         rc = BK(s, download, x, v);
         if (rc == SIPD_OK)
@@ -1226,6 +1262,11 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
         for (sub = frame == o->start_frame + 1 ? o->start_substep : 0; sub < sc->substeps; sub++) {
             sipd_solve_result r;
             rc = sim_step(s, h, &r);                              /* one implicit step    */
+            if (rc == SIPD_ESIGNAL) {         /* stopped inside the step: redone on resume */
+                stop_sub = sub;
+                stopped_inside = 1;
+                break;
+            }
             if (rc == SIPD_EDIVERGE)
                 sipd_error("diverged at frame %d, step %d (t = %.6g s): %s; frames 0..%d are kept", frame, sub,
                            s->t + h, s->why, frame - 1);
@@ -1264,6 +1305,13 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 stop_sub = sub + 1;
                 rc = SIPD_ESIGNAL;
                 break;
+            }
+            if (o->checkpoint && o->checkpoint_seconds > 0 && sub + 1 < sc->substeps &&   /* periodic, */
+                sipd_now() - t_ckpt >= o->checkpoint_seconds) {   /* inside a long frame too */
+                rc = write_checkpoint(s, o, frame - 1, sub + 1, x, v);
+                t_ckpt = sipd_now();
+                if (rc != SIPD_OK)
+                    break;
             }
         }
         if (rc != SIPD_OK)

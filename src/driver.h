@@ -89,6 +89,7 @@ typedef struct {
        system; H, ng (the non-elastic gradient), ndy (Δx) and my (y) are shared with the above */
     struct sipd_mixed *mx;
     double *my;
+    double *s_start;    /* mixed FEM: the stretches at the start of the current step     */
     /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
        (NULL when off) */
     sipd_coarse *coarse;
@@ -113,7 +114,10 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
  * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(the step's
  * load, the weight scale, 1e-12 E_max L̄²) (driver.c, set_fref); converged when
  * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not
- * finite or the force scale has grown a millionfold. */
+ * finite or the force scale has grown a millionfold, and SIPD_ESIGNAL when a stop was requested
+ * (sipd_stop_flag, util.h: checked every iteration and inside CG, CHOLMOD and the narrow phase)
+ * before the step ended: the step is then abandoned and the state is its start (x, v, t, the
+ * Chebyshev estimate, mixed-fem's stretches), as a checkpoint must hold it. */
 int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
 /* The solver state of a checkpoint beyond x, v (sipd_checkpoint ns, s: mixed-fem's stretches);
  * SIPD_EINPUT when n is not what this sim's method keeps. */
@@ -125,23 +129,29 @@ typedef struct {
     int start_frame;            /* frames already done (resume); 0 for a fresh run     */
     int start_substep;          /* steps of frame start_frame+1 already done (resume)  */
     sipd_h5out *out;            /* may be NULL                                         */
-    volatile const sig_atomic_t *stop; /* set by a signal handler: stop after a frame  */
+    volatile const sig_atomic_t *stop; /* set by a signal handler: stop after the step
+                                   (main passes &sipd_stop_flag, which also stops a step
+                                   inside: sim_step)                                    */
     const char *checkpoint;     /* checkpoint path, NULL: none                         */
     int checkpoint_every;       /* frames; 0: only at the end and on a signal          */
-    double checkpoint_seconds;  /* wall seconds; 0: off                                */
+    double checkpoint_seconds;  /* wall seconds (checked after every step); 0: off     */
     uint64_t scene_hash;        /* stored in checkpoints                               */
     sipd_fields *fields;        /* output.fields (fields.h; declared in out): NULL: none */
 } sipd_run_opts;
 
 /* Run frames start_frame+1 .. frames (frame 0, the initial state, is written by a fresh
  * run): returns SIPD_OK, SIPD_ESIGNAL (stopped by *stop at the end of a time step: a frame's
- * last step or one inside it, checkpoint written) or an error (SIPD_EFAIL also when the state
+ * last step or one inside it, or by sipd_stop_flag inside a step, which is then abandoned;
+ * checkpoint written) or an error (SIPD_EFAIL also when the state
  * diverges: non-finite or beyond 1e30, checked before each frame is written and in each
  * checkpoint).  *frames_done = the last frame completed. */
 int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done);
 /* After driver_run stopped by a signal: the steps of frame *frames_done + 1 it had done
- * (0: it stopped at a frame's end). */
+ * (0: it stopped at a frame's end, or inside the frame's first step). */
 int driver_stopped_substep(void);
+/* 1 when that stop interrupted a step (sim_step: SIPD_ESIGNAL), which the checkpoint holds the
+ * start of and --resume does again. */
+int driver_stopped_inside_step(void);
 
 /* Tally of the solves of the last driver_run (this invocation). */
 typedef struct {

@@ -21,12 +21,35 @@
  * We use the second (checked by tests/test_h5out_kill.c: SIGKILL a writer mid-loop, then
  * H5Fopen read-only must succeed and hold every reported frame, without h5clear).  What it
  * does not give: a reader following the file while it is written is not guaranteed a
- * consistent view (copy the file, or wait for the run to finish), and a kill in the middle of
- * a flush can in principle leave half-written metadata (the window is one flush per frame).
- * Solve rows (h5out_append_solve) are queued in memory and written in the same flush as the
- * next frame: if they were written as they come, the HDF5 chunk cache could evict a rewritten
- * partial chunk (or its index) between flushes, and a kill at that moment tore the chunk that
- * also held rows from before the last flush (a resume then failed with "inflate() failed").
+ * consistent view (copy the file, or wait for the run to finish).
+ *
+ * Write batches.  Every change to the file is made in a batch that ends with H5Fflush: a frame
+ * (with the log rows queued before it), a chunk of the log, the root attributes, a resume's
+ * truncation.  Nothing is written between batches, so a SIGKILL between two batches leaves the
+ * file exactly as the last flush left it: consistent.  A SIGKILL inside a batch can leave it
+ * torn — HDF5 rewrites its superblock, object headers and chunk indexes in place, one pwrite at
+ * a time, and stopping between two of them left files whose resume failed to open (“message
+ * type not found”) or failed at the next flush (“addr overflow”): tests/test_h5out_torn.c kills
+ * a writer before each of the ~100 writes of three frames and found 8 such points; it is how
+ * cli_checkpoint_seconds once saw its resumed run exit 1.  So a batch is bracketed by a marker
+ * file PATH.writing (created before the first write, removed after the flush), and a resume
+ * that finds the marker does not touch the torn file in place: it rebuilds the output
+ * (rebuild_output: a fresh file with the root attributes, /mesh and the checkpoint's rows of
+ * every series, read from the killed file, which opened read-only at every one of those kill
+ * points), then continues that.  A torn file thus costs a copy of the output at the resume;
+ * an intact one (the usual case: kills land between batches) is continued in place.
+ *
+ * The log is streamed.  Solve rows and their per-iteration history rows are queued in column
+ * buffers and written (and flushed) as one batch when LOG_ROWS history rows or LOG_SOLVES solve
+ * rows are queued, when LOG_SECONDS have passed since the last write, and with every frame: the
+ * memory the log takes is bounded (about 2 MB) whatever the length of a frame, and a run stopped
+ * by a signal has at most a second of rows left to write.  Rows written inside a frame are past
+ * the last whole frame until the frame is written: /frames/convergence_rows and
+ * /frames/history_rows record, per frame, how many rows of each log belonged to the frames up to
+ * it, so a reader of a killed or stopped run knows where the whole frames' rows end; a resume
+ * truncates every series to its checkpoint's counts.  (Writing rows as they came, without a
+ * flush, was unsafe: the HDF5 chunk cache could evict a rewritten partial chunk between flushes,
+ * and a kill at that moment tore a chunk that held rows from before the last flush.)
  * The 1-D series are stored uncompressed, so a partial chunk keeps its size and place when it
  * is rewritten.
  *
@@ -52,8 +75,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS, CONV_CONTACTS,
        CONV_WALL, CONV_HOFF, CONV_PEN, CONV_STATUS, CONV_RDISP, CONV_FREF, CONV_MOMENTUM, CONV_N };
@@ -72,11 +97,18 @@ static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "f
 #define CONV_CHUNK 1024
 #define HIST_CHUNK 4096
 #define FRAME_CHUNK_MAX (4u << 20) /* bytes */
+#define LOG_ROWS 32768    /* history rows queued before they are written (1.7 MB) ...          */
+#define LOG_SOLVES 4096   /* ... or solve rows (0.5 MB) ...                                    */
+#define LOG_SECONDS 1.0   /* ... or seconds since the last write                               */
+#define CHUNK_CACHE (2 * HIST_CHUNK * 8)   /* bytes of chunk cache per dataset (v18_fapl)     */
+#define MDC_MAX (256u << 10)                /* bytes of metadata cache at most (v18_fapl)      */
 
 struct sipd_h5out {
     char *path, *xdmf_path, *xdmf_tmp, *h5ref; /* h5ref: basename, XML-escaped */
+    char *mark_path;         /* PATH.writing: exists while a write batch is in progress */
     hid_t file, pos, time;
-    hid_t conv[CONV_N], hist[HIST_N];
+    hid_t frows, fhrows;     /* /frames/convergence_rows, /frames/history_rows */
+    hid_t conv[CONV_N], hist[HIST_N], hiter;   /* hiter: /convergence/history/iteration */
     int nv, nt, ntri, ned;   /* elements per kind in /mesh (the XDMF's grids) */
     /* output fields (h5out_add_fields): their datasets and a float32 conversion buffer */
     int nfields;
@@ -89,11 +121,14 @@ struct sipd_h5out {
     double *times; /* frame times for the XDMF */
     size_t times_cap;
     int compression;
-    /* solve rows not yet in the file: written together with the next frame and flushed at
-       once, so nothing changes in the file between flushes (a SIGKILL then cannot leave a
-       half-rewritten chunk holding rows from before the last flush) */
-    struct pending_solve *pending;
-    int npending, pending_cap;
+    int history_every;       /* output.history: 1 all, 0 none, N every N-th iteration */
+    int marked;              /* the marker file exists (a batch is open)            */
+    /* the log queue: solve rows and history rows not yet in the file, as columns (the
+       integer columns of /convergence are queued as doubles: exact) */
+    double *qc[CONV_N], *qh[HIST_N];
+    int32_t *qit;
+    int qsolves, qrows;
+    double t_write;          /* wall clock of the last log write */
 };
 
 /* One output field: a dataset /frames/fields/<name> (frames x nv x ncomp) per vertex, or one per
@@ -104,12 +139,6 @@ struct h5field {
     hid_t d[3];   /* per vertex: d[0]; per element: tets, triangles, edges (-1: kind absent) */
 };
 static const char *const kind_name[3] = {"tets", "triangles", "edges"};
-
-struct pending_solve {
-    sipd_h5_solve rec;
-    int n;
-    double *v[HIST_N];   /* NULL: not given (NaN) */
-};
 
 /* ---- error reporting ---------------------------------------------------------------------- */
 
@@ -324,14 +353,17 @@ static hid_t make_dcpl(int rank, const hsize_t *chunk, int level)
     return p;
 }
 
-/* Empty extendible 1-D dataset. */
-static hid_t create_series(hid_t loc, const char *path, const char *what, const char *name,
-                           hid_t ftype, hsize_t chunk, int level)
+/* Empty extendible 1-D dataset; an integer one created with `fill_m1` reads -1 where nothing
+ * was written (rows a resumed file held before the series existed). */
+static hid_t create_series_fill(hid_t loc, const char *path, const char *what, const char *name,
+                                hid_t ftype, hsize_t chunk, int level, int fill_m1)
 {
     hsize_t dims = 0, maxd = H5S_UNLIMITED;
     hid_t space = -1, dcpl = -1, d = -1;
+    const int m1 = -1;
     if ((space = H5Screate_simple(1, &dims, &maxd)) >= 0 &&
-        (dcpl = make_dcpl(1, &chunk, level)) >= 0)
+        (dcpl = make_dcpl(1, &chunk, level)) >= 0 &&
+        (!fill_m1 || H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &m1) >= 0))
         d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0)
         h5fail(path, "cannot create %s/%s", what, name);
@@ -340,6 +372,12 @@ static hid_t create_series(hid_t loc, const char *path, const char *what, const 
     if (space >= 0)
         H5Sclose(space);
     return d;
+}
+
+static hid_t create_series(hid_t loc, const char *path, const char *what, const char *name,
+                           hid_t ftype, hsize_t chunk, int level)
+{
+    return create_series_fill(loc, path, what, name, ftype, chunk, level, 0);
 }
 
 /* Append n elements of mtype from buf to the 1-D dataset d, which holds old elements. */
@@ -537,14 +575,17 @@ static int write_xdmf(sipd_h5out *o)
 
 /* ---- public API --------------------------------------------------------------------------- */
 
-static int write_pending(sipd_h5out *o);
-
-static void drop_pending(sipd_h5out *o)
+/* The marker PATH.writing brackets every write batch (see the design note above): created
+ * before its first change to the file, removed once H5Fflush has returned. */
+static void mark_begin(sipd_h5out *o)
 {
-    int i, k;
-    for (i = 0; i < o->npending; i++)
-        for (k = 0; k < HIST_N; k++) free(o->pending[i].v[k]);
-    o->npending = 0;
+    int fd;
+    if (o->marked || !o->mark_path)
+        return;
+    fd = open(o->mark_path, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0)
+        close(fd);
+    o->marked = 1;
 }
 
 static void close_fields(sipd_h5out *o)
@@ -561,31 +602,60 @@ static void close_fields(sipd_h5out *o)
     o->nfields = 0;
 }
 
-static void free_handle(sipd_h5out *o)
+static void mark_end(sipd_h5out *o)
 {
+    if (!o->marked)
+        return;
+    unlink(o->mark_path);
+    o->marked = 0;
+}
+
+static void close_ids(sipd_h5out *o)
+{
+    hid_t *ids[4] = {&o->pos, &o->time, &o->frows, &o->fhrows};
     int k;
     close_fields(o);
     free(o->fbuf2);
+    o->fbuf2 = NULL;   /* (close_ids runs again in free_handle) */
+    o->fbuf2_n = 0;
     for (k = 0; k < CONV_N; k++)
         if (o->conv[k] >= 0)
             H5Dclose(o->conv[k]);
     for (k = 0; k < HIST_N; k++)
         if (o->hist[k] >= 0)
             H5Dclose(o->hist[k]);
-    if (o->pos >= 0)
-        H5Dclose(o->pos);
-    if (o->time >= 0)
-        H5Dclose(o->time);
+    if (o->hiter >= 0)
+        H5Dclose(o->hiter);
+    for (k = 0; k < 4; k++)
+        if (*ids[k] >= 0)
+            H5Dclose(*ids[k]);
+    for (k = 0; k < CONV_N; k++)
+        o->conv[k] = -1;
+    for (k = 0; k < HIST_N; k++)
+        o->hist[k] = -1;
+    o->hiter = -1;
+    for (k = 0; k < 4; k++)
+        *ids[k] = -1;
+}
+
+static void free_handle(sipd_h5out *o)
+{
+    int k;
+    close_ids(o);
     if (o->file >= 0)
         H5Fclose(o->file);
     free(o->path);
+    free(o->mark_path);
     free(o->xdmf_path);
     free(o->xdmf_tmp);
     free(o->h5ref);
     free(o->fbuf);
     free(o->times);
-    drop_pending(o);
-    free(o->pending);
+    for (k = 0; k < CONV_N; k++)
+        free(o->qc[k]);
+    for (k = 0; k < HIST_N; k++)
+        free(o->qh[k]);
+    free(o->qit);
     free(o);
 }
 
@@ -652,8 +722,13 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
     }
     if (o->pos >= 0)
         o->time = create_series(g, p, "/frames", "time", H5T_IEEE_F64LE, CONV_CHUNK, 0);
+    /* per frame: the rows of each log written by then (the whole frames' rows end there) */
+    if (o->time >= 0)
+        o->frows = create_series_fill(g, p, "/frames", "convergence_rows", H5T_STD_I64LE, CONV_CHUNK, 0, 1);
+    if (o->frows >= 0)
+        o->fhrows = create_series_fill(g, p, "/frames", "history_rows", H5T_STD_I64LE, CONV_CHUNK, 0, 1);
     H5Gclose(g);
-    if (o->pos < 0 || o->time < 0)
+    if (o->pos < 0 || o->time < 0 || o->frows < 0 || o->fhrows < 0)
         return SIPD_EFAIL;
 
     /* /convergence and /convergence/history */
@@ -684,11 +759,13 @@ static int create_layout(sipd_h5out *o, const sipd_h5_meta *meta, const sipd_h5_
             return SIPD_EFAIL;
         }
     }
+    /* the iteration (0-based, within its solve) of each row: output.history may thin them */
+    o->hiter = create_series_fill(g, p, "/convergence/history", "iteration", H5T_STD_I32LE, HIST_CHUNK, 0, 1);
     H5Gclose(g);
-    return SIPD_OK;
+    return o->hiter >= 0 ? SIPD_OK : SIPD_EFAIL;
 }
 
-/* A handle with every id closed (-1), the path strings and the frame buffer. */
+/* A handle with every id closed (-1), the path strings, the frame buffer and the log queue. */
 static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
 {
     sipd_h5out *o = sipd_calloc(1, sizeof *o);
@@ -696,20 +773,33 @@ static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
     int k;
     if (!o)
         return NULL;
-    o->file = o->pos = o->time = -1;
+    o->file = o->pos = o->time = o->frows = o->fhrows = o->hiter = -1;
     for (k = 0; k < CONV_N; k++)
         o->conv[k] = -1;
     for (k = 0; k < HIST_N; k++)
         o->hist[k] = -1;
     o->nv = nv;
     o->nt = nt;
+    o->history_every = 1;
+    o->t_write = sipd_now();
     if (!(o->path = dupstr(path)) || !(o->fbuf = sipd_malloc((size_t)nv * 3 * sizeof(float))) ||
-        !(o->h5ref = xml_escape(slash ? slash + 1 : path)) ||
+        !(o->mark_path = h5out_marker_path(path)) || !(o->h5ref = xml_escape(slash ? slash + 1 : path)) ||
         (xdmf && (!(o->xdmf_path = replace_ext(path, ".xdmf")) ||
-                  !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp"))))) {
+                  !(o->xdmf_tmp = replace_ext(path, ".xdmf.tmp")))) ||
+        !(o->qit = sipd_malloc(LOG_ROWS * sizeof(int32_t)))) {
         free_handle(o);
         return NULL;
     }
+    for (k = 0; k < CONV_N; k++)
+        if (!(o->qc[k] = sipd_malloc(LOG_SOLVES * sizeof(double)))) {
+            free_handle(o);
+            return NULL;
+        }
+    for (k = 0; k < HIST_N; k++)
+        if (!(o->qh[k] = sipd_malloc(LOG_ROWS * sizeof(double)))) {
+            free_handle(o);
+            return NULL;
+        }
     return o;
 }
 
@@ -718,7 +808,20 @@ static sipd_h5out *new_handle(const char *path, int nv, int nt, int xdmf)
 static hid_t v18_fapl(const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0) {
+    H5AC_cache_config_t mdc;
+    mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0 ||
+        /* bounded caches (memory must not grow with the run, issue 31): every series is only
+           appended to, so a chunk cache of two history chunks per dataset is all it uses (a
+           frame's chunk is larger and is written past it), and the metadata cache is held at
+           MDC_MAX bytes instead of growing adaptively to 32 MB.  MDC_MAX is small because the
+           cache counts an entry's size on disk, not in memory: the chunk indexes' B-tree nodes
+           (~1.5 KB on disk, ~17 KB in memory) then grew the heap by 1.5 MB per 100 MB of log
+           with a 4 MB cap (heaptrack; a sipd-run log grows ~3 MB/s on a small model), and
+           not at all with 256 KB: appending touches only the rightmost path of each index */
+        H5Pset_cache(fapl, 0, 521, CHUNK_CACHE, 0.75) < 0 || H5Pget_mdc_config(fapl, &mdc) < 0 ||
+        (mdc.max_size = MDC_MAX, mdc.min_size = MDC_MAX / 4, mdc.initial_size = MDC_MAX / 2,
+         H5Pset_mdc_config(fapl, &mdc) < 0)) {
         h5fail(path, "cannot set up HDF5 file access");
         if (fapl >= 0)
             H5Pclose(fapl);
@@ -734,6 +837,8 @@ static int finish_open(sipd_h5out *o, sipd_h5out **out)
         h5fail(o->path, "cannot flush output file");
         return SIPD_EFAIL;
     }
+    mark_end(o);
+    o->t_write = sipd_now();
     if (o->xdmf_path && write_xdmf(o) != SIPD_OK)
         return SIPD_EFAIL;
     *out = o;
@@ -786,6 +891,7 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
 
     if ((fapl = v18_fapl(path)) < 0)
         goto fail;
+    mark_begin(o);   /* (a marker a killed earlier run left is replaced with it) */
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (o->file < 0) /* report before H5Pclose, which clears the error stack */
         h5fail(path, "cannot create output file");
@@ -795,6 +901,7 @@ int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
     if (create_layout(o, meta, mesh) == SIPD_OK && finish_open(o, out) == SIPD_OK)
         return SIPD_OK;
 fail:
+    mark_end(o);   /* a fresh file that could not be created: nothing to resume */
     free_handle(o);
     H5Eclear2(H5E_DEFAULT);
     return SIPD_EFAIL;
@@ -829,6 +936,265 @@ static int shrink_to(hid_t d, const char *path, const char *name, hsize_t keep)
 static int frame_view(sipd_h5out *o, hsize_t n);
 static int make_view(sipd_h5out *o, const char *name, const char *src, hsize_t n, hsize_t rows, hsize_t ncomp);
 
+/* ---- resuming a torn file: rebuild it from the rows the checkpoint counts ------------------- */
+
+/* Copy rows [0, keep) of dataset `name` (along its first dimension) from src to dst, creating it
+ * in dst with src's type and creation properties (chunks, filters, fill value).  A dataset src
+ * lacks is skipped (a file from before it existed: h5out_open_append adds it). */
+static int copy_prefix(hid_t src, hid_t dst, const char *path, const char *name, hsize_t keep)
+{
+    hid_t ds, dd = -1, ft = -1, mt = -1, dcpl = -1, sp = -1, fs = -1, ms = -1;
+    hsize_t dims[3] = {0, 0, 0}, maxd[3] = {0, 0, 0}, start[3] = {0, 0, 0}, count[3], r, blk;
+    size_t rowbytes;
+    char *buf = NULL;
+    int rank, k, rc = SIPD_EFAIL;
+    if (H5Lexists(src, name, H5P_DEFAULT) <= 0)
+        return SIPD_OK;
+    if ((ds = H5Dopen2(src, name, H5P_DEFAULT)) < 0 || (ft = H5Dget_type(ds)) < 0 ||
+        (mt = H5Tget_native_type(ft, H5T_DIR_ASCEND)) < 0 || (dcpl = H5Dget_create_plist(ds)) < 0 ||
+        (sp = H5Dget_space(ds)) < 0 || (rank = H5Sget_simple_extent_dims(sp, dims, maxd)) < 1 || rank > 3) {
+        h5fail(path, "cannot read %s of the interrupted run", name);
+        goto done;
+    }
+    if (dims[0] < keep) {
+        sipd_error_at(path, 0, "%s has %llu rows, the checkpoint expects at least %llu: the output file does not "
+                      "belong to this checkpoint", name, (unsigned long long)dims[0], (unsigned long long)keep);
+        rc = SIPD_EINPUT;
+        goto done;
+    }
+    H5Sclose(sp);
+    dims[0] = keep;
+    if ((sp = H5Screate_simple(rank, dims, maxd)) < 0 ||
+        (dd = H5Dcreate2(dst, name, ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
+        h5fail(path, "cannot create %s in the rebuilt output", name);
+        goto done;
+    }
+    rowbytes = H5Tget_size(mt);
+    for (k = 1; k < rank; k++)
+        rowbytes *= (size_t)dims[k];
+    blk = rowbytes >= (4u << 20) ? 1 : (4u << 20) / (rowbytes ? rowbytes : 1);
+    if (!(buf = sipd_malloc((size_t)(blk < keep ? blk : keep ? keep : 1) * rowbytes + 1)))
+        goto done;
+    for (r = 0; r < keep; r += blk) {
+        for (k = 0; k < rank; k++) {
+            start[k] = k ? 0 : r;
+            count[k] = k ? dims[k] : (keep - r < blk ? keep - r : blk);
+        }
+        if ((fs = H5Dget_space(ds)) < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            (ms = H5Screate_simple(rank, count, NULL)) < 0 || H5Dread(ds, mt, ms, fs, H5P_DEFAULT, buf) < 0) {
+            h5fail(path, "cannot read rows %llu.. of %s of the interrupted run", (unsigned long long)r, name);
+            goto done;
+        }
+        H5Sclose(fs);
+        if ((fs = H5Dget_space(dd)) < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dwrite(dd, mt, ms, fs, H5P_DEFAULT, buf) < 0) {
+            h5fail(path, "cannot write %s of the rebuilt output", name);
+            goto done;
+        }
+        H5Sclose(fs);
+        H5Sclose(ms);
+        fs = ms = -1;
+    }
+    rc = SIPD_OK;
+done:
+    free(buf);
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (dd >= 0)
+        H5Dclose(dd);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return rc;
+}
+
+/* H5Aiterate2 callback: copy root attribute `name` to the file *(hid_t *)dst. */
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *dst)
+{
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = -1, sp = -1, na = -1;
+    herr_t r = -1;
+    char *buf = NULL;
+    (void)info;
+    if (a >= 0 && (t = H5Aget_type(a)) >= 0 && (sp = H5Aget_space(a)) >= 0 && !H5Tis_variable_str(t) &&
+        (buf = sipd_malloc(H5Tget_size(t) * (size_t)H5Sget_simple_extent_npoints(sp) + 1)) &&
+        H5Aread(a, t, buf) >= 0 && (na = H5Acreate2(*(hid_t *)dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+        H5Awrite(na, t, buf) >= 0)
+        r = 0;
+    free(buf);
+    if (na >= 0)
+        H5Aclose(na);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return r;
+}
+
+/* Copy the first keep frames of every output field (/frames/fields/<name> and
+ * /frames/fields/<name>/<kind>, h5out_add_fields) from src to dst; none: nothing to do. */
+static int copy_fields_prefix(hid_t src, hid_t dst, const char *path, hsize_t keep)
+{
+    static const char *const root = "/frames/fields";
+    char name[512], sub[800];
+    H5G_info_t gi, si;
+    hid_t g, sg;
+    hsize_t i, j;
+    int rc = SIPD_OK;
+    if (H5Lexists(src, root, H5P_DEFAULT) <= 0)
+        return SIPD_OK;
+    if ((g = H5Gcreate2(dst, root, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        h5fail(path, "cannot create %s in the rebuilt output", root);
+        return SIPD_EFAIL;
+    }
+    H5Gclose(g);
+    if (H5Gget_info_by_name(src, root, &gi, H5P_DEFAULT) < 0)
+        return SIPD_EFAIL;
+    for (i = 0; i < gi.nlinks && rc == SIPD_OK; i++) {
+        char leaf[256];
+        hid_t obj;
+        H5I_type_t type;
+        if (H5Lget_name_by_idx(src, root, H5_INDEX_NAME, H5_ITER_INC, i, leaf, sizeof leaf, H5P_DEFAULT) < 0)
+            return SIPD_EFAIL;
+        snprintf(name, sizeof name, "%s/%s", root, leaf);
+        if ((obj = H5Oopen(src, name, H5P_DEFAULT)) < 0)
+            return SIPD_EFAIL;
+        type = H5Iget_type(obj);
+        H5Oclose(obj);
+        if (type == H5I_DATASET) {   /* a per-vertex field */
+            rc = copy_prefix(src, dst, path, name, keep);
+            continue;
+        }
+        if ((sg = H5Gcreate2(dst, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+            H5Gget_info_by_name(src, name, &si, H5P_DEFAULT) < 0)
+            return SIPD_EFAIL;
+        H5Gclose(sg);
+        for (j = 0; j < si.nlinks && rc == SIPD_OK; j++) {   /* a per-element field: one per kind */
+            if (H5Lget_name_by_idx(src, name, H5_INDEX_NAME, H5_ITER_INC, j, leaf, sizeof leaf, H5P_DEFAULT) < 0)
+                return SIPD_EFAIL;
+            snprintf(sub, sizeof sub, "%s/%s", name, leaf);
+            rc = copy_prefix(src, dst, path, sub, keep);
+        }
+    }
+    return rc;
+}
+
+/* The output a run killed inside a write batch left (PATH.writing exists: the file may be torn,
+ * see the design note at the top): a new file with its root attributes, /mesh and the first
+ * keep rows of every series (output fields included), read from the killed file, replaces it
+ * (temp + rename); then the marker goes.  The frame views /xdmf/frames/N are added back by h5out_open_append. */
+static int rebuild_output(const char *path, const char *mark, hsize_t kf, hsize_t ks, hsize_t kh)
+{
+    static const char *const groups[3] = {"/frames", "/convergence", "/convergence/history"};
+    static const char *const fseries[4] = {"/frames/positions", "/frames/time", "/frames/convergence_rows",
+                                           "/frames/history_rows"};
+    size_t n = strlen(path) + 16;
+    char *tmp = sipd_malloc(n), name[128];
+    hid_t fapl = -1, src = -1, dst = -1, g;
+    int k, rc = SIPD_EFAIL;
+    if (!tmp)
+        return SIPD_EFAIL;
+    snprintf(tmp, n, "%s.rebuild", path);
+    sipd_info("%s: the previous run was killed while writing the output (%s exists), which may have left it "
+              "torn: rebuilding it from the checkpoint's %llu frames, %llu solve rows and %llu history rows",
+              path, mark, (unsigned long long)kf, (unsigned long long)ks, (unsigned long long)kh);
+    if ((fapl = v18_fapl(path)) < 0)
+        goto done;
+    if ((src = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0) {
+        h5fail(path, "the output file, torn by a kill inside a write, does not open: it cannot be continued (remove "
+                     "it and its .ckpt to start again)");
+        goto done;
+    }
+    if ((dst = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+        h5fail(tmp, "cannot create the rebuilt output file");
+        goto done;
+    }
+    if (H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_attr, &dst) < 0 ||
+        H5Ocopy(src, "/mesh", dst, "/mesh", H5P_DEFAULT, H5P_DEFAULT) < 0) {
+        h5fail(path, "cannot copy the root attributes and /mesh of the interrupted run");
+        goto done;
+    }
+    for (k = 0; k < 3; k++) {
+        if ((g = H5Gcreate2(dst, groups[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+            h5fail(tmp, "cannot create %s", groups[k]);
+            goto done;
+        }
+        H5Gclose(g);
+    }
+    for (k = 0; k < 4; k++)
+        if ((rc = copy_prefix(src, dst, path, fseries[k], kf)) != SIPD_OK)
+            goto done;
+    if ((rc = copy_fields_prefix(src, dst, path, kf)) != SIPD_OK)
+        goto done;
+    for (k = 0; k < CONV_N; k++) {
+        snprintf(name, sizeof name, "/convergence/%s", conv_names[k]);
+        if ((rc = copy_prefix(src, dst, path, name, ks)) != SIPD_OK)
+            goto done;
+    }
+    for (k = 0; k <= HIST_N; k++) {
+        snprintf(name, sizeof name, "/convergence/history/%s", k < HIST_N ? hist_names[k] : "iteration");
+        if ((rc = copy_prefix(src, dst, path, name, kh)) != SIPD_OK)
+            goto done;
+    }
+    rc = SIPD_EFAIL;
+    if (H5Fclose(dst) < 0) {
+        dst = -1;
+        h5fail(tmp, "cannot close the rebuilt output file");
+        goto done;
+    }
+    dst = -1;
+    H5Fclose(src);
+    src = -1;
+    if (rename(tmp, path) != 0) {
+        sipd_error_at(path, 0, "cannot replace the output file by its rebuilt copy: %s", strerror(errno));
+        goto done;
+    }
+    unlink(mark);
+    rc = SIPD_OK;
+done:
+    if (dst >= 0)
+        H5Fclose(dst);
+    if (src >= 0)
+        H5Fclose(src);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (rc != SIPD_OK)
+        unlink(tmp);
+    free(tmp);
+    H5Eclear2(H5E_DEFAULT);
+    return rc;
+}
+
+/* Open series `name` of group `grp` in a file to resume, or add it when the file predates it:
+ * an integer series created with fill -1 over `rows` rows (unknown for the rows before). */
+static hid_t open_or_add(sipd_h5out *o, const char *grp, const char *name, hid_t ftype, hsize_t chunk, hsize_t rows)
+{
+    char full[128];
+    hid_t g, d;
+    snprintf(full, sizeof full, "%s/%s", grp, name);
+    if (H5Lexists(o->file, full, H5P_DEFAULT) > 0)
+        return H5Dopen2(o->file, full, H5P_DEFAULT);
+    if ((g = H5Gopen2(o->file, grp, H5P_DEFAULT)) < 0)
+        return -1;
+    d = create_series_fill(g, o->path, grp, name, ftype, chunk, 0, 1);
+    H5Gclose(g);
+    if (d >= 0 && H5Dset_extent(d, &rows) < 0) {
+        H5Dclose(d);
+        return -1;
+    }
+    return d;
+}
+
 int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
                       long keep_solves, long keep_hist)
 {
@@ -843,6 +1209,11 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (!(o = new_handle(path, nv, nt, xdmf)))
         return SIPD_EFAIL;
+    if (access(o->mark_path, F_OK) == 0 &&   /* killed inside a write: never continue it in place */
+        (rc = rebuild_output(path, o->mark_path, (hsize_t)keep_frames, (hsize_t)keep_solves, (hsize_t)keep_hist)) !=
+            SIPD_OK)
+        goto fail;
+    rc = SIPD_EFAIL;
     if ((fapl = v18_fapl(path)) < 0)
         goto fail;
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
@@ -898,8 +1269,19 @@ int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xd
         }
     }
     o->appending = 1;
+    mark_begin(o);   /* the file changes from here on */
+    if ((o->frows = open_or_add(o, "/frames", "convergence_rows", H5T_STD_I64LE, CONV_CHUNK, (hsize_t)keep_frames)) < 0 ||
+        (o->fhrows = open_or_add(o, "/frames", "history_rows", H5T_STD_I64LE, CONV_CHUNK, (hsize_t)keep_frames)) < 0 ||
+        (o->hiter = open_or_add(o, "/convergence/history", "iteration", H5T_STD_I32LE, HIST_CHUNK, (hsize_t)keep_hist)) <
+            0) {
+        h5fail(path, "cannot open or add /frames/convergence_rows, /frames/history_rows, /convergence/history/iteration");
+        goto fail;
+    }
     if ((rc = shrink_to(o->pos, path, "/frames/positions", (hsize_t)keep_frames)) != SIPD_OK ||
-        (rc = shrink_to(o->time, path, "/frames/time", (hsize_t)keep_frames)) != SIPD_OK)
+        (rc = shrink_to(o->time, path, "/frames/time", (hsize_t)keep_frames)) != SIPD_OK ||
+        (rc = shrink_to(o->frows, path, "/frames/convergence_rows", (hsize_t)keep_frames)) != SIPD_OK ||
+        (rc = shrink_to(o->fhrows, path, "/frames/history_rows", (hsize_t)keep_frames)) != SIPD_OK ||
+        (rc = shrink_to(o->hiter, path, "/convergence/history/iteration", (hsize_t)keep_hist)) != SIPD_OK)
         goto fail;
     for (k = 0; k < CONV_N; k++)
         if ((rc = shrink_to(o->conv[k], path, conv_names[k], (hsize_t)keep_solves)) != SIPD_OK)
@@ -1010,6 +1392,58 @@ static int make_view_cols(sipd_h5out *o, const char *name, const char *src, hsiz
     return rc;
 }
 
+/* Write the queued log rows (no flush; the caller's batch flushes).  On failure every series is
+ * rolled back to its previous length (best effort) and the queue is kept. */
+static int write_queue(sipd_h5out *o)
+{
+    hsize_t ns = (hsize_t)o->qsolves, nh = (hsize_t)o->qrows;
+    int k, ok = 1;
+    if (ns == 0 && nh == 0)
+        return SIPD_OK;
+    mark_begin(o);
+    for (k = 0; k < CONV_N && ok; k++)
+        if (append_1d(o->conv[k], o->nsolves, ns, H5T_NATIVE_DOUBLE, o->qc[k]) != SIPD_OK) {
+            h5fail(o->path, "cannot append %llu rows to /convergence/%s", (unsigned long long)ns, conv_names[k]);
+            ok = 0;
+        }
+    for (k = 0; k < HIST_N && ok; k++)
+        if (append_1d(o->hist[k], o->nhist, nh, H5T_NATIVE_DOUBLE, o->qh[k]) != SIPD_OK) {
+            h5fail(o->path, "cannot append %llu values to /convergence/history/%s", (unsigned long long)nh,
+                   hist_names[k]);
+            ok = 0;
+        }
+    if (ok && append_1d(o->hiter, o->nhist, nh, H5T_NATIVE_INT32, o->qit) != SIPD_OK) {
+        h5fail(o->path, "cannot append %llu values to /convergence/history/iteration", (unsigned long long)nh);
+        ok = 0;
+    }
+    if (!ok) {
+        hsize_t s = o->nsolves, h = o->nhist;
+        for (k = 0; k < CONV_N; k++)
+            H5Dset_extent(o->conv[k], &s);
+        for (k = 0; k < HIST_N; k++)
+            H5Dset_extent(o->hist[k], &h);
+        H5Dset_extent(o->hiter, &h);
+        H5Eclear2(H5E_DEFAULT);
+        return SIPD_EFAIL;
+    }
+    o->nsolves += ns;
+    o->nhist += nh;
+    o->qsolves = o->qrows = 0;
+    return SIPD_OK;
+}
+
+/* The end of a write batch: flush, then the marker goes. */
+static int end_batch(sipd_h5out *o, const char *what)
+{
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5fail(o->path, "cannot flush %s", what);
+        return SIPD_EFAIL;
+    }
+    mark_end(o);
+    o->t_write = sipd_now();
+    return SIPD_OK;
+}
+
 static int make_view(sipd_h5out *o, const char *name, const char *src, hsize_t n, hsize_t rows, hsize_t ncomp)
 {
     return make_view_cols(o, name, src, n, rows, ncomp, NULL, 0);
@@ -1105,6 +1539,7 @@ int h5out_add_fields(sipd_h5out *o, int n, const sipd_h5_field *spec)
     }
     if (!(o->fields = sipd_calloc((size_t)n, sizeof *o->fields)))
         return SIPD_EFAIL;
+    mark_begin(o);   /* the file changes from here on (end_batch below) */
     for (f = 0; f < n; f++) {
         struct h5field *F = &o->fields[f];
         F->d[0] = F->d[1] = F->d[2] = -1;
@@ -1148,11 +1583,7 @@ int h5out_add_fields(sipd_h5out *o, int n, const sipd_h5_field *spec)
         if (write_xdmf(o) != SIPD_OK)
             return SIPD_EFAIL;
     }
-    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(o->path, "cannot flush output file");
-        return SIPD_EFAIL;
-    }
-    return SIPD_OK;
+    return end_batch(o, "after adding the fields");
 }
 
 /* Write rows x ncomp floats as frame n of the frame-major dataset d (extended to n + 1 frames). */
@@ -1230,6 +1661,7 @@ int h5out_append_frame_fields(sipd_h5out *o, double time, const double *x, const
     hsize_t start[3] = {n, 0, 0}, count[3] = {1, (hsize_t)o->nv, 3};
     size_t i, nx = (size_t)o->nv * 3;
     hid_t fs = -1, ms = -1;
+    int64_t rows[2];
     int rc = SIPD_EFAIL;
 
     if (o->xdmf_path && n >= o->times_cap) {
@@ -1246,6 +1678,9 @@ int h5out_append_frame_fields(sipd_h5out *o, double time, const double *x, const
     for (i = 0; i < nx; i++)
         o->fbuf[i] = (float)x[i];
 
+    mark_begin(o);
+    if (write_queue(o) != SIPD_OK)   /* the frame's remaining log rows, in the same batch */
+        return SIPD_EFAIL;
     if (H5Dset_extent(o->pos, dims) < 0) {
         h5fail(o->path, "cannot extend /frames/positions to %llu frames",
                (unsigned long long)(n + 1));
@@ -1260,16 +1695,18 @@ int h5out_append_frame_fields(sipd_h5out *o, double time, const double *x, const
     }
     if (o->nfields > 0 && write_fields(o, n, vals) != SIPD_OK)
         goto done;
-    if (append_1d(o->time, n, 1, H5T_NATIVE_DOUBLE, &time) != SIPD_OK) {
-        h5fail(o->path, "cannot append frame %llu to /frames/time", (unsigned long long)n);
+    rows[0] = (int64_t)o->nsolves;
+    rows[1] = (int64_t)o->nhist;
+    if (append_1d(o->time, n, 1, H5T_NATIVE_DOUBLE, &time) != SIPD_OK ||
+        append_1d(o->frows, n, 1, H5T_NATIVE_INT64, &rows[0]) != SIPD_OK ||
+        append_1d(o->fhrows, n, 1, H5T_NATIVE_INT64, &rows[1]) != SIPD_OK) {
+        h5fail(o->path, "cannot append frame %llu to /frames/time, convergence_rows, history_rows",
+               (unsigned long long)n);
         goto done;
     }
     if (o->xdmf_path && (frame_view(o, n) != SIPD_OK || field_views(o, n) != SIPD_OK))
         goto done;
-    if (write_pending(o) != SIPD_OK)   /* the frame's convergence rows, in the same flush */
-        goto done;
-    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(o->path, "cannot flush after frame %llu", (unsigned long long)n);
+    if (end_batch(o, "after a frame") != SIPD_OK) {
         /* the frame is in the datasets; count it so the XDMF and file stay consistent */
         o->nframes = n + 1;
         if (o->times)
@@ -1289,6 +1726,9 @@ done:
         dims[0] = n;
         H5Dset_extent(o->pos, dims);
         shrink_fields(o, n);
+        H5Dset_extent(o->time, &n);
+        H5Dset_extent(o->frows, &n);
+        H5Dset_extent(o->fhrows, &n);
     }
     H5Eclear2(H5E_DEFAULT);
     if (rc == SIPD_OK && o->xdmf_path)
@@ -1296,109 +1736,33 @@ done:
     return rc;
 }
 
-static int write_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
+void h5out_set_history(sipd_h5out *o, int every)
 {
-    const double *residual = h->residual, *energy = h->energy, *alpha = h->alpha;
-    const double *force = h->force, *wall = h->wall_time, *rdisp = h->residual_displacement;
-    int32_t iv[CONV_N];
-    double dv[CONV_N];
-    int64_t hoff = (int64_t)o->nhist;
-    double *nanbuf = NULL;
-    const double *hv[HIST_N];
-    int k, ok = 1;
-
-    if (n < 0 || (n > 0 && !residual)) {
-        sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
-        return SIPD_EFAIL;
-    }
-    if (n > 0 && (!energy || !alpha || !force || !wall || !rdisp)) {
-        if (!(nanbuf = sipd_malloc((size_t)n * sizeof *nanbuf)))
-            return SIPD_EFAIL;
-        for (k = 0; k < n; k++)
-            nanbuf[k] = NAN;
-    }
-    hv[HIST_RESIDUAL] = residual;
-    hv[HIST_ENERGY] = energy ? energy : nanbuf;
-    hv[HIST_ALPHA] = alpha ? alpha : nanbuf;
-    hv[HIST_FORCE] = force ? force : nanbuf;
-    hv[HIST_TIME] = wall ? wall : nanbuf;
-    hv[HIST_RDISP] = rdisp ? rdisp : nanbuf;
-
-    iv[CONV_FRAME] = rec->frame;
-    iv[CONV_SUBSTEP] = rec->substep;
-    iv[CONV_ITER] = rec->iterations;
-    iv[CONV_LS] = rec->line_search_steps;
-    iv[CONV_CONTACTS] = rec->contacts;
-    dv[CONV_RESIDUAL] = rec->residual;
-    dv[CONV_ENERGY] = rec->energy;
-    dv[CONV_WALL] = rec->wall_time;
-    dv[CONV_PEN] = rec->max_penetration;
-    iv[CONV_STATUS] = rec->status;
-    dv[CONV_RDISP] = rec->residual_displacement;
-    dv[CONV_FREF] = rec->force_reference;
-    dv[CONV_MOMENTUM] = rec->momentum_error;
-
-    for (k = 0; k < CONV_N && ok; k++) {
-        const void *buf;
-        hid_t mt;
-        if (k == CONV_HOFF) {
-            buf = &hoff;
-            mt = H5T_NATIVE_INT64;
-        } else if (CONV_IS_DOUBLE(k)) {
-            buf = &dv[k];
-            mt = H5T_NATIVE_DOUBLE;
-        } else {
-            buf = &iv[k];
-            mt = H5T_NATIVE_INT32;
-        }
-        if (append_1d(o->conv[k], o->nsolves, 1, mt, buf) != SIPD_OK) {
-            h5fail(o->path, "cannot append solve %llu to /convergence/%s",
-                   (unsigned long long)o->nsolves, conv_names[k]);
-            ok = 0;
-        }
-    }
-    for (k = 0; k < HIST_N && ok; k++) {
-        if (append_1d(o->hist[k], o->nhist, (hsize_t)n, H5T_NATIVE_DOUBLE, hv[k]) != SIPD_OK) {
-            h5fail(o->path, "cannot append %d values to /convergence/history/%s", n,
-                   hist_names[k]);
-            ok = 0;
-        }
-    }
-    free(nanbuf);
-    if (!ok) {
-        /* roll every series back to its previous length (best effort) */
-        hsize_t s = o->nsolves, h = o->nhist;
-        for (k = 0; k < CONV_N; k++)
-            H5Dset_extent(o->conv[k], &s);
-        for (k = 0; k < HIST_N; k++)
-            H5Dset_extent(o->hist[k], &h);
-        H5Eclear2(H5E_DEFAULT);
-        return SIPD_EFAIL;
-    }
-    o->nsolves++;
-    o->nhist += (hsize_t)n;
-    return SIPD_OK;
+    o->history_every = every < 0 ? 1 : every;
 }
 
-/* Queue one solve; h5out_append_frame / h5out_flush / h5out_close write the queue. */
+/* Write the queue as a batch of its own. */
+static int write_log(sipd_h5out *o)
+{
+    if (o->qsolves == 0 && o->qrows == 0) {
+        o->t_write = sipd_now();
+        return SIPD_OK;
+    }
+    if (write_queue(o) != SIPD_OK)
+        return SIPD_EFAIL;
+    return end_batch(o, "the convergence log");
+}
+
+/* Queue one solve row and its kept history rows (output.history); the queue is written when it
+ * is full, LOG_SECONDS after the last write, and with every frame (see the design note). */
 int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sipd_h5_history *h)
 {
     const double *src[HIST_N];
-    struct pending_solve *p;
-    int k;
+    int64_t hoff;
+    int i, k, every = o->history_every;
     if (n < 0 || (n > 0 && !h->residual)) {
         sipd_error_at(o->path, 0, "append_solve: bad history (n = %d)", n);
         return SIPD_EFAIL;
-    }
-    if (o->npending == o->pending_cap) {
-        int nc = o->pending_cap ? 2 * o->pending_cap : 16;
-        struct pending_solve *np = realloc(o->pending, (size_t)nc * sizeof *np);
-        if (!np) {
-            sipd_error("out of memory queueing a convergence row");
-            return SIPD_EFAIL;
-        }
-        o->pending = np;
-        o->pending_cap = nc;
     }
     src[HIST_RESIDUAL] = h->residual;
     src[HIST_ENERGY] = h->energy;
@@ -1406,49 +1770,50 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     src[HIST_FORCE] = h->force;
     src[HIST_TIME] = h->wall_time;
     src[HIST_RDISP] = h->residual_displacement;
-    p = &o->pending[o->npending];
-    p->rec = *rec;
-    p->n = n;
-    for (k = 0; k < HIST_N; k++) {
-        p->v[k] = NULL;
-        if (src[k] && n > 0) {
-            if (!(p->v[k] = sipd_malloc((size_t)n * sizeof(double)))) {
-                while (k-- > 0)
-                    free(p->v[k]);
-                return SIPD_EFAIL;
-            }
-            memcpy(p->v[k], src[k], (size_t)n * sizeof(double));
-        }
+    hoff = (int64_t)(o->nhist + (hsize_t)o->qrows);
+    for (i = 0; i < n && every > 0; i++) {
+        if (every > 1 && i % every != 0 && i != n - 1)   /* "every N": 0, N, 2N, ... and the last */
+            continue;
+        if (o->qrows == LOG_ROWS && write_log(o) != SIPD_OK)
+            return SIPD_EFAIL;
+        for (k = 0; k < HIST_N; k++)
+            o->qh[k][o->qrows] = src[k] ? src[k][i] : NAN;
+        o->qit[o->qrows++] = i;
     }
-    o->npending++;
+    if (o->qsolves == LOG_SOLVES && write_log(o) != SIPD_OK)
+        return SIPD_EFAIL;
+    k = o->qsolves++;
+    o->qc[CONV_FRAME][k] = rec->frame;
+    o->qc[CONV_SUBSTEP][k] = rec->substep;
+    o->qc[CONV_ITER][k] = rec->iterations;
+    o->qc[CONV_RESIDUAL][k] = rec->residual;
+    o->qc[CONV_ENERGY][k] = rec->energy;
+    o->qc[CONV_LS][k] = rec->line_search_steps;
+    o->qc[CONV_CONTACTS][k] = rec->contacts;
+    o->qc[CONV_WALL][k] = rec->wall_time;
+    o->qc[CONV_HOFF][k] = (double)hoff;
+    o->qc[CONV_PEN][k] = rec->max_penetration;
+    o->qc[CONV_STATUS][k] = rec->status;
+    o->qc[CONV_RDISP][k] = rec->residual_displacement;
+    o->qc[CONV_FREF][k] = rec->force_reference;
+    o->qc[CONV_MOMENTUM][k] = rec->momentum_error;
+    if (o->qsolves == LOG_SOLVES || o->qrows == LOG_ROWS || sipd_now() - o->t_write >= LOG_SECONDS)
+        return write_log(o);
     return SIPD_OK;
 }
 
-static int write_pending(sipd_h5out *o)
+void h5out_queued(const sipd_h5out *o, long *solves, long *hist)
 {
-    int i, rc = SIPD_OK;
-    for (i = 0; i < o->npending && rc == SIPD_OK; i++) {
-        struct pending_solve *p = &o->pending[i];
-        sipd_h5_history h;
-        h.residual = p->v[HIST_RESIDUAL];
-        h.energy = p->v[HIST_ENERGY];
-        h.alpha = p->v[HIST_ALPHA];
-        h.force = p->v[HIST_FORCE];
-        h.wall_time = p->v[HIST_TIME];
-        h.residual_displacement = p->v[HIST_RDISP];
-        rc = write_solve(o, &p->rec, p->n, &h);
-    }
-    drop_pending(o);
-    return rc;
+    *solves = o->qsolves;
+    *hist = o->qrows;
 }
 
 int h5out_flush(sipd_h5out *o)
 {
-    int rc = write_pending(o);
-    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(o->path, "cannot flush output file");
+    int rc = write_queue(o);
+    mark_begin(o);
+    if (end_batch(o, "the output file") != SIPD_OK)
         rc = SIPD_EFAIL;
-    }
     return rc;
 }
 
@@ -1458,6 +1823,7 @@ int h5out_set_attr(sipd_h5out *o, const char *name, const char *value)
         sipd_error_at(o->path, 0, "set_attr: missing name or value");
         return SIPD_EFAIL;
     }
+    mark_begin(o);   /* ended by the next flush (or the close) */
     return set_str_attr(o->file, o->path, name, value);
 }
 
@@ -1476,41 +1842,23 @@ int h5out_close(sipd_h5out *o)
     int rc = SIPD_OK;
     if (!o)
         return SIPD_OK;
-    if (o->file >= 0 && write_pending(o) != SIPD_OK)
+    if (o->file >= 0 && write_queue(o) != SIPD_OK)
         rc = SIPD_EFAIL;
-    if (o->file >= 0 && H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5fail(o->path, "cannot flush output file on close");
-        rc = SIPD_EFAIL;
-    }
-    {
-        int k;
-        for (k = 0; k < CONV_N; k++)
-            if (o->conv[k] >= 0 && H5Dclose(o->conv[k]) < 0)
-                rc = SIPD_EFAIL;
-        for (k = 0; k < HIST_N; k++)
-            if (o->hist[k] >= 0 && H5Dclose(o->hist[k]) < 0)
-                rc = SIPD_EFAIL;
-        if (o->pos >= 0 && H5Dclose(o->pos) < 0)
+    if (o->file >= 0) {
+        mark_begin(o);
+        if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) {
+            h5fail(o->path, "cannot flush output file on close");
             rc = SIPD_EFAIL;
-        if (o->time >= 0 && H5Dclose(o->time) < 0)
-            rc = SIPD_EFAIL;
-        o->pos = o->time = -1;
-        for (k = 0; k < o->nfields * 3; k++) {
-            hid_t *d = &o->fields[k / 3].d[k % 3];
-            if (*d >= 0 && H5Dclose(*d) < 0)
-                rc = SIPD_EFAIL;
-            *d = -1;
         }
-        for (k = 0; k < CONV_N; k++)
-            o->conv[k] = -1;
-        for (k = 0; k < HIST_N; k++)
-            o->hist[k] = -1;
     }
+    close_ids(o);
     if (o->file >= 0 && H5Fclose(o->file) < 0) {
         h5fail(o->path, "cannot close output file");
         rc = SIPD_EFAIL;
     }
     o->file = -1;
+    if (rc == SIPD_OK)
+        mark_end(o);
     H5Eclear2(H5E_DEFAULT);
     free_handle(o);
     return rc;
@@ -1521,6 +1869,15 @@ int h5out_close(sipd_h5out *o)
 char *h5out_xdmf_path(const char *path)
 {
     return replace_ext(path, ".xdmf");
+}
+
+char *h5out_marker_path(const char *path)
+{
+    size_t n = strlen(path) + 9;
+    char *r = sipd_malloc(n);
+    if (r)
+        snprintf(r, n, "%s.writing", path);
+    return r;
 }
 
 /* 1 when `path` is an HDF5 file with sipd-run's root `version` attribute, else 0. */

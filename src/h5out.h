@@ -13,14 +13,21 @@
  *   /frames/positions (frames x nv x 3 f32; chunk = one frame; shuffle + deflate)
  *   /frames/time (frames f64)
  *   /frames/fields/<name>[/<kind>] (output.fields: see h5out_add_fields)
+ *   /frames/convergence_rows, /frames/history_rows (frames i64): the rows of /convergence and of
+ *                 /convergence/history written when the frame was (rows past the last frame's
+ *                 belong to a frame not finished; -1: a frame written before these existed)
  *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
  *                 contacts (i32), wall_time (f64), history_offset (i64), max_penetration (f64)}:
  *                 one row per solve
- *   /convergence/history/{residual, energy, alpha, force, wall_time} (f64): every iteration of every solve,
- *                 solve k's rows start at history_offset[k] and number iterations[k]
- * Every dataset that grows is 1-D or frame-major extendible and the file is flushed after
- * every frame, so a killed run leaves all completed frames readable.  The .xdmf next to the
- * .h5 is rewritten atomically (temp + rename) after every frame.
+ *   /convergence/history/{residual, energy, alpha, force, wall_time} (f64), iteration (i32, the
+ *                 0-based iteration within its solve): the iterations output.history keeps (all
+ *                 by default); solve k's rows start at history_offset[k] and end where solve
+ *                 k+1's start
+ * Every dataset that grows is 1-D or frame-major extendible; the file is flushed after every
+ * frame and every chunk of the log (h5out.c: write batches), so a killed run leaves all
+ * completed frames readable.  The .xdmf next to the .h5 is rewritten atomically (temp + rename)
+ * after every frame.  PATH.writing exists while a write batch is open: a kill inside one leaves
+ * it, and h5out_open_append then rebuilds the (possibly torn) file from the checkpoint's rows.
  *
  * Crash behaviour (checked by tests/test_h5out_kill.c): no SWMR.  The file is written in the
  * HDF5 1.8 format (libver bounds V18..V18: superblock v2, readable by HDF5 >= 1.8), which has
@@ -73,8 +80,10 @@ typedef struct {
 int h5out_create(sipd_h5out **out, const char *path, const sipd_h5_meta *meta,
                  const sipd_h5_mesh *mesh, int compression, int xdmf);
 /* Reopen an existing output file to continue it (--resume): every growing dataset is
- * truncated to the given row counts (the checkpoint's), the XDMF rewritten.  SIPD_EINPUT when
- * the file is not this scene's output or has fewer rows than the checkpoint. */
+ * truncated to the given row counts (the checkpoint's), the XDMF rewritten.  When PATH.writing
+ * is there (the run was killed inside a write), the file is first rebuilt from those rows rather
+ * than changed in place.  SIPD_EINPUT when the file is not this scene's output or has fewer rows
+ * than the checkpoint. */
 int h5out_open_append(sipd_h5out **out, const char *path, int nv, int nt, int xdmf, long keep_frames,
                       long keep_solves, long keep_hist);
 /* Rows written so far: frames, solves, per-iteration history rows. */
@@ -110,11 +119,16 @@ typedef struct {
     const double *residual_displacement;   /* max|D⁻¹g| / bbox diagonal per iteration */
 } sipd_h5_history;
 
-/* Queue one solve row and its n per-iteration values: they reach the file with the next
- * frame (h5out_append_frame), h5out_flush or h5out_close, in one flush, so the file does not
- * change between flushes and a SIGKILL cannot tear a chunk that holds earlier rows. */
+/* Queue one solve row and the per-iteration values output.history keeps of its n (all, none, or
+ * iterations 0, N, 2N, ... and n−1): the queue (bounded: LOG_ROWS history rows, LOG_SOLVES
+ * solve rows) is written and flushed when full, a second after the last write, and with the
+ * next frame, h5out_flush or h5out_close — never outside such a flushed batch. */
 int h5out_append_solve(sipd_h5out *out, const sipd_h5_solve *rec, int n, const sipd_h5_history *h);
-/* Write the queued solve rows and flush (done by append_frame and close as well). */
+/* output.history: 1 every iteration (default), 0 none, N every N-th (and each solve's last). */
+void h5out_set_history(sipd_h5out *out, int every);
+/* Rows queued and not yet written (solve rows, history rows): bounded whatever the run does. */
+void h5out_queued(const sipd_h5out *out, long *solves, long *hist);
+/* Write the queued rows and flush (done by append_frame and close as well). */
 int h5out_flush(sipd_h5out *out);
 /* Set/overwrite a string attribute on the root group (e.g. wall time, exit reason). */
 int h5out_set_attr(sipd_h5out *out, const char *name, const char *value);
@@ -130,5 +144,7 @@ int h5out_close(sipd_h5out *out);
  * overwrite is set.  The XDMF path of an output file (malloc'ed). */
 int h5out_check_target(const char *path, int xdmf, int overwrite);
 char *h5out_xdmf_path(const char *path);
+/* The marker of an open write batch, PATH.writing (malloc'ed). */
+char *h5out_marker_path(const char *path);
 
 #endif

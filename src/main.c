@@ -25,12 +25,30 @@
 #include "backend_cuda.h"
 #endif
 
-static volatile sig_atomic_t stop_flag = 0;
+/* 1 until the run first writes a file (the output, or removes a stale checkpoint): a signal then
+ * has nothing to save, and the handler ends the process at once, wherever the loading is (a mesh
+ * parse, the model build, a large Newton pattern or a CUDA context in sim_init). */
+static volatile sig_atomic_t loading = 1;
 
+/* SIGINT/SIGTERM/SIGUSR1.  While loading: say so and _exit(3) (async-signal-safe).  Afterwards:
+ * set sipd_stop_flag (util.h), which the driver and every long loop under it poll: the run
+ * checkpoints, closes the output and exits 3 within a fraction of a second. */
 static void on_signal(int sig)
 {
+    static const char msg[] = "sipd-run: stopped by a signal while loading the scene and meshes; nothing was written\n";
     (void)sig;
-    stop_flag = 1;
+    if (loading) {
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        _exit(SIPD_ESIGNAL);
+    }
+    sipd_stop_flag = 1;
+}
+
+/* The first write of the run comes next: from here on a signal stops the run cleanly. */
+static void end_loading(void)
+{
+    loading = 0;
 }
 
 static void usage(FILE *f)
@@ -51,8 +69,8 @@ static void usage(FILE *f)
           "                          parameters, simulate nothing\n"
           "  --quiet                 no progress on stderr (errors are still printed)\n"
           "  --resume                continue from OUTPUT.ckpt (written every\n"
-          "                          output.checkpoint_every frames, on SIGINT/SIGTERM/SIGUSR1\n"
-          "                          at the next time step, and at the end); starts from\n"
+          "                          output.checkpoint_every frames or checkpoint_seconds, on\n"
+          "                          SIGINT/SIGTERM/SIGUSR1, and at the end); starts from\n"
           "                          frame 0 when there is none\n"
           "  --strict                exit 4 when any solve did not converge (also the scene\n"
           "                          key solver.strict), for regression runs\n"
@@ -60,9 +78,11 @@ static void usage(FILE *f)
           "  --version               program version and git commit\n"
           "\n"
           "exit status: 0 success, 1 runtime failure, 2 bad input (scene, mesh, options),\n"
-          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 after completing a time step and\n"
-          "               writing the checkpoint (the output holds every completed frame;\n"
-          "               a signal while loading stops before anything is written)\n"
+          "             3 stopped by SIGINT/SIGTERM/SIGUSR1 within a second, after writing the\n"
+          "               checkpoint (of the last completed time step; a step the signal\n"
+          "               interrupted is done again by --resume); the output holds every\n"
+          "               completed frame; a signal while loading stops at once, before\n"
+          "               anything is written\n"
           "             4 completed, but some solve did not converge and --strict is on\n"
           "             (a diverged state, non-finite or beyond float32, is a runtime failure: 1)\n",
           f);
@@ -113,7 +133,7 @@ static int check_output_is_not_input(const sipd_scene *sc)
     const char *out = sc->output_file;
     char *xdmf = h5out_xdmf_path(out);
     size_t n = strlen(out);
-    char *w[5] = {NULL, NULL, NULL, NULL, NULL};
+    char *w[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int rc = SIPD_OK, i, j, k;
     if (!xdmf)
         return SIPD_EFAIL;
@@ -125,7 +145,10 @@ static int check_output_is_not_input(const sipd_scene *sc)
         sprintf(w[3], "%s.ckpt.tmp", out);
     if ((w[4] = malloc(strlen(xdmf) + 10)))
         sprintf(w[4], "%s.tmp", xdmf);
-    for (i = 0; i < 5 && rc == SIPD_OK; i++) {
+    w[5] = h5out_marker_path(out);   /* h5out.c: the write-batch marker and a resume's rebuild */
+    if ((w[6] = malloc(n + 10)))
+        sprintf(w[6], "%s.rebuild", out);
+    for (i = 0; i < 7 && rc == SIPD_OK; i++) {
         if (!w[i]) {
             rc = SIPD_EFAIL;
             break;
@@ -161,18 +184,9 @@ static int check_output_is_not_input(const sipd_scene *sc)
             }
         }
     }
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < 7; i++)
         free(w[i]);
     return rc;
-}
-
-/* A signal that arrived while the scene and meshes were loading: nothing has been written. */
-static int stopped_while_loading(void)
-{
-    if (!stop_flag)
-        return 0;
-    sipd_error("stopped by a signal while loading the scene and meshes; nothing was written");
-    return 1;
 }
 
 int main(int argc, char **argv)
@@ -232,8 +246,8 @@ int main(int argc, char **argv)
         sipd_error("--output: empty file name");
         return SIPD_EINPUT;
     }
-    {   /* SIGINT/SIGTERM/SIGUSR1: finish the step, checkpoint, close the output, exit 3; while
-         * loading, stop after the current load step */
+    {   /* SIGINT/SIGTERM/SIGUSR1 (on_signal): checkpoint, close the output, exit 3; while
+         * loading, exit 3 at once */
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
@@ -245,10 +259,6 @@ int main(int argc, char **argv)
     rc = scene_load(argv[optind], &sc);
     if (rc != SIPD_OK)
         return rc;
-    if (stopped_while_loading()) {
-        scene_free(&sc);
-        return SIPD_ESIGNAL;
-    }
     if (frames_opt >= 0)
         sc.frames = frames_opt;
     if (output_opt) {
@@ -329,11 +339,6 @@ int main(int argc, char **argv)
         scene_free(&sc);
         return rc;
     }
-    if (stopped_while_loading()) {
-        model_free(&model);
-        scene_free(&sc);
-        return SIPD_ESIGNAL;
-    }
     rc = check_output_is_not_input(&sc);                         /* never write over an input */
     if (rc == SIPD_OK && (dry_run || !resume))
         rc = h5out_check_target(sc.output_file, sc.xdmf, overwrite);
@@ -404,6 +409,7 @@ int main(int argc, char **argv)
         have_ckpt = rc == SIPD_OK;
         if (have_ckpt && ck.frame >= sc.frames) {
             /* the run may have been killed after its last checkpoint, before its exit_reason */
+            end_loading();
             rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames,
                                    ck.out_solves, ck.out_hist);
             if (rc == SIPD_OK && fields.n > 0)   /* the XDMF keeps its field attributes */
@@ -427,12 +433,14 @@ int main(int argc, char **argv)
         }
     } else if (resume) {
         sipd_info("--resume: no checkpoint %s: starting from frame 0", ckpt_path);
-    } else if (access(ckpt_path, F_OK) == 0) {
-        if (unlink(ckpt_path) == 0)
-            sipd_info("removed the previous run's checkpoint %s (use --resume to continue a run)", ckpt_path);
     }
     if (rc == SIPD_OK)
         rc = sim_init(&sim, &sc, &model, ops, &bp);
+    end_loading();   /* the first write follows: a stale checkpoint's removal, or the output */
+    if (rc == SIPD_OK && !resume && access(ckpt_path, F_OK) == 0) {
+        if (unlink(ckpt_path) == 0)
+            sipd_info("removed the previous run's checkpoint %s (use --resume to continue a run)", ckpt_path);
+    }
     if (rc == SIPD_OK && have_ckpt) {
         char note[160];
         rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames, ck.out_solves,
@@ -449,6 +457,9 @@ int main(int argc, char **argv)
         if (rc == SIPD_OK) {
             sim.t = ck.t;
             sim.lam_min = ck.lam_min;
+            if (ck.x_extent > 0)   /* (a checkpoint before version 4: recomputed, as then) */
+                sim.x_extent = ck.x_extent;
+            sim.f_start = ck.f_start;
             start_frame = ck.frame;
             start_substep = ck.substep;
             if (ck.substep)
@@ -504,13 +515,15 @@ int main(int argc, char **argv)
         if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
             rc = h5out_set_attr(out, "exit_reason", "running");
     }
+    if (rc == SIPD_OK && out)
+        h5out_set_history(out, sc.history_every);   /* output.history */
     if (rc == SIPD_OK) {
         sipd_run_opts ro;
         ro.frames = sc.frames;
         ro.start_frame = start_frame;
         ro.start_substep = start_substep;
         ro.out = out;
-        ro.stop = &stop_flag;
+        ro.stop = &sipd_stop_flag;
         ro.checkpoint = ckpt_path;
         ro.checkpoint_every = sc.checkpoint_every;
         ro.checkpoint_seconds = sc.checkpoint_seconds;
@@ -572,10 +585,12 @@ int main(int argc, char **argv)
         }
         if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
             rc = SIPD_EFAIL;
-        if (rc == SIPD_ESIGNAL && driver_stopped_substep() > 0)
-            sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d; %s holds frames "
+        if (rc == SIPD_ESIGNAL && (driver_stopped_substep() > 0 || driver_stopped_inside_step()))
+            sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d%s; %s holds frames "
                       "0..%d; continue with --resume", frames_done, driver_stopped_substep(), sc.substeps,
-                      frames_done + 1, sc.output_file, frames_done);
+                      frames_done + 1,
+                      driver_stopped_inside_step() ? " (inside the next step: the checkpoint holds its start)" : "",
+                      sc.output_file, frames_done);
         else if (rc == SIPD_ESIGNAL)
             sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
                       frames_done, sc.output_file, frames_done);

@@ -234,12 +234,15 @@ int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, co
     }
     /* the global solve */
     if (mx->linear == SIPD_LINEAR_CHOLMOD) {
-        if (direct_solve(&mx->direct, H, extra, mx->rhs, mx->dx) != SIPD_OK)
-            return SIPD_EFAIL;
+        int rc = direct_solve(&mx->direct, H, extra, mx->rhs, mx->dx);
+        if (rc != SIPD_OK)
+            return rc;   /* SIPD_EFAIL, or SIPD_ESIGNAL after a stop request */
     } else {
         int maxit = 4 * n > 200 ? 4 * n : 200;
         bsr_block_jacobi(H, mx->Pinv);
         *cg_iters = pcg(H, extra, mx->Pinv, mx->rhs, mx->dx, maxit, mx->cg_tol, mx->work);
+        if (*cg_iters < 0)
+            return SIPD_ESIGNAL;
     }
     for (a = 0; a < nv; a++)
         if (m->fixed[a])

@@ -36,7 +36,8 @@ void mixed_free(sipd_mixed *mx);
 /* One outer iteration's direction at y (nv*3): H holds the non-elastic blocks and gbase their
  * gradient (backend.h mixed_terms); the element blocks are added to H, the system solved for
  * dx (nv*3), and Δs, λ computed per element.  *cg_iters: PCG iterations (0 with CHOLMOD).
- * SIPD_EFAIL when the factorisation fails (not positive definite) or memory runs out. */
+ * SIPD_EFAIL when the factorisation fails (not positive definite) or memory runs out;
+ * SIPD_ESIGNAL when a stop was requested (util.h) during the linear solve. */
 int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, const double *gbase, const double *y,
                     double *dx, int *cg_iters);
 /* The elements' part of the Lagrangian at y + α dx, s + α Δs with the current λ. */

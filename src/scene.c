@@ -159,7 +159,7 @@ static const char *const contact_keys[] = {"enabled", "dhat", "stiffness", "fric
                                            "detect_every", "ground", "friction_velocity", "thickness", NULL};
 static const char *const ground_keys[] = {"height", "normal", NULL};
 static const char *const output_keys[] = {"file", "every", "compression", "xdmf", "checkpoint_every",
-                                          "checkpoint_seconds", "fields", NULL};
+                                          "checkpoint_seconds", "fields", "history", NULL};
 /* Every group's table by its dotted path ("[]" for a list element).  check_keys() refuses a
  * table that is not listed here, so scene_print_keys() names every key the parser accepts: the
  * docs test (tests/docs.cmake) checks that docs/scene-reference.md documents each of them. */
@@ -1763,6 +1763,41 @@ static int get_fields(sipd_scene *sc, const config_setting_t *g)
     return SIPD_OK;
 }
 
+/* output.history: "all" (every iteration's row), "none", or "every N" (N >= 1: iterations 0, N,
+ * 2N, ... of each solve and its last one) into *every (1, 0, N). */
+static int get_history(const sipd_scene *sc, const config_setting_t *g, int *every)
+{
+    const char *v = NULL, *p;
+    char *end;
+    long long n;
+    int rc = get_string(sc, g, "output", "history", 0, &v);
+    if (rc || !v)
+        return rc;
+    if (!strcmp(v, "all")) {
+        *every = 1;
+        return SIPD_OK;
+    }
+    if (!strcmp(v, "none")) {
+        *every = 0;
+        return SIPD_OK;
+    }
+    if (!strncmp(v, "every", 5) && (v[5] == ' ' || v[5] == '\t')) {
+        for (p = v + 5; *p == ' ' || *p == '\t'; p++)
+            ;
+        errno = 0;
+        n = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : -1;
+        if (n >= 0 && errno == 0 && *end == '\0') {
+            if (n < 1 || n > INT_MAX)
+                return err(sc, config_setting_get_member(g, "history"), "output.history",
+                           "\"every N\" needs N in [1, %d], got \"%s\"", INT_MAX, v);
+            *every = (int)n;
+            return SIPD_OK;
+        }
+    }
+    return err(sc, config_setting_get_member(g, "history"), "output.history",
+               "expected \"all\", \"none\" or \"every N\" (N a positive integer), got \"%s\"", v);
+}
+
 static int load_output(sipd_scene *sc, const config_setting_t *root)
 {
     const config_setting_t *g;
@@ -1778,7 +1813,8 @@ static int load_output(sipd_scene *sc, const config_setting_t *root)
               (rc = int_range(sc, g, "output", "checkpoint_every", 0, &sc->checkpoint_every, 0, INT_MAX)) ||
               (rc = float_range(sc, g, "output", "checkpoint_seconds", 0, &sc->checkpoint_seconds, 0.0, 1,
                                 INFINITY, 0)) ||
-              (rc = get_fields(sc, g))))
+              (rc = get_fields(sc, g)) ||
+              (rc = get_history(sc, g, &sc->history_every))))
         return rc;
     if (file) {
         sc->output_file = sipd_path_join(sc->dir, file);
@@ -1859,6 +1895,7 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->output_every = 1;
     sc->compression = 4;
     sc->xdmf = 1;
+    sc->history_every = 1;
     sc->dhat = 0.03;
     sc->friction_velocity = 1e-3;
     sc->detect_every = 4;
@@ -2180,6 +2217,12 @@ void scene_print(FILE *f, const sipd_scene *sc)
                "  checkpoint_seconds = ", sc->output_every, sc->compression, tf(sc->xdmf), sc->checkpoint_every);
     print_float(f, sc->checkpoint_seconds);
     fputs(";\n", f);
+    if (sc->history_every == 1)
+        fputs("  history = \"all\";\n", f);
+    else if (sc->history_every == 0)
+        fputs("  history = \"none\";\n", f);
+    else
+        fprintf(f, "  history = \"every %d\";\n", sc->history_every);
     if (sc->fields) {   /* only when given (older outputs unchanged) */
         int k, first = 1;
         fputs("  fields = [", f);

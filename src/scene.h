@@ -196,6 +196,8 @@ typedef struct {
     int checkpoint_every;      /* write OUTPUT.ckpt every N frames; 0 (default): only when
                                   stopped by a signal and at the end of the run            */
     double checkpoint_seconds; /* and/or every S seconds of wall time; 0 (default): off   */
+    int history_every;         /* output.history: 1 "all" (default), 0 "none", N "every N":
+                                  the per-iteration rows kept (h5out_set_history)         */
 
     char *path;         /* the scene file as given          */
     char *dir;          /* its directory                    */

@@ -1,4 +1,5 @@
 /* sparse.c — block-CSR 3x3 matrices and PCG (sparse.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "sparse.h"
 
 #include <stdlib.h>
@@ -196,6 +197,8 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
     rz = rz0 = dot_n(r, z, n);
     for (it = 0; it < maxit && rz > rtol * rtol * rz0 && rz > 0; it++) {
         double pq, al, rzn, be;
+        if (sipd_stopping())
+            return -1;   /* a stop request (util.h): the caller returns SIPD_ESIGNAL */
         bsr_mul(A, extra, p, q);
         pq = dot_n(p, q, n);
         if (!(pq > 0))
@@ -216,10 +219,176 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
 
 /* ---- CHOLMOD (sparse.h) ------------------------------------------------------------------ */
 #include <cholmod.h>
+#include <pthread.h>
+#include <time.h>
+
+/* ---- CHOLMOD calls that a signal can interrupt ----------------------------------------------
+ *
+ * A factorisation cannot be stopped from outside: CHOLMOD has no cancellation, and one
+ * factorisation of Newton's matrix on a 15,625-vertex box (47k unknowns) took 38 s on the
+ * development machine (reference BLAS, 2 shared cores; 3 s at 4,913 vertices) — a run
+ * asked to stop (SIGTERM: a SLURM preemption gives 30 s) must not wait for it.  So every CHOLMOD
+ * call that grows with the matrix (analyse, factorise, solve) runs in a worker thread while the
+ * caller waits on it, checking sipd_stop_flag every CHOL_POLL_MS: on a stop request the caller
+ * returns SIPD_ESIGNAL at once and abandons the worker, which runs on until the process exits
+ * (sipd-run then checkpoints the start of the step and exits; the factor is not needed for
+ * that).  What the worker uses — the CHOLMOD common, the matrix, the factor and the job — is
+ * then never freed (chol_free leaks it: the process is about to end).  Without a stop request
+ * the result is the same call's, made from another thread: bit for bit what it was.
+ * (The alternative, checkpointing the step's start before each long call so that the signal
+ * handler itself could _exit, would write a checkpoint per step and leave exit_reason
+ * "running".)  A thread costs 0.2-0.3 ms per call on the loaded development machine (a 4-vertex
+ * factor + solve: 0.5 ms against 0.01 ms), so only calls that can take long use one: an analysis
+ * of a matrix with more than CHOL_THREAD_NNZ stored entries, a factorisation of more than
+ * CHOL_THREAD_FLOPS (CHOLMOD's count from the analysis), a solve with more than CHOL_THREAD_LNZ
+ * entries in L — below them a call takes a few tens of milliseconds at most (reference BLAS), and
+ * a stop request only waits for that; a request already raised stops every call before it
+ * starts. */
+#define CHOL_POLL_MS 20
+#define CHOL_THREAD_NNZ 2e5
+#define CHOL_THREAD_FLOPS 2e7
+#define CHOL_THREAD_LNZ 5e6
+
+enum { CHOL_ANALYSE, CHOL_FACTOR, CHOL_SOLVE };
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int op, done;
+    cholmod_common *cm;
+    cholmod_sparse *S;
+    cholmod_factor *L;     /* in: the analysis (factor, solve); out: it (analyse)          */
+    cholmod_dense *B, *X;  /* solve: right-hand side in, solution out                      */
+    int ok;
+    void *next;            /* the list of abandoned jobs (below)                                */
+} chol_job;
+
+/* Jobs a stop request left to their workers: never freed (the process is about to exit), but
+ * kept reachable, so that a leak checker (LSan in `make asan`) does not report them. */
+static chol_job *abandoned;
+
+/* The CHOLMOD call itself; returns its success. */
+static int chol_work(chol_job *j)
+{
+    if (j->op == CHOL_ANALYSE)
+        return j->ok = (j->L = cholmod_analyze(j->S, j->cm)) != NULL && j->cm->status >= CHOLMOD_OK;
+    if (j->op == CHOL_FACTOR)
+        return j->ok = cholmod_factorize(j->S, j->L, j->cm) && j->cm->status == CHOLMOD_OK && j->L->minor >= j->L->n;
+    return j->ok = (j->X = cholmod_solve(CHOLMOD_A, j->L, j->B, j->cm)) != NULL;
+}
+
+static void *chol_worker(void *arg)
+{
+    chol_job *j = arg;
+    int ok = chol_work(j);
+    pthread_mutex_lock(&j->mu);
+    j->ok = ok;
+    j->done = 1;
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+/* Run job j in a worker and wait for it: SIPD_OK (j->ok says how CHOLMOD did), SIPD_ESIGNAL when
+ * a stop was requested first (c->busy set: the worker and j are abandoned), SIPD_EFAIL when no
+ * thread could be started. */
+static int chol_run(sipd_chol *c, chol_job *j)
+{
+    pthread_t th;
+    pthread_attr_t at;
+    int stopped = 0;
+    if (pthread_mutex_init(&j->mu, NULL) != 0)
+        return SIPD_EFAIL;
+    if (pthread_cond_init(&j->cv, NULL) != 0) {
+        pthread_mutex_destroy(&j->mu);
+        return SIPD_EFAIL;
+    }
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&th, &at, chol_worker, j) != 0) {
+        pthread_attr_destroy(&at);
+        pthread_cond_destroy(&j->cv);
+        pthread_mutex_destroy(&j->mu);
+        return SIPD_EFAIL;
+    }
+    pthread_attr_destroy(&at);
+    pthread_mutex_lock(&j->mu);
+    while (!j->done && !(stopped = sipd_stopping())) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += CHOL_POLL_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&j->cv, &j->mu, &ts);
+    }
+    stopped = !j->done;
+    pthread_mutex_unlock(&j->mu);
+    if (stopped) {
+        c->busy = 1;   /* the worker still uses the common, matrix and factor */
+        return SIPD_ESIGNAL;
+    }
+    pthread_cond_destroy(&j->cv);
+    pthread_mutex_destroy(&j->mu);
+    return SIPD_OK;
+}
+
+/* One CHOLMOD call, through the worker when it may be long; *ok = its success.  The job is on
+ * the heap: an abandoned worker keeps it. */
+static int chol_call(sipd_chol *c, int op, cholmod_dense *B, cholmod_dense **X, int *ok)
+{
+    chol_job *j;
+    int rc;
+    *ok = 0;
+    if (sipd_stopping())
+        return SIPD_ESIGNAL;   /* (nothing started: the sipd_chol stays usable) */
+    if (op == CHOL_ANALYSE ? (double)((cholmod_sparse *)c->A)->nzmax <= CHOL_THREAD_NNZ
+        : op == CHOL_FACTOR ? c->fl <= CHOL_THREAD_FLOPS
+                            : c->lnz <= CHOL_THREAD_LNZ) {
+        chol_job direct;   /* short: in this thread */
+        memset(&direct, 0, sizeof direct);
+        direct.op = op;
+        direct.cm = c->common;
+        direct.S = c->A;
+        direct.L = c->L;
+        direct.B = B;
+        direct.done = 1;
+        chol_work(&direct);
+        *ok = direct.ok;
+        if (op == CHOL_ANALYSE)
+            c->L = direct.L;
+        if (X)
+            *X = direct.X;
+        return SIPD_OK;
+    }
+    if (!(j = sipd_calloc(1, sizeof *j)))
+        return SIPD_EFAIL;
+    j->op = op;
+    j->cm = c->common;
+    j->S = c->A;
+    j->L = c->L;
+    j->B = B;
+    if ((rc = chol_run(c, j)) != SIPD_OK) {
+        if (rc == SIPD_ESIGNAL) {
+            j->next = abandoned;
+            abandoned = j;
+        } else
+            free(j);
+        return rc;
+    }
+    *ok = j->ok;
+    if (op == CHOL_ANALYSE)
+        c->L = j->L;
+    if (X)
+        *X = j->X;
+    free(j);
+    return SIPD_OK;
+}
 
 void chol_free(sipd_chol *c)
 {
-    if (c->common) {
+    if (c->common && !c->busy) {   /* busy: an abandoned worker still uses them (see above) */
         cholmod_common *cm = c->common;
         if (c->L) {
             cholmod_factor *L = c->L;
@@ -284,24 +453,32 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A)
             }
         cp[c->n] = nz;
     }
-    c->L = cholmod_analyze(S, cm);
-    if (!c->L || cm->status < CHOLMOD_OK) {
-        chol_free(c);
-        return SIPD_EFAIL;
+    {
+        int ok, rc = chol_call(c, CHOL_ANALYSE, NULL, NULL, &ok);
+        if (rc == SIPD_OK && !ok)
+            rc = SIPD_EFAIL;
+        if (rc != SIPD_OK) {
+            chol_free(c);   /* (after a stop: frees only what the worker does not use) */
+            return rc;
+        }
+        c->fl = cm->fl;     /* the analysis's estimates: which calls get a worker thread */
+        c->lnz = cm->lnz;
     }
     return SIPD_OK;
 }
 
 int chol_factor(sipd_chol *c, const sipd_bsr *A)
 {
-    cholmod_common *cm = c->common;
     cholmod_sparse *S = c->A;
     double *v = S->x;
-    int *cp = S->p, i;
+    int *cp = S->p, i, ok, rc;
+    if (c->busy)
+        return SIPD_ESIGNAL;
     for (i = 0; i < cp[c->n]; i++) v[i] = A->val[c->src[i]];
     c->ok = 0;
-    if (!cholmod_factorize(S, c->L, cm) || cm->status != CHOLMOD_OK ||
-        ((cholmod_factor *)c->L)->minor < (size_t)c->n)
+    if ((rc = chol_call(c, CHOL_FACTOR, NULL, NULL, &ok)) != SIPD_OK)
+        return rc;
+    if (!ok)
         return SIPD_EFAIL;   /* not positive definite (CHOLMOD_NOT_POSDEF) or out of memory */
     c->ok = 1;
     return SIPD_OK;
@@ -310,16 +487,20 @@ int chol_factor(sipd_chol *c, const sipd_bsr *A)
 int chol_solve(sipd_chol *c, const double *rhs, double *x)
 {
     cholmod_common *cm = c->common;
-    cholmod_dense *B, *X;
+    cholmod_dense *B, *X = NULL;
+    int ok, rc;
+    if (c->busy)
+        return SIPD_ESIGNAL;
     if (!c->ok)
         return SIPD_EFAIL;
     B = cholmod_allocate_dense((size_t)c->n, 1, (size_t)c->n, CHOLMOD_REAL, cm);
     if (!B)
         return SIPD_EFAIL;
     memcpy(B->x, rhs, sizeof(double) * (size_t)c->n);
-    X = cholmod_solve(CHOLMOD_A, c->L, B, cm);
+    if ((rc = chol_call(c, CHOL_SOLVE, B, &X, &ok)) != SIPD_OK)
+        return rc;   /* (after a stop B stays with the worker) */
     cholmod_free_dense(&B, cm);
-    if (!X)
+    if (!ok || !X)
         return SIPD_EFAIL;
     memcpy(x, X->x, sizeof(double) * (size_t)c->n);
     cholmod_free_dense(&X, cm);
@@ -449,16 +630,20 @@ int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra,
         d->analysed = 0;
     }
     if (!d->analysed) {
-        if (chol_analyse(&d->chol, M) != SIPD_OK)
-            return SIPD_EFAIL;
+        int rc = chol_analyse(&d->chol, M);
+        if (rc != SIPD_OK)
+            return rc;
         d->analysed = 1;
         d->merged = merged;
         d->analyses++;
     }
     d->factors++;
-    if (chol_factor(&d->chol, M) != SIPD_OK || chol_solve(&d->chol, rhs, x) != SIPD_OK)
-        return SIPD_EFAIL;
-    return SIPD_OK;
+    {
+        int rc = chol_factor(&d->chol, M);
+        if (rc == SIPD_OK)
+            rc = chol_solve(&d->chol, rhs, x);
+        return rc;
+    }
 }
 
 void direct_free(sipd_direct *d)

@@ -72,7 +72,7 @@ double dot_n(const double *x, const double *y, int n);
 /* Preconditioned CG on (A + extra) x = rhs from x = 0, preconditioner Pinv (bsr_block_jacobi):
  * stops after maxit iterations, when rᵀz ≤ rtol² r₀ᵀz₀ (or rᵀz ≤ 0), or when pᵀAp ≤ 0
  * (A is SPD by construction: round-off trouble).  work: 4 * n * 3 doubles.  Returns the
- * iterations taken. */
+ * iterations taken, or -1 when a stop was requested (sipd_stop_flag, util.h) before it ended. */
 int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
         int maxit, double rtol, double *work);
 
@@ -81,7 +81,9 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
  * chol_factor for each new set of values and chol_solve for each right-hand side.  Only the
  * stored blocks enter (a sipd_bsr_extra term goes through direct_solve below).  The matrix's lower triangle is read;
  * it must be symmetric.  Status: SIPD_OK; SIPD_EFAIL when out of memory, or from chol_factor
- * when the matrix is not positive definite (then chol_solve refuses until a factor succeeds). */
+ * when the matrix is not positive definite (then chol_solve refuses until a factor succeeds);
+ * SIPD_ESIGNAL when a stop was requested (sipd_stop_flag) during the call, which runs in a worker
+ * thread for that reason (sparse.c) and is then abandoned: the sipd_chol is unusable after it. */
 typedef struct {
     int n;            /* scalar rows (3 × block rows)                                          */
     int ok;           /* the last chol_factor succeeded                                        */
@@ -89,6 +91,9 @@ typedef struct {
     void *common;     /* cholmod_common                                                        */
     void *A;          /* cholmod_sparse, lower triangle, CSC                                   */
     void *L;          /* cholmod_factor                                                        */
+    int busy;         /* a stop request abandoned a CHOLMOD call still running in its worker
+                         thread (sparse.c): common, A and L are left to it, never freed        */
+    double fl, lnz;   /* the analysis's flop count and nnz(L): long calls run in a worker      */
 } sipd_chol;
 
 int chol_analyse(sipd_chol *c, const sipd_bsr *A);
@@ -116,7 +121,8 @@ typedef struct {
     long factors;      /* numeric factorisations so far                                        */
 } sipd_direct;
 
-/* SIPD_OK; SIPD_EFAIL when out of memory or the matrix is not positive definite. */
+/* SIPD_OK; SIPD_EFAIL when out of memory or the matrix is not positive definite; SIPD_ESIGNAL
+ * after a stop request (as chol_factor). */
 int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra, const double *rhs, double *x);
 void direct_free(sipd_direct *d);
 

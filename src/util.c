@@ -8,6 +8,7 @@
 #include <time.h>
 
 int sipd_quiet = 0;
+volatile sig_atomic_t sipd_stop_flag = 0;
 
 void sipd_error_at(const char *file, int line, const char *fmt, ...)
 {

@@ -6,6 +6,7 @@
 #ifndef SIPD_UTIL_H
 #define SIPD_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 
 enum {
@@ -24,6 +25,14 @@ void sipd_error_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "sipd-run: message\n" on stderr. */
 void sipd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The stop request (SIGINT/SIGTERM/SIGUSR1; README "Checkpoints and signals", docs/checkpoints.md):
+ * main's signal handler sets it, and every loop that can run for long — the solvers' iterations,
+ * conjugate gradients, the narrow and broad phases, a CHOLMOD factorisation (waited on from a
+ * worker thread) — polls it and returns SIPD_ESIGNAL, so a run stops within a fraction of a
+ * second wherever it is.  Tests may set it directly. */
+extern volatile sig_atomic_t sipd_stop_flag;
+#define sipd_stopping() (sipd_stop_flag != 0)
 
 /* Quiet flag for informational messages (progress, device choice). */
 extern int sipd_quiet;

@@ -4,12 +4,20 @@
  *          product bsr_mul, against a tight PCG solve of the same system, and refactored with
  *          new values on the same analysis; an indefinite matrix is refused (SIPD_EFAIL) and
  *          chol_solve then refuses too.
+ *   stop   a stop request (sipd_stop_flag, issue 31) ends a direct solve of a matrix whose
+ *          factorisation takes a while (a 12³-cell box of tets: 6.6k unknowns) within a poll
+ *          interval, raised before the call and in the middle of it (SIPD_ESIGNAL), ends PCG
+ *          (-1); a fresh solve afterwards gives the uninterrupted solve's x bit for bit.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "meshgen.h"
 #include "sparse.h"
 #include "util.h"
 
@@ -118,11 +126,101 @@ static void test_chol(void)
     free(el), free(b), free(x), free(xc), free(Pinv), free(work);
 }
 
+static double delay;    /* seconds before the stop thread raises the request */
+static double t_raised; /* when it did                                        */
+
+static void *raise_later(void *arg)
+{
+    struct timespec ts;
+    (void)arg;
+    ts.tv_sec = (time_t)delay;
+    ts.tv_nsec = (long)((delay - (double)ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+    t_raised = sipd_now();
+    sipd_stop_flag = 1;
+    return NULL;
+}
+
+static void test_stop(void)
+{
+    sipd_mesh m;
+    sipd_bsr A;
+    sipd_direct d0, d1, d2, d3;
+    double *b, *x0, *x, *Pinv, *work, t0, T, dt;
+    unsigned seed = 3;
+    int n, i, rc;
+    pthread_t th;
+    CHECK(meshgen_box(12, 12, 12, 1.0, 1.0, 1.0, &m) == SIPD_OK, "mesh");
+    CHECK(bsr_pattern(&A, m.nv, m.tets, m.nt, 4) == SIPD_OK, "pattern");
+    fill(&A, m.nt, 5, 1e-2);
+    n = 3 * m.nv;
+    b = malloc(sizeof(double) * n);
+    x0 = malloc(sizeof(double) * n);
+    x = malloc(sizeof(double) * n);
+    Pinv = malloc(sizeof(double) * 3 * n);
+    work = malloc(sizeof(double) * 4 * n);
+    for (i = 0; i < n; i++) b[i] = urand(&seed);
+    memset(&d0, 0, sizeof d0);
+    memset(&d1, 0, sizeof d1);
+    memset(&d2, 0, sizeof d2);
+    memset(&d3, 0, sizeof d3);
+
+    /* uninterrupted */
+    t0 = sipd_now();
+    rc = direct_solve(&d0, &A, NULL, b, x0);
+    T = sipd_now() - t0;
+    CHECK(rc == SIPD_OK && rel_residual(&A, x0, b) < 1e-10, "reference solve (rc %d)", rc);
+    printf("stop: %d unknowns, analyse + factorise + solve %.3f s\n", n, T);
+
+    /* a request already raised: the call returns at once */
+    sipd_stop_flag = 1;
+    t0 = sipd_now();
+    rc = direct_solve(&d1, &A, NULL, b, x);
+    dt = sipd_now() - t0;
+    sipd_stop_flag = 0;
+    CHECK(rc == SIPD_ESIGNAL, "stop raised before the solve: rc %d", rc);
+    printf("stop: raised before: returned after %.3f s\n", dt);
+    CHECK(dt < 0.1 + T / 4, "stop raised before the solve: returned after %.3f s (the solve takes %.3f s)", dt, T);
+
+    /* raised a third of the way into it */
+    if (T > 0.15) {
+        delay = T / 3;
+        pthread_create(&th, NULL, raise_later, NULL);
+        rc = direct_solve(&d2, &A, NULL, b, x);
+        dt = sipd_now() - t_raised;
+        pthread_join(th, NULL);
+        sipd_stop_flag = 0;
+        CHECK(rc == SIPD_ESIGNAL, "stop raised during the solve: rc %d", rc);
+        CHECK(dt < 0.25, "stop raised during the solve: returned %.3f s after it (the solve takes %.3f s)", dt, T);
+        printf("stop: raised %.3f s into it: returned %.3f s after the request\n", delay, dt);
+    } else
+        printf("stop: the solve takes %.3f s here: too short to interrupt in its middle (not checked)\n", T);
+
+    /* CG */
+    bsr_block_jacobi(&A, Pinv);
+    sipd_stop_flag = 1;
+    CHECK(pcg(&A, NULL, Pinv, b, x, 1000, 1e-12, work) == -1, "PCG with a stop request does not return -1");
+    sipd_stop_flag = 0;
+
+    /* the abandoned solves leave nothing behind that a new one sees */
+    direct_free(&d1);
+    direct_free(&d2);
+    rc = direct_solve(&d3, &A, NULL, b, x);
+    CHECK(rc == SIPD_OK && memcmp(x, x0, sizeof(double) * n) == 0, "a solve after the stops differs (rc %d)", rc);
+    direct_free(&d0);
+    direct_free(&d3);
+    bsr_free(&A);
+    mesh_free(&m);
+    free(b), free(x0), free(x), free(Pinv), free(work);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "chol";
     if (strcmp(which, "chol") == 0)
         test_chol();
+    else if (strcmp(which, "stop") == 0)
+        test_stop();
     else {
         fprintf(stderr, "unknown case %s\n", which);
         return 2;
