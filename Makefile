@@ -50,15 +50,16 @@ fuzz:
 # its three kinds are covered by gpu_kinds_* and gpu_thin_ground).
 GPU_EMU_TESTS ?=
 GPU_EMU_EXCLUDE ?= ^gpu_scene_(noodles_bench|bunny_kinds)$$
-# Under ASan + UBSan (Debug) the tests run 3-6x slower (s): stretch 31, ball_collision 31,
-# stress_stretch 59, collide 16, drop 15, ball_drop 15, compressed_block 9, methods 3:
+# Under ASan + UBSan (Debug at -O0, before the sanitizer builds took -O1) the tests ran 3-6x
+# slower (s): stretch 31, ball_collision 31, stress_stretch 59, collide 16, drop 15, ball_drop 15,
+# compressed_block 9, methods 3; at -O1 the subset's tests take 26 s, two at a time:
 # the default subset covers every kernel of both .cu files, CUB, the contact paths and the
-# Gauss-Seidel kernel (methods: vbd; energy) in about 3 minutes; coarse_ops (0.8 s) adds the
+# Gauss-Seidel kernel (methods: vbd; energy); coarse_ops (0.8 s) adds the
 # hessian / gradient / set_direction ops and their kernels (k_element<NEWTON>, k_hessian_row);
 # coarse_solve (79 s under ASan at load 8) and coarse_newton are left to `make gpu-emu`.
 GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|profile|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
 GPU_EMU_ASAN_EXCLUDE ?=
-gpu_ctest = ctest -L gpu --output-on-failure --no-tests=error -O ctest-gpu.log \
+gpu_ctest = ctest -L gpu -j $(JOBS) --output-on-failure --no-tests=error -O ctest-gpu.log \
 	$(if $(1),-R '$(1)') $(if $(2),-E '$(2)'); rc=$$?; \
 	if grep -Eq '\*\*\*(Skipped|Not Run)' ctest-gpu.log; then \
 	  echo "gpu-emu: a test was skipped: that is a failure in the emulation (it always has a device)"; exit 1; fi; \

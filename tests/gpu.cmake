@@ -60,7 +60,7 @@ if(TARGET sipd_cuda)
   list(APPEND sipd_gpu_tests gpu_scene_ball_collision_host_detect)
   set_tests_properties(${sipd_gpu_tests} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   # one GPU: keep the GPU tests from running concurrently with each other
-  set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK sipd_gpu)
+  set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK "${SIPD_GPU_LOCK}")
   # the same checks with the CPU backend standing in (no device; label-free, so make test runs it):
   # the CPU backend's phase times and the harness (tools/gpu-check.sh --selftest does the same)
   add_test(NAME gpu_profile_selftest COMMAND test_gpu profile ${CMAKE_CURRENT_LIST_DIR}/data/gpu/thin_ground.cfg)

@@ -8,6 +8,6 @@ if(TARGET sipd_cuda)
   foreach(case ops solve budget newton)
     add_test(NAME gpu_coarse_${case} COMMAND test_gpu_coarse ${case})
     set_tests_properties(gpu_coarse_${case} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300
-                         RESOURCE_LOCK sipd_gpu)
+                         RESOURCE_LOCK "${SIPD_GPU_LOCK}")
   endforeach()
 endif()

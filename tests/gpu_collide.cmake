@@ -17,7 +17,7 @@ if(TARGET sipd_cuda)
   set_target_properties(test_gpu_collide PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
   add_test(NAME gpu_collide COMMAND test_gpu_collide)
   set_tests_properties(gpu_collide PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300
-                       RESOURCE_LOCK sipd_gpu)
+                       RESOURCE_LOCK "${SIPD_GPU_LOCK}")
   add_test(NAME gpu_collide_selftest COMMAND test_gpu_collide)
   set_tests_properties(gpu_collide_selftest PROPERTIES ENVIRONMENT SIPD_TEST_GPU_SELFTEST=1 TIMEOUT 120)
 endif()
