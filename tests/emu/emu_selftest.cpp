@@ -1,4 +1,4 @@
-/* emu_selftest.cpp — checks of the emulation layer itself (tests/emu.cmake, CTest emu_selftest):
+/* emu_selftest.cpp — checks of the emulation layer itself (tests/gpu/emu.cmake, CTest emu_selftest):
  * barriers and shuffles behave like a GPU's, launch and copy errors are reported, the CUB
  * stand-ins keep their protocol and CUB's results (stable radix sort on a bit range), events
  * time in order and refuse unrecorded or destroyed events, emu_counters counts what it is asked. */
