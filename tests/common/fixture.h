@@ -1,4 +1,4 @@
-/* fixture.h — what the solver-level tests share: a CHECK that counts failures, a scratch
+/* fixture.h — what the solver-level tests share: CHECK (check.h, included), a scratch
  * directory, generated box meshes, and a scene + model + sim loaded from scene text through the
  * real scene, mesh and model code.  Header-only (static functions): include it once per test
  * executable.
@@ -20,16 +20,7 @@
 #include "scene.h"
 #include "util.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 static char scratch[512];
 

@@ -12,18 +12,9 @@
 #include <cub/device/device_scan.cuh>
 
 #include "launch.h"
+#include "check.h"
 
 #define NT 256
-static int failures = 0;
-#define CHECK(c, ...)                                                                            \
-    do {                                                                                         \
-        if (!(c)) {                                                                              \
-            failures++;                                                                          \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                         \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-        }                                                                                        \
-    } while (0)
 
 /* block sum by warp shuffles + shared memory, as the backend's block_partials */
 __global__ void __launch_bounds__(NT) k_blocksum(const int *in, int n, long long *out)

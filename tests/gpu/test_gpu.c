@@ -56,6 +56,7 @@
 #include "method.h"
 #include "scene.h"
 #include "util.h"
+#include "check.h"
 
 #define POS_TOL 1e-3        /* of the bounding-box diagonal                                  */
 #define E_REL_TOL 1e-6      /* energy rises allowed beyond the driver's own round-off allowance */
@@ -70,17 +71,7 @@
  * its positions must still agree with the CPU's converged ones (POS_TOL). */
 #define MAX_FRAMES 3
 
-static int failures = 0;
 static const sipd_backend_ops *gpu_ops = &sipd_backend_cuda;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
 
 static double max_dist(const double *a, const double *b, int nv)
 {

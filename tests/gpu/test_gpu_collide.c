@@ -52,6 +52,8 @@
 #include "physics/distance.h"
 #include "physics/mat3.h"
 #include "util.h"
+#include "check.h"
+#include "rng.h"
 
 #define FK 16.0           /* safety factor on the float32 error estimates          */
 #define BASE_TOL 1e-5     /* β and n, for well-conditioned pairs                   */
@@ -62,26 +64,7 @@ int emu_collide_narrow(const sipd_collide *c, const double *x0, const double *y,
 typedef int (*narrow_fn)(const sipd_collide *, const double *, const double *, sipd_contact_pair *, int, int *);
 static narrow_fn gpu_narrow = sipd_cuda_collide_narrow;
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double rnd(void)   /* [0, 1) */
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
-}
-static double rnd_in(double a, double b) { return a + (b - a) * rnd(); }
+/* rnd, rndu: the default stream of rng.h (tests/common) */
 
 /* rotation by angle a about axis k (Rodrigues) */
 static mat3 rotation(vec3 k, double a)
@@ -140,13 +123,13 @@ static int make_pile(pile *s, int nl, int nn, int ncell, double dhat, vec3 shift
     }
     for (l = 0, b = 0; l < nl; l++)
         for (j = 0; j < nn; j++, b++) {
-            mat3 R = m3_mul(rotation(v3(rnd_in(-1, 1), rnd_in(-1, 1), rnd_in(-1, 1)), rnd_in(0, 0.03)),
+            mat3 R = m3_mul(rotation(v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1)), rndu(0, 0.03)),
                             rotation(v3(0, 1, 0), l % 2 ? 1.5707963267948966 : 0));
             /* planks along x side by side in z, or (odd layers) along z side by side in x */
             vec3 T = v3(0, (l + 0.5) * pitch, (j + 0.5) * pitch - len / 2);
             if (l % 2)
                 T = v3((j + 0.5) * pitch - len / 2, (l + 0.5) * pitch, 0);
-            T = v3_add(T, v3(rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat));
+            T = v3_add(T, v3(rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat));
             T = v3_add(T, shift);
             for (i = 0; i < me.nv; i++) {
                 vec3 p = v3(me.x[3 * i] - len / 2, me.x[3 * i + 1] - t / 2, me.x[3 * i + 2] - t / 2);
@@ -160,7 +143,7 @@ static int make_pile(pile *s, int nl, int nn, int ncell, double dhat, vec3 shift
         for (k = 0; k < 3; k++) {
             double x = m->X[3 * i + k];
             s->x0[3 * i + k] = x;
-            s->y[3 * i + k] = x + (k == 1 ? -0.3 * dhat : 0) + rnd_in(-0.15, 0.15) * dhat;
+            s->y[3 * i + k] = x + (k == 1 ? -0.3 * dhat : 0) + rndu(-0.15, 0.15) * dhat;
             lo[k] = fmin(lo[k], x);
             hi[k] = fmax(hi[k], x);
         }
@@ -696,7 +679,7 @@ static int detect_case(const char *name, vec3 shift)
     }
     d.nv3 = 3 * (size_t)s.m.nv;
     y2 = malloc(d.nv3 * sizeof *y2);
-    for (i = 0; i < (int)d.nv3; i++) y2[i] = s.y[i] + rnd_in(-0.1, 0.1) * dhat;
+    for (i = 0; i < (int)d.nv3; i++) y2[i] = s.y[i] + rndu(-0.1, 0.1) * dhat;
     fx0 = to_f(s.x0, d.nv3);
     fy = to_f(s.y, d.nv3);
     fy2 = to_f(y2, d.nv3);
@@ -825,9 +808,9 @@ static int make_thin_pile(pile *s, int nl, int nn, int seg, double dhat, double 
         for (j = 0; j < nn; j++, b++)
             for (i = 0; i < nvr; i++) {
                 int a = b * nvr + i;
-                double u = -len / 2 + len * i / seg + rnd_in(-0.1, 0.1) * dhat, w = (j + 0.5) * pitch - len / 2;
+                double u = -len / 2 + len * i / seg + rndu(-0.1, 0.1) * dhat, w = (j + 0.5) * pitch - len / 2;
                 vec3 p = l % 2 ? v3(w, (l + 0.5) * pitch, u) : v3(u, (l + 0.5) * pitch, w);
-                p = v3_add(p, v3(rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat));
+                p = v3_add(p, v3(rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat));
                 v3_store(m->X + 3 * a, v3_add(p, shift));
                 m->body[a] = b;
                 m->crad[a] = r;
@@ -844,7 +827,7 @@ static int make_thin_pile(pile *s, int nl, int nn, int seg, double dhat, double 
         for (i = 0; i <= cn; i++) {
             int a = nrod * nvr + k * (cn + 1) + i;
             vec3 p = v3(-len / 2 + len * i / cn, nl * pitch + rc + 0.2 * dhat, -len / 2 + len * k / cn);
-            p = v3_add(p, v3(rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat, rnd_in(-0.1, 0.1) * dhat));
+            p = v3_add(p, v3(rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat, rndu(-0.1, 0.1) * dhat));
             v3_store(m->X + 3 * a, v3_add(p, shift));
             m->body[a] = nrod;
             m->crad[a] = rc;
@@ -859,7 +842,7 @@ static int make_thin_pile(pile *s, int nl, int nn, int seg, double dhat, double 
         for (k = 0; k < 3; k++) {
             double x = m->X[3 * i + k];
             s->x0[3 * i + k] = x;
-            s->y[3 * i + k] = x + (k == 1 ? -0.3 * dhat : 0) + rnd_in(-0.15, 0.15) * dhat;
+            s->y[3 * i + k] = x + (k == 1 ? -0.3 * dhat : 0) + rndu(-0.15, 0.15) * dhat;
             lo[k] = fmin(lo[k], x);
             hi[k] = fmax(hi[k], x);
         }

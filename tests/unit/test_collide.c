@@ -55,33 +55,11 @@
 #include <omp.h>
 #endif
 
-static int g_fail = 0;
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            if (g_fail < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-                fprintf(stderr, __VA_ARGS__);                                                    \
-                fprintf(stderr, "\n");                                                           \
-            }                                                                                    \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
+#include "rng.h"
 
 /* ---------------------------------------------------------------- random numbers */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static void rng_seed(uint64_t s) { g_rng = s ? s : 1; }
-static uint64_t rng_u64(void)
-{ /* xorshift64* */
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545F4914F6CDD1Dull;
-}
-static double rnd(void) { return (double)(rng_u64() >> 11) * (1.0 / 9007199254740992.0); }
-static double rndu(double a, double b) { return a + (b - a) * rnd(); }
-static double rnd_log(double lo, double hi) { return exp(rndu(log(lo), log(hi))); }
+/* rng_seed, rng_u64, rnd, rndu, rnd_log, rnd_int: the default stream of rng.h (tests/common) */
 static vec3 rnd_vec(double s) { return v3(rndu(-s, s), rndu(-s, s), rndu(-s, s)); }
 static double v3_len(vec3 a) { return sqrt(v3_norm2(a)); }
 static vec3 v3_unit(vec3 a) { return v3_scale(a, 1.0 / v3_len(a)); }
@@ -150,7 +128,7 @@ static int feature_of_weights(const double *w)
 
 static int test_pt_tri(void)
 {
-    int it, f0 = g_fail, nfeat[7] = {0};
+    int it, f0 = failures, nfeat[7] = {0};
     double max_werr = 0, max_derr = 0, max_ineq = 0, max_samp_gap = 0, max_samp_viol = 0, max_sum = 0;
     rng_seed(11);
     /* points in every Voronoi region, by construction */
@@ -235,14 +213,14 @@ static int test_pt_tri(void)
         printf("pt_tri degenerate (collinear corners): feature %d, w %g %g %g\n", feat, w[0], w[1], w[2]);
         CHECK(feat == DIST_EDGE + 0 && fabs(w[0] - 0.5) < 1e-15 && fabs(w[1] - 0.5) < 1e-15, "degenerate");
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ================================================================ edge–edge */
 
 static int test_edge_edge(void)
 {
-    int it, f0 = g_fail, ninside = 0, nout = 0;
+    int it, f0 = failures, ninside = 0, nout = 0;
     double max_st = 0, max_samp_viol = 0, max_samp_gap = 0, max_seg_gap = 0;
     rng_seed(22);
     /* known closest parameters */
@@ -319,7 +297,7 @@ static int test_edge_edge(void)
         sgn = sqrt(dist_segment_segment2(p0, p1, v3(2, 0.3, 0), v3(3, 0.3, 0)));
         CHECK(fabs(sgn - sqrt(1 + 0.09)) < 1e-15, "parallel disjoint segment distance %g", sgn);
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ================================================================ models by hand */
@@ -644,7 +622,7 @@ static int run_collide(const cl_scene *s, sipd_collide **c, const sipd_contact_p
 
 static int test_brute(void)
 {
-    int cfg, f0 = g_fail;
+    int cfg, f0 = failures;
     for (cfg = 0; cfg < 8; cfg++) {
         cl_scene s;
         sipd_collide *c = NULL;
@@ -712,7 +690,7 @@ static int test_brute(void)
         collide_destroy(c);
         cl_free(&s);
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- a noodle pile */
@@ -750,7 +728,7 @@ static void make_pile(cl_scene *s, uint64_t seed, int nl, int nn, int n, double 
 
 static int test_threads(void)
 {
-    int f0 = g_fail;
+    int f0 = failures;
 #ifdef _OPENMP
     cl_scene s;
     int nt, np1 = 0, identical = 1, maxt = omp_get_max_threads();
@@ -791,7 +769,7 @@ static int test_threads(void)
 #else
     printf("threads: built without OpenMP, nothing to compare\n");
 #endif
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- exclusions */
@@ -828,7 +806,7 @@ static int one_run(const sipd_model *m, int self, double dhat, const double *x0,
 
 static int test_exclusions(void)
 {
-    int f0 = g_fail, np, i, nshare = 0, nself = 0;
+    int f0 = failures, np, i, nshare = 0, nself = 0;
     long nc;
     mat3 I = m3_identity();
     sipd_contact_pair *pp = NULL;
@@ -933,7 +911,7 @@ static int test_exclusions(void)
             model_clear(&m);
         }
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- orientation */
@@ -956,7 +934,7 @@ static double pair_gap(const sipd_contact_pair *p, const double *y)
 
 static int test_orientation(void)
 {
-    int f0 = g_fail, np, i, k, cross;
+    int f0 = failures, np, i, k, cross;
     sipd_contact_pair *pp = NULL;
     /* body 0: a big triangle in z = 0 (normal +z); body 1: a triangle whose vertex 3 hovers */
     double X[18] = {-1, -1, 0, 2, -1, 0, -1, 2, 0, 0.2, 0.3, 0.02, 0.2, 3, 3, 3, 0.3, 3};
@@ -1027,14 +1005,14 @@ static int test_orientation(void)
         free(pp);
         model_clear(&m);
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- outside */
 
 static int test_outside(void)
 {
-    int f0 = g_fail, i, k, interior = -1, surf = -1, r[6];
+    int f0 = failures, i, k, interior = -1, surf = -1, r[6];
     sipd_model m = {0};
     sipd_collide *c = NULL;
     double *x0, *y1, *y, margin = 0.02;
@@ -1072,7 +1050,7 @@ static int test_outside(void)
     free(y1);
     free(y);
     model_clear(&m);
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- hysteresis */
@@ -1082,7 +1060,7 @@ static int test_outside(void)
  * plane pair (unclamped weights, face normal); a new one needs the strict rule. */
 static int test_hysteresis(void)
 {
-    int f0 = g_fail, np, i, step;
+    int f0 = failures, np, i, step;
     double X[18] = {-1, -1, 0, 2, -1, 0, -1, 2, 0, 0.2, 0.3, 0.02, 0.2, 3, 3, 3, 0.3, 3};
     int tri[3] = {0, 1, 2};
     /* vertex 3 at x + y = 0.5 (inside), 1.02 (weight of corner 0: −0.0067), 1.2 (−0.067) */
@@ -1125,7 +1103,7 @@ static int test_hysteresis(void)
     CHECK(find_pair(pp, np, 0, 3) < 0, "history survived a broad phase");
     collide_destroy(c);
     model_clear(&m);
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- rest exclusions */
@@ -1140,7 +1118,7 @@ static int cmp_u64(const void *a, const void *b)
  * vertex and are closer than d̂ (1 + 1e-9) in the rest shape. */
 static int test_rest(void)
 {
-    int cfg, f0 = g_fail;
+    int cfg, f0 = failures;
     for (cfg = 0; cfg < 4; cfg++) {
         cl_scene s;
         sipd_collide *c = NULL;
@@ -1189,7 +1167,7 @@ static int test_rest(void)
         collide_destroy(c);
         cl_free(&s);
     }
-    return g_fail > f0;
+    return failures > f0;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1216,8 +1194,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_collide: unknown test '%s'\n", argv[1]);
         return 2;
     }
-    if (g_fail) {
-        fprintf(stderr, "test_collide %s: %d check(s) failed\n", argv[1], g_fail);
+    if (failures) {
+        fprintf(stderr, "test_collide %s: %d check(s) failed\n", argv[1], failures);
         return 1;
     }
     printf("test_collide %s: all checks passed\n", argv[1]);

@@ -27,33 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0;
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            if (g_fail < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-                fprintf(stderr, __VA_ARGS__);                                                    \
-                fprintf(stderr, "\n");                                                           \
-            }                                                                                    \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
+#include "fd.h"
+#include "rng.h"
 
 /* ---------------------------------------------------------------- random numbers */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static void rng_seed(uint64_t s) { g_rng = s ? s : 1; }
-static uint64_t rng_u64(void)
-{ /* xorshift64* */
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545F4914F6CDD1Dull;
-}
-static double rnd(void) { return (double)(rng_u64() >> 11) * (1.0 / 9007199254740992.0); } /* [0,1) */
-static double rndu(double a, double b) { return a + (b - a) * rnd(); }
-static double rnd_log(double lo, double hi) { return exp(rndu(log(lo), log(hi))); }
+/* rng_seed, rng_u64, rnd, rndu, rnd_log, rnd_int: the default stream of rng.h (tests/common) */
 static vec3 rnd_vec(double s) { return v3(rndu(-s, s), rndu(-s, s), rndu(-s, s)); }
 static double v3_len(vec3 a) { return sqrt(v3_norm2(a)); }
 static vec3 v3_unit(vec3 a) { return v3_scale(a, 1.0 / v3_len(a)); }
@@ -107,34 +86,32 @@ static double s3_max_eig(sym3 a) { return -s3_min_eig(s3_axpy(-1, a, s3_zero()))
 /* ---------------------------------------------------------------- finite differences */
 typedef double (*energy_fn)(vec3 y, const void *ctx);
 
-static vec3 fd_gradient(energy_fn E, const void *ctx, vec3 y, double h)
+/* E as a function of a flat 3-vector (fd.h) */
+typedef struct {
+    energy_fn E;
+    const void *ctx;
+} flat_energy;
+static double flat_E(const double *y, const void *c)
 {
-    vec3 g;
-    int i;
-    for (i = 0; i < 3; i++) {
-        vec3 yp = y, ym = y;
-        yp.v[i] += h;
-        ym.v[i] -= h;
-        g.v[i] = (E(yp, ctx) - E(ym, ctx)) / (2 * h);
-    }
-    return g;
+    const flat_energy *f = c;
+    return f->E(v3(y[0], y[1], y[2]), f->ctx);
+}
+static vec3 fd_gradient3(energy_fn E, const void *ctx, vec3 y, double h)
+{
+    flat_energy f = {E, ctx};
+    double g[3];
+    fd_gradient(3, y.v, h, flat_E, &f, g);
+    return v3(g[0], g[1], g[2]);
 }
 /* Hessian of E by second differences of E itself. */
-static sym3 fd_hessian(energy_fn E, const void *ctx, vec3 y, double h)
+static sym3 fd_hessian3(energy_fn E, const void *ctx, vec3 y, double h)
 {
-    static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-    sym3 H;
-    int k;
-    for (k = 0; k < 6; k++) {
-        int i = ij[k][0], j = ij[k][1];
-        vec3 pp = y, pm = y, mp = y, mm = y;
-        pp.v[i] += h; pp.v[j] += h;
-        pm.v[i] += h; pm.v[j] -= h;
-        mp.v[i] -= h; mp.v[j] += h;
-        mm.v[i] -= h; mm.v[j] -= h;
-        H.s[k] = (E(pp, ctx) - E(pm, ctx) - E(mp, ctx) + E(mm, ctx)) / (4 * h * h);
-    }
-    return H;
+    flat_energy f = {E, ctx};
+    double H[9];
+    sym3 S;
+    fd_hessian(3, y.v, h, flat_E, &f, H);
+    S.s[0] = H[0], S.s[1] = H[4], S.s[2] = H[8], S.s[3] = H[1], S.s[4] = H[2], S.s[5] = H[5];
+    return S;
 }
 
 /* ================================================================ plane */
@@ -189,14 +166,14 @@ static void test_plane(void)
         g = v3_sub(g, g0);
         D = s3_sub(D, D0);
         scale = P.k * P.dhat * 4;
-        gfd = fd_gradient(plane_E, &P, y, hg);
+        gfd = fd_gradient3(plane_E, &P, y, hg);
         {
             double err = v3_len(v3_sub(gfd, g)) / scale;
             worst_g = fmax(worst_g, err);
             CHECK(err <= 1e-6, "plane gradient vs FD: rel err %.3e (d = %.4e, d̂ = %.4e, band %d)", err, d, P.dhat, band);
         }
         hH = fmin(1e-4, 0.25 * fabs(d - P.dhat));
-        Hfd = fd_hessian(plane_E, &P, y, hH);
+        Hfd = fd_hessian3(plane_E, &P, y, hH);
         {
             double err = s3_norm(s3_sub(Hfd, D)) / P.k;
             worst_H = fmax(worst_H, err);
@@ -279,7 +256,7 @@ static void test_friction(void)
 
         /* gradient vs central differences of the energy */
         hg = 1e-4 * F.eps;
-        gfd = fd_gradient(fric_E, &F, y, hg);
+        gfd = fd_gradient3(fric_E, &F, y, hg);
         err = v3_len(v3_sub(gfd, g)) / s;
         worst_g = fmax(worst_g, err);
         CHECK(err <= 1e-5, "friction gradient vs FD: rel err %.3e (|u|/ε = %.3f)", err, um / F.eps);
@@ -309,7 +286,7 @@ static void test_friction(void)
             CHECK(s3_max_eig(D) <= 2 * s / F.eps * (1 + 1e-9), "block eig %.6e > 2μλ/ε", s3_max_eig(D));
         }
         /* block vs FD Hessian of the energy: D − H = s|u|/ε² ûûᵀ (smooth regime) or s/|u| ûûᵀ (sliding) */
-        Hfd = fd_hessian(fric_E, &F, y, small ? fmin(1e-3 * F.eps, 1e-2 * um) : 1e-3 * F.eps * fmin(um / F.eps, 5.0));
+        Hfd = fd_hessian3(fric_E, &F, y, small ? fmin(1e-3 * F.eps, 1e-2 * um) : 1e-3 * F.eps * fmin(um / F.eps, 5.0));
         diff = s3_sub(D, Hfd);
         {
             double cexp = small ? s * um / (F.eps * F.eps) : s / um;
@@ -351,7 +328,7 @@ static void test_friction(void)
         y = v3_axpy(F.eps * rndu(-10, 10), F.n, F.x0);
         fric_eval0(&F, y, &g, &D);
         CHECK(isfinite(D.s[0]) && s3_norm(s3_sub(D, B)) <= 1e-6 * 2 * s / F.eps, "block for normal-only motion != 2μλ/ε T");
-        Hfd = fd_hessian(fric_E, &F, F.x0, 1e-4 * F.eps);
+        Hfd = fd_hessian3(fric_E, &F, F.x0, 1e-4 * F.eps);
         CHECK(s3_norm(s3_sub(D, Hfd)) <= 1e-4 * 2 * s / F.eps, "block at u = 0 != FD Hessian: %.3e",
               s3_norm(s3_sub(D, Hfd)) / (2 * s / F.eps));
     }
@@ -526,7 +503,7 @@ static void test_pair(void)
             vec3 fd, an = v3_scale(gz, P.beta[l]);
             double scale = v3_len(gz) * fabs(P.beta[l]) + 1e-12;
             P.l = l;
-            fd = fd_gradient(pair_E, &P, P.y[l], 1e-7);
+            fd = fd_gradient3(pair_E, &P, P.y[l], 1e-7);
             worst_g = fmax(worst_g, v3_len(v3_sub(fd, an)) / scale);
             ngrad += v3_len(v3_sub(fd, an)) <= 1e-4 * scale + 1e-9;
         }
@@ -578,8 +555,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown test '%s'\n", argv[1]);
         return 2;
     }
-    if (g_fail) {
-        fprintf(stderr, "%d check(s) failed\n", g_fail);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
     printf("OK (%s physics)\n", SIPD_REAL_NAME);

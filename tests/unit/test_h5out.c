@@ -18,17 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);            \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            failures++;                                                                         \
-        }                                                                                       \
-    } while (0)
+#include "check.h"
 
 enum { NV = 5, NT = 2, NF = 4, NFRAMES = 3, NSOLVES = 4 };
 

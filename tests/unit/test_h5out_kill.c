@@ -24,19 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+
 enum { NV = 2000, MAXFRAMES = 20000 };
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);            \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            failures++;                                                                         \
-        }                                                                                       \
-    } while (0)
 
 static double xval(int k, int j) { return 0.001 * j + 0.01 * k + 1.0 / 7.0; }
 static double tval(int k) { return 0.025 * k; }

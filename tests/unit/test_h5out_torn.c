@@ -37,18 +37,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { NV = 300, C = 4, NMORE = 2, S = 3 };
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);            \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            failures++;                                                                         \
-        }                                                                                       \
-    } while (0)
+enum { NV = 300, C = 4, NMORE = 2, S = 3 };
 
 /* ---- the fault injection: HDF5's file writes come through here ---------------------------- */
 

@@ -28,34 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0;
+#include "check.h"
+#include "fd.h"
+#include "rng.h"
 
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            if (g_fail < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-                fprintf(stderr, __VA_ARGS__);                                                    \
-                fprintf(stderr, "\n");                                                           \
-            }                                                                                    \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
-
-/* ---------------------------------------------------------------- random numbers (splitmix64) */
-static uint64_t g_state = 1;
-static void seed(uint64_t s) { g_state = s; }
-static uint64_t next_u64(void)
-{
-    uint64_t z = (g_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double urand(void) { return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
-static double uni(double a, double b) { return a + (b - a) * urand(); }
-static double logu(double lo, double hi) { return exp(uni(log(lo), log(hi))); }
-static int irand(int n) { return (int)(urand() * n); }
+/* ---------------------------------------------------------------- random numbers: rng.h (tests/common) */
 
 /* ---------------------------------------------------------------- dense helpers (n <= 12) */
 static double max_abs(int n, int m, const double *A)
@@ -83,7 +60,7 @@ static void sort_dbl(int n, double *v) { qsort(v, (size_t)n, sizeof *v, cmp_dbl)
 static void rnd_orth(int n, double *Q)
 {
     int i, j, k, pass;
-    for (i = 0; i < n * n; i++) Q[i] = uni(-1, 1);
+    for (i = 0; i < n * n; i++) Q[i] = rndu(-1, 1);
     for (j = 0; j < n; j++) {
         for (pass = 0; pass < 2; pass++)
             for (k = 0; k < j; k++) {
@@ -152,33 +129,33 @@ static mat3 rnd_F(int kind)
     switch (kind) {
     case K_NEAR_REST:
         F = m3_identity();
-        for (i = 0; i < 9; i++) F.m[i] += uni(-0.05, 0.05);
+        for (i = 0; i < 9; i++) F.m[i] += rndu(-0.05, 0.05);
         return F;
     case K_GENERAL:
         F = m3_identity();
-        for (i = 0; i < 9; i++) F.m[i] += uni(-1, 1);
+        for (i = 0; i < 9; i++) F.m[i] += rndu(-1, 1);
         return F;
     case K_INVERTED:
-        return usv(logu(0.2, 5), logu(0.2, 5), -logu(0.2, 5));
+        return usv(rnd_log(0.2, 5), rnd_log(0.2, 5), -rnd_log(0.2, 5));
     case K_COMPRESSED:
-        return usv(logu(0.3, 1.1), logu(0.3, 1.1), logu(0.3, 0.9));
+        return usv(rnd_log(0.3, 1.1), rnd_log(0.3, 1.1), rnd_log(0.3, 0.9));
     case K_STRETCHED:
-        return usv(logu(1.2, 2), logu(1.2, 2), logu(1.2, 2));
+        return usv(rnd_log(1.2, 2), rnd_log(1.2, 2), rnd_log(1.2, 2));
     case K_NEAR_SINGULAR:
-        return usv(logu(0.3, 3), logu(0.3, 3), (urand() < 0.5 ? -1 : 1) * logu(1e-9, 1e-7));
+        return usv(rnd_log(0.3, 3), rnd_log(0.3, 3), (rnd() < 0.5 ? -1 : 1) * rnd_log(1e-9, 1e-7));
     case K_RANK2: {
         F = m3_zero();
         double a[3], b[3], c[3], d[3];
-        for (i = 0; i < 3; i++) { a[i] = uni(-2, 2); b[i] = uni(-2, 2); c[i] = uni(-2, 2); d[i] = uni(-2, 2); }
+        for (i = 0; i < 3; i++) { a[i] = rndu(-2, 2); b[i] = rndu(-2, 2); c[i] = rndu(-2, 2); d[i] = rndu(-2, 2); }
         for (i = 0; i < 9; i++) F.m[i] = a[i / 3] * b[i % 3] + c[i / 3] * d[i % 3];
         return F;
     }
     case K_WIDE:
     default:
-        return usv(logu(1e-2, 1e2), logu(1e-2, 1e2), (urand() < 0.5 ? -1 : 1) * logu(1e-2, 1e2));
+        return usv(rnd_log(1e-2, 1e2), rnd_log(1e-2, 1e2), (rnd() < 0.5 ? -1 : 1) * rnd_log(1e-2, 1e2));
     }
 }
-static sipd_material rnd_mat(void) { return material_stable_neohookean(logu(1e3, 1e8), uni(0.0, 0.495)); }
+static sipd_material rnd_mat(void) { return material_stable_neohookean(rnd_log(1e3, 1e8), rndu(0.0, 0.495)); }
 
 typedef struct {
     vec3 x[4];
@@ -188,10 +165,10 @@ typedef struct {
 static rest_tet rnd_tet(void)
 {
     rest_tet t;
-    double s = logu(1e-2, 10);
+    double s = rnd_log(1e-2, 10);
     int a;
     for (;;) {
-        for (a = 0; a < 4; a++) t.x[a] = v3(uni(-s, s), uni(-s, s), uni(-s, s));
+        for (a = 0; a < 4; a++) t.x[a] = v3(rndu(-s, s), rndu(-s, s), rndu(-s, s));
         t.vol = tet_rest(t.x[0], t.x[1], t.x[2], t.x[3], t.Bm);
         if (t.vol < 0) {
             vec3 tmp = t.x[1];
@@ -206,7 +183,7 @@ static rest_tet rnd_tet(void)
 /* Current positions with deformation gradient Ft: y_a = Ft x_a + shift */
 static void deform(const rest_tet *t, mat3 Ft, vec3 y[4])
 {
-    vec3 sh = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+    vec3 sh = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1));
     int a;
     for (a = 0; a < 4; a++) y[a] = v3_add(m3_mulv(Ft, t->x[a]), sh);
 }
@@ -243,7 +220,7 @@ static void test_eig(void)
     static const int sizes[] = {1, 2, 3, 4, 6, 9, 12};
     double worst = 0, worst_proj = 0, worst_id = 0;
     int si, rep, i, ncase = 0;
-    seed(11);
+    rng_seed(11);
     for (si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
         int n = sizes[si];
         for (rep = 0; rep < 300; rep++) {
@@ -252,12 +229,12 @@ static void test_eig(void)
             rnd_orth(n, Q);
             for (i = 0; i < n; i++) {
                 switch (kind) {
-                case 0: d[i] = uni(-10, 10); break;                                  /* general */
-                case 1: d[i] = (double)(irand(3) - 1) * 2.5; break;                   /* repeated: -2.5, 0, 2.5 */
-                case 2: d[i] = 1 + 1e-9 * uni(-1, 1); break;                          /* tight cluster */
-                case 3: d[i] = (urand() < 0.5 ? -1 : 1) * logu(1e-8, 1e8); break;    /* wide range */
+                case 0: d[i] = rndu(-10, 10); break;                                  /* general */
+                case 1: d[i] = (double)(rnd_int(3) - 1) * 2.5; break;                   /* repeated: -2.5, 0, 2.5 */
+                case 2: d[i] = 1 + 1e-9 * rndu(-1, 1); break;                          /* tight cluster */
+                case 3: d[i] = (rnd() < 0.5 ? -1 : 1) * rnd_log(1e-8, 1e8); break;    /* wide range */
                 case 4: d[i] = i < n / 2 ? 3.0 : -1.0; break;                         /* two multiplicities */
-                default: d[i] = uni(0, 1) * uni(0, 1) * 1e3; break;                   /* PSD */
+                default: d[i] = rndu(0, 1) * rndu(0, 1) * 1e3; break;                   /* PSD */
                 }
             }
             compose(n, Q, d, A);
@@ -368,25 +345,24 @@ static void test_eig(void)
 }
 
 /* ================================================================ dP/dF */
+/* P(F) of the material as a function of F's 9 entries (fd.h) */
+static void P_of(const double *f, const void *mat, double *P)
+{
+    mat3 F, Pm;
+    memcpy(F.m, f, sizeof F.m);
+    Pm = material_P((const sipd_material *)mat, F);
+    memcpy(P, Pm.m, sizeof Pm.m);
+}
 static void fd_dPdF(const sipd_material *mat, mat3 F, double H[81])
 {
-    double h = 1e-6 * sqrt(m3_frob2(F) / 3 + 1e-300);
-    int c, r;
-    for (c = 0; c < 9; c++) {
-        mat3 Fp = F, Fm = F, Pp, Pm;
-        Fp.m[c] += h;
-        Fm.m[c] -= h;
-        Pp = material_P(mat, Fp);
-        Pm = material_P(mat, Fm);
-        for (r = 0; r < 9; r++) H[9 * r + c] = (Pp.m[r] - Pm.m[r]) / (2 * h);
-    }
+    fd_jacobian(9, 9, F.m, 1e-6 * sqrt(m3_frob2(F) / 3 + 1e-300), P_of, mat, H);
 }
 
 static void test_dpdf(void)
 {
     double worst[K_NKINDS] = {0}, worst_sym = 0;
     int ninv = 0, it;
-    seed(22);
+    rng_seed(22);
     for (it = 0; it < 20000; it++) {
         int kind = it % K_NKINDS, r, c;
         sipd_material mat = rnd_mat();
@@ -415,7 +391,7 @@ static void test_vblock(void)
 {
     double w_fd = 0, w_snh = 0, w_proj = 0;
     int it, ninv = 0;
-    seed(33);
+    rng_seed(33);
     for (it = 0; it < 8000; it++) {
         int kind = it % K_NKINDS, a = it % 4, k, l;
         sipd_material mat = rnd_mat();
@@ -469,7 +445,7 @@ static void test_vblock(void)
      * closed form μV|∇N|²I + λV ccᵀ indefinite; the projection must clamp exactly that */
     {
         int neg = 0;
-        seed(34);
+        rng_seed(34);
         for (it = 0; it < 2000; it++) {
             sipd_material mat = rnd_mat();
             rest_tet t = rnd_tet();
@@ -478,7 +454,7 @@ static void test_vblock(void)
             sym3 B, Bp;
             double Ba[9], Pa[9], ev[3], evp[3], nrm;
             int i, a = it % 4;
-            mat.mu = -mat.mu * uni(0.1, 10);
+            mat.mu = -mat.mu * rndu(0.1, 10);
             deform(&t, rnd_F(it % K_NKINDS), y);
             F = tet_F(t.Bm, y[0], y[1], y[2], y[3]);
             B = tet_vertex_block(&mat, t.Bm, t.vol, F, a, 0);
@@ -530,7 +506,7 @@ static void test_element(void)
 {
     double w_fd = 0, w_blk = 0, w_psd = 0, w_null = 0, w_ref = 0;
     int it, ninv = 0, nindef = 0;
-    seed(44);
+    rng_seed(44);
     for (it = 0; it < 3000; it++) {
         int kind = it % K_NKINDS, a, k, c, r, mode;
         sipd_material mat = rnd_mat();
@@ -629,7 +605,7 @@ static void test_split(void)
 {
     int it, nindef = 0, npsd = 0, split;
     double w_psd = 0, w_spec = 0, w_comm = 0;
-    seed(55);
+    rng_seed(55);
     for (it = 0; it < 40000; it++) {
         int kind = it % K_NKINDS, i;
         sipd_material mat = rnd_mat();
@@ -727,8 +703,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown test '%s'\n", argv[1]);
         return 2;
     }
-    if (g_fail) {
-        fprintf(stderr, "%d check(s) failed\n", g_fail);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
     printf("OK (%s hessian)\n", SIPD_REAL_NAME);

@@ -31,14 +31,10 @@
 #include "physics/tri.h"
 #include "physics/eig.h"
 #include "fixture.h"
+#include "fd.h"
+#include "rng.h"
 
 #define PI 3.14159265358979323846
-
-static double urand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
 
 /* smallest eigenvalue of a symmetric n x n matrix (row-major) */
 static double min_eig(int n, const double *A)
@@ -71,65 +67,47 @@ static void bend_G(const double *x, const double *r, double *g)
     for (a = 0; a < 3; a++) v3_store(g + 3 * a, gr[a]);
 }
 
+/* an element's energy and gradient with its rest data r, as fd.h's functions of x alone */
+typedef struct {
+    double (*E)(const double *, const double *);
+    void (*G)(const double *, const double *, double *);
+    const double *r;
+} elem_fn;
+static double elem_E(const double *x, const void *c) { const elem_fn *f = c; return f->E(x, f->r); }
+static void elem_G(const double *x, const void *c, double *g) { const elem_fn *f = c; f->G(x, f->r, g); }
+
 /* max relative error of the analytic gradient against central differences of the energy */
 static double fd_grad_err(int n, const double *x, const double *r, double (*E)(const double *, const double *),
                           void (*G)(const double *, const double *, double *))
 {
-    double g[12], xp[12], h = 1e-6, err = 0, gmax = 1e-300;
-    int i;
+    elem_fn f = {E, G, r};
+    double g[12], gf[12];
     G(x, r, g);
-    for (i = 0; i < n; i++) gmax = fabs(g[i]) > gmax ? fabs(g[i]) : gmax;
-    for (i = 0; i < n; i++) {
-        double ep, em, d;
-        memcpy(xp, x, sizeof(double) * n);
-        xp[i] += h;
-        ep = E(xp, r);
-        xp[i] -= 2 * h;
-        em = E(xp, r);
-        d = fabs((ep - em) / (2 * h) - g[i]) / gmax;
-        err = d > err ? d : err;
-    }
-    return err;
+    fd_gradient(n, x, 1e-6, elem_E, &f, gf);
+    return fd_rel_err(n, gf, g);
 }
 
 /* central-difference Hessian of the analytic gradient, n x n */
 static void fd_hess(int n, const double *x, const double *r, void (*G)(const double *, const double *, double *),
                     double *H)
 {
-    double xp[12], gp[12], gm[12], h = 1e-6;
-    int i, j;
-    for (j = 0; j < n; j++) {
-        memcpy(xp, x, sizeof(double) * n);
-        xp[j] += h;
-        G(xp, r, gp);
-        xp[j] -= 2 * h;
-        G(xp, r, gm);
-        for (i = 0; i < n; i++) H[n * i + j] = (gp[i] - gm[i]) / (2 * h);
-    }
+    elem_fn f = {NULL, G, r};
+    fd_jacobian(n, n, x, 1e-6, elem_G, &f, H);
 }
 
-static double mat_rel_diff(int n, const double *A, const double *B)
-{
-    double d = 0, s = 1e-300;
-    int i;
-    for (i = 0; i < n * n; i++) {
-        d = fabs(A[i] - B[i]) > d ? fabs(A[i] - B[i]) : d;
-        s = fabs(B[i]) > s ? fabs(B[i]) : s;
-    }
-    return d / s;
-}
+static double mat_rel_diff(int n, const double *A, const double *B) { return fd_rel_err(n * n, A, B); }
 
 static void test_fd(void)
 {
-    unsigned seed = 7;
+    test_rng rng = rng_make(7);
     double worst_g = 0, worst_J = 0, worst_H = 0, worst_psd = 0, worst_blk = 0;
     int t, i, a;
     for (t = 0; t < 200; t++) {
         double x[9], r[2], H[81], Hf[81];
-        for (i = 0; i < 9; i++) x[i] = urand(&seed) - 0.5;
+        for (i = 0; i < 9; i++) x[i] = rng_uniform(&rng) - 0.5;
         /* spring: random rest length (stretched or compressed) */
-        r[0] = 0.2 + 1.5 * urand(&seed);
-        r[1] = 10 + 100 * urand(&seed);
+        r[0] = 0.2 + 1.5 * rng_uniform(&rng);
+        r[1] = 10 + 100 * rng_uniform(&rng);
         double eg = fd_grad_err(6, x, r, spring_E, spring_G);
         worst_g = eg > worst_g ? eg : worst_g;
         spring_element_hessian(r[0], r[1], v3_load(x), v3_load(x + 3), H);
@@ -150,8 +128,8 @@ static void test_fd(void)
             }
         }
         /* rod bending: random rest curvature (0 half the time) */
-        r[0] = t % 2 ? 0 : 2 * urand(&seed);
-        r[1] = 0.1 + urand(&seed);
+        r[0] = t % 2 ? 0 : 2 * rng_uniform(&rng);
+        r[1] = 0.1 + rng_uniform(&rng);
         eg = fd_grad_err(9, x, r, bend_E, bend_G);
         worst_g = eg > worst_g ? eg : worst_g;
         {   /* the curvature Jacobian against differences of κb */
@@ -202,15 +180,15 @@ static void test_fd(void)
     {   /* a straight rod (random direction, random spacing): κb = 0, the Gauss–Newton Hessian is exact */
         double worst = 0;
         for (t = 0; t < 20; t++) {
-            double x[9], r[2] = {0, 0.5 + urand(&seed)}, H[81], Hf[81], d[3], s1 = 0.3 + urand(&seed),
-                   s2 = 0.3 + urand(&seed), n = 0;
+            double x[9], r[2] = {0, 0.5 + rng_uniform(&rng)}, H[81], Hf[81], d[3], s1 = 0.3 + rng_uniform(&rng),
+                   s2 = 0.3 + rng_uniform(&rng), n = 0;
             for (i = 0; i < 3; i++) {
-                d[i] = urand(&seed) - 0.5;
+                d[i] = rng_uniform(&rng) - 0.5;
                 n += d[i] * d[i];
             }
             n = sqrt(n);
             for (i = 0; i < 3; i++) {
-                x[i] = urand(&seed);
+                x[i] = rng_uniform(&rng);
                 x[3 + i] = x[i] + s1 * d[i] / n;
                 x[6 + i] = x[3 + i] + s2 * d[i] / n;
             }
@@ -321,13 +299,13 @@ static void theta_G(const double *x, const double *r, double *g)
 
 static void test_fd_shell(void)
 {
-    unsigned seed = 11;
+    test_rng rng = rng_make(11);
     double wP = 0, wdP = 0, wg = 0, wth = 0, whg = 0, wpsd = 0, wKF = 0, wblk = 0;
     int t, i, a, sp;
     tmat = tri_material(SIPD_MAT_STABLE_NEOHOOKEAN, 1e5, 0.3);
     for (t = 0; t < 200; t++) {
         double x[12], r[5], H[36], Hf[36];
-        for (i = 0; i < 12; i++) x[i] = 2 * urand(&seed) - 1;
+        for (i = 0; i < 12; i++) x[i] = 2 * rng_uniform(&rng) - 1;
         if (t % 4 == 1)   /* near-singular F: f1 almost parallel to f0 */
             for (i = 0; i < 3; i++) x[3 + i] = 0.7 * x[i] + 1e-4 * x[3 + i];
         /* P against finite differences of Ψ, ∂P/∂F against differences of P */
@@ -371,8 +349,8 @@ static void test_fd_shell(void)
             wpsd = e > wpsd ? e : wpsd;
         }
         /* element gradient on a random rest triangle */
-        if (tri_rest(v3(0, 0, 0), v3(1 + urand(&seed), 0.1, 0), v3(0.3, 0.8 + urand(&seed), 0.2), r) > 0) {
-            r[4] = 0.01 + urand(&seed);
+        if (tri_rest(v3(0, 0, 0), v3(1 + rng_uniform(&rng), 0.1, 0), v3(0.3, 0.8 + rng_uniform(&rng), 0.2), r) > 0) {
+            r[4] = 0.01 + rng_uniform(&rng);
             e = fd_grad_err(9, x, r, tri_E, tri_G);
             wg = e > wg ? e : wg;
             {   /* the per-vertex PSD block is the diagonal block of the element Hessian */
@@ -394,7 +372,7 @@ static void test_fd_shell(void)
         }
         /* hinge: θ and the energy against finite differences (away from the atan2 branch cut) */
         if (fabs(theta_E(x, r)) < 3.0) {
-            double rr[2] = {0.3 * (urand(&seed) - 0.5), 0.5 + urand(&seed)}, Hh[144];
+            double rr[2] = {0.3 * (rng_uniform(&rng) - 0.5), 0.5 + rng_uniform(&rng)}, Hh[144];
             e = fd_grad_err(12, x, rr, theta_E, theta_G);
             wth = e > wth ? e : wth;
             e = fd_grad_err(12, x, rr, hinge_E, hinge_G);

@@ -53,23 +53,9 @@
 #include "physics/material.h"
 #include "physics/hessian.h"
 #include "fixture.h"
+#include "rng.h"
 
-#define g_fail failures
-
-/* ---------------------------------------------------------------- random numbers (splitmix64) */
-static uint64_t g_state = 1;
-static void seed(uint64_t s) { g_state = s; }
-static uint64_t next_u64(void)
-{
-    uint64_t z = (g_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double urand(void) { return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
-static double uni(double a, double b) { return a + (b - a) * urand(); }
-static double logu(double lo, double hi) { return exp(uni(log(lo), log(hi))); }
-static int irand(int n) { return (int)(urand() * n); }
+/* ---------------------------------------------------------------- random numbers: rng.h (tests/common) */
 
 /* ---------------------------------------------------------------- small helpers */
 static double maxabs(const double *a, int n)
@@ -120,7 +106,7 @@ static mat3 rand_rot(void)
     double q[4], n2;
     do {
         int i;
-        for (i = 0; i < 4; i++) q[i] = uni(-1, 1);
+        for (i = 0; i < 4; i++) q[i] = rndu(-1, 1);
         n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     } while (n2 > 1 || n2 < 1e-4);
     return polar_quat_to_rot(q[0], q[1], q[2], q[3]);
@@ -147,7 +133,7 @@ static mat3 rand_mat(double a)
 {
     mat3 F;
     int i;
-    for (i = 0; i < 9; i++) F.m[i] = uni(-a, a);
+    for (i = 0; i < 9; i++) F.m[i] = rndu(-a, a);
     return F;
 }
 
@@ -162,7 +148,7 @@ static const char *pf_name[PF_NCLASS] = {"random", "near-identity", "R0*S0", "ne
 static mat3 polar_draw(int cls, int *known, mat3 *R0)
 {
     mat3 Q = rand_rot(), P = rand_rot();
-    double a = logu(0.2, 5), b = logu(0.2, 5), c = logu(0.2, 5), t;
+    double a = rnd_log(0.2, 5), b = rnd_log(0.2, 5), c = rnd_log(0.2, 5), t;
     *known = 0;
     *R0 = m3_identity();
     if (b > a) { t = a; a = b; b = t; }
@@ -181,19 +167,19 @@ static mat3 polar_draw(int cls, int *known, mat3 *R0)
     case PF_NEAR_SINGULAR:
         *known = 1;
         *R0 = P;
-        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, (irand(2) ? -1 : 1) * logu(1e-13, 1e-5) * b),
+        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, (rnd_int(2) ? -1 : 1) * rnd_log(1e-13, 1e-5) * b),
                                           m3_transpose(Q))));
     case PF_RANK2:       /* an exactly zero column: exactly singular */
         return m3_mul(Q, m3_diag3(a, b, 0));
     case PF_RANK2_ROUND: {   /* third column a combination of the first two */
         mat3 F = rand_mat(2);
-        double s = uni(-1, 1), r = uni(-1, 1);
+        double s = rndu(-1, 1), r = rndu(-1, 1);
         int i;
         for (i = 0; i < 3; i++) F.m[3 * i + 2] = s * F.m[3 * i] + r * F.m[3 * i + 1];
         return m3_mul(F, P);
     }
     case PF_RANK1: {
-        vec3 u = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1)), v = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+        vec3 u = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1)), v = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1));
         mat3 F;
         int i, j;
         for (i = 0; i < 3; i++)
@@ -204,9 +190,9 @@ static mat3 polar_draw(int cls, int *known, mat3 *R0)
     case PF_INVERTED:    /* S0 = Q diag(a, b, −c) Qᵀ, c < b: still the polar factor R0 */
         *known = 1;
         *R0 = P;
-        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, -c * uni(0.05, 0.95)), m3_transpose(Q))));
+        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, -c * rndu(0.05, 0.95)), m3_transpose(Q))));
     case PF_INVERTED_STRONG:
-        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(c, b, -a * uni(1.05, 3)), m3_transpose(Q))));
+        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(c, b, -a * rndu(1.05, 3)), m3_transpose(Q))));
     default:
         return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(-a, -b, -c), m3_transpose(Q))));
     }
@@ -218,7 +204,7 @@ static void test_polar(void)
     double w_orth = 0, w_det = 0, w_sym = 0, w_second = 0, w_near = 0, w_local = 0, w_known = 0, w_fd = 0,
            w_full = 0, w_skew = 0, w_inf = 0;
     int nfd = 0, nknown = 0;
-    seed(13);
+    rng_seed(13);
     for (cls = 0; cls < PF_NCLASS; cls++) {
         double c_orth = 0, c_sym = 0, c_fd = 0, c_known = 0;
         for (it = 0; it < (cls == PF_ZERO ? 1 : 2000); it++) {
@@ -257,7 +243,7 @@ static void test_polar(void)
                 e = (m3_dot(Q, F) - tr) / scale;
                 w_near = fmax(w_near, e);
                 CHECK(e < 1e-13, "%s: a random rotation is nearer: %.3g", pf_name[cls], e);
-                Q = m3_mul(R, rot_axis(v3(uni(-1e-3, 1e-3), uni(-1e-3, 1e-3), uni(-1e-3, 1e-3))));
+                Q = m3_mul(R, rot_axis(v3(rndu(-1e-3, 1e-3), rndu(-1e-3, 1e-3), rndu(-1e-3, 1e-3))));
                 e = (m3_dot(Q, F) - tr) / scale;
                 w_local = fmax(w_local, e);
                 CHECK(e < 1e-13, "%s: a nearby rotation is nearer: %.3g", pf_name[cls], e);
@@ -362,16 +348,16 @@ static double m32_dot(const double *A, const double *B)
 /* a 3x2 F of class cls; R0 (the polar factor) set when *known */
 static void polar32_draw(int cls, double *F, int *known, double *R0)
 {
-    double a = logu(0.2, 5), b = logu(0.2, 5), t, c, sn, S0[4];
+    double a = rnd_log(0.2, 5), b = rnd_log(0.2, 5), t, c, sn, S0[4];
     int i;
     *known = 0;
     if (b > a) { t = a; a = b; b = t; }
     rand_stiefel(R0);
     switch (cls) {
     case P2_RANDOM:
-        for (i = 0; i < 6; i++) F[i] = uni(-2, 2);
+        for (i = 0; i < 6; i++) F[i] = rndu(-2, 2);
         return;
-    case P2_NEAR_DEGENERATE: b = a * logu(1e-13, 1e-5); /* fall through */
+    case P2_NEAR_DEGENERATE: b = a * rnd_log(1e-13, 1e-5); /* fall through */
     case P2_KNOWN:
     case P2_FOLDED:
         if (cls == P2_FOLDED) {
@@ -380,7 +366,7 @@ static void polar32_draw(int cls, double *F, int *known, double *R0)
             for (i = 0; i < 3; i++) R0[2 * i + 1] = -R0[2 * i + 1];
         }
         /* S0 = Q diag(a, b) Qᵀ, Q a 2x2 rotation */
-        t = uni(0, 6.283185307179586);
+        t = rndu(0, 6.283185307179586);
         c = cos(t);
         sn = sin(t);
         S0[0] = a * c * c + b * sn * sn;
@@ -390,8 +376,8 @@ static void polar32_draw(int cls, double *F, int *known, double *R0)
         *known = 1;
         return;
     case P2_RANK1: {
-        vec3 u = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
-        double v0 = uni(-1, 1), v1 = uni(-1, 1);
+        vec3 u = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1));
+        double v0 = rndu(-1, 1), v1 = rndu(-1, 1);
         for (i = 0; i < 3; i++) {
             F[2 * i] = u.v[i] * v0;
             F[2 * i + 1] = u.v[i] * v1;
@@ -399,10 +385,10 @@ static void polar32_draw(int cls, double *F, int *known, double *R0)
         return;
     }
     case P2_RANK1_ZEROCOL: {
-        int z = irand(2);
+        int z = rnd_int(2);
         for (i = 0; i < 3; i++) {
             F[2 * i + z] = 0;
-            F[2 * i + 1 - z] = uni(-2, 2);
+            F[2 * i + 1 - z] = rndu(-2, 2);
         }
         return;
     }
@@ -418,7 +404,7 @@ static void test_polar32(void)
     double w_orth = 0, w_sym = 0, w_psd = 0, w_nuc = 0, w_rec = 0, w_near = 0, w_local = 0, w_known = 0, w_fd = 0,
            w_full = 0, w_skew = 0;
     int nfd = 0, nknown = 0, ninf = 0;
-    seed(32);
+    rng_seed(32);
     for (cls = 0; cls < P2_NCLASS; cls++) {
         double c_orth = 0, c_sym = 0, c_fd = 0, c_known = 0, c_nuc = 0;
         for (it = 0; it < (cls == P2_ZERO ? 1 : 2000); it++) {
@@ -471,7 +457,7 @@ static void test_polar32(void)
             CHECK(e < 1e-13, "polar32 %s: tr(RᵀF) − (σ1 + σ2) = %.3g", p2_name[cls], e * scale);
             for (k = 0; k < 20; k++) {
                 double Q[6];
-                mat3 Rt = rot_axis(v3(uni(-1e-3, 1e-3), uni(-1e-3, 1e-3), uni(-1e-3, 1e-3)));
+                mat3 Rt = rot_axis(v3(rndu(-1e-3, 1e-3), rndu(-1e-3, 1e-3), rndu(-1e-3, 1e-3)));
                 rand_stiefel(Q);
                 e = (m32_dot(Q, F) - tr) / scale;
                 w_near = fmax(w_near, e);
@@ -499,7 +485,7 @@ static void test_polar32(void)
             {
                 double dF[6], dR[6], D[36], Sk[4], Rp[6], Rm[6], Sp[3], Fp[6], Fm[6], h;
                 int ij, kl;
-                for (i = 0; i < 6; i++) dF[i] = uni(-1, 1);
+                for (i = 0; i < 6; i++) dF[i] = rndu(-1, 1);
                 polar_3x2_dR(R, S, n, dF, dR);
                 e = maxabs(dR, 6);
                 if (!(e < INFINITY)) {
@@ -566,13 +552,13 @@ static const char *mf_name[MF_NCLASS] = {"random", "near-identity", "stretch/com
 static mat3 mat_draw(int cls)
 {
     mat3 Q = rand_rot(), P = rand_rot();
-    double a = logu(0.3, 3), b = logu(0.3, 3), c = logu(0.3, 3);
+    double a = rnd_log(0.3, 3), b = rnd_log(0.3, 3), c = rnd_log(0.3, 3);
     switch (cls) {
     case MF_RANDOM: return rand_mat(1.5);
     case MF_NEAR_I: return m3_add_scaled(m3_identity(), 1, rand_mat(0.2));
     case MF_STRETCH: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, c), m3_transpose(Q))));
     case MF_NEAR_SINGULAR:
-        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, (irand(2) ? -1 : 1) * logu(1e-9, 1e-3)), m3_transpose(Q))));
+        return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, (rnd_int(2) ? -1 : 1) * rnd_log(1e-9, 1e-3)), m3_transpose(Q))));
     case MF_INVERTED: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(a, b, -c), m3_transpose(Q))));
     case MF_INVERTED_ALL: return m3_mul(P, m3_mul(Q, m3_mul(m3_diag3(-a, -b, -c), m3_transpose(Q))));
     case MF_RANK2: return m3_mul(Q, m3_diag3(a, b, 0));
@@ -603,8 +589,8 @@ static double s3_min_eig(sym3 A)
 static double s3_maxabs(sym3 A) { return maxabs(A.s, 6); }
 static sipd_material rand_material(int model, int *inu)
 {
-    *inu = irand(NNUS);
-    return material_make(model, logu(1e3, 1e8), g_nus[*inu]);
+    *inu = rnd_int(NNUS);
+    return material_make(model, rnd_log(1e3, 1e8), g_nus[*inu]);
 }
 
 /* ================================================================ fd */
@@ -612,7 +598,7 @@ static sipd_material rand_material(int model, int *inu)
 static void test_fd(void)
 {
     int im, cls, it;
-    seed(21);
+    rng_seed(21);
     for (im = 0; im < NMODELS; im++) {
         double wP = 0, wH = 0, wsym = 0;
         int nP = 0, nH = 0;
@@ -674,7 +660,7 @@ static void test_fd(void)
 static void test_kplus(void)
 {
     int im, sp, cls, it;
-    seed(22);
+    rng_seed(22);
     for (im = 0; im < NMODELS; im++) {
         int nindef = 0, n = 0;
         double wmin[5] = {0, 0, 0, 0, 0}, wnone = 0, wfix = 0;
@@ -723,7 +709,7 @@ static void test_kplus(void)
 static void test_kf(void)
 {
     int im, cls, it;
-    seed(23);
+    rng_seed(23);
     for (im = 0; im < NMODELS; im++) {
         double w = 0, wa = 0;
         int n = 0;
@@ -765,7 +751,7 @@ static void test_kf(void)
 static void test_majorize(void)
 {
     int im, cls, it;
-    seed(24);
+    rng_seed(24);
     for (im = 0; im < NMODELS; im++) {
         double w = 0;
         int n = 0;
@@ -776,7 +762,7 @@ static void test_majorize(void)
                 mat3 F = mat_draw(cls), P, B;
                 sym3 Kp, Bs, M;
                 double D[81], g2, e;
-                vec3 g = v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+                vec3 g = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1));
                 if ((g_models[im] == SIPD_MAT_ARAP || g_models[im] == SIPD_MAT_COROTATIONAL) &&
                     polar_gap(F) < 1e-3 * sqrt(m3_frob2(F)))
                     continue;   /* ∂R/∂F undefined (or guarded) there */
@@ -809,7 +795,7 @@ static void test_majorize(void)
 static void test_small(void)
 {
     int im, inu, it;
-    seed(25);
+    rng_seed(25);
     for (im = 0; im < NMODELS; im++)
         for (inu = 0; inu < NNUS; inu++) {
             double E = 1e6, nu = g_nus[inu], mu_l = E / (2 * (1 + nu)), la_l = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -850,7 +836,7 @@ static void test_nhguard(void)
     double J0 = SIPD_NH_J0, f1a, f2a, f1b, f2b, fa, fb, prev = -INFINITY, wex = 0;
     int k, mono = 1;
     mat3 Q = rand_rot(), W = rand_rot();
-    seed(26);
+    rng_seed(26);
     fa = material_nh_f(&mat, J0 * (1 - 1e-9), &f1a, &f2a);
     fb = material_nh_f(&mat, J0 * (1 + 1e-9), &f1b, &f2b);
     printf("nhguard: at J0 = %.2f: f %.6g | %.6g, f' %.6g | %.6g, f'' %.6g | %.6g\n", J0, fa, fb, f1a, f1b, f2a, f2b);
@@ -1084,14 +1070,14 @@ static void membrane_draw(int cls, vec3 *f0, vec3 *f1)
     switch (cls) {
     case MB_RANDOM: polar32_draw(P2_RANDOM, F, &known, R0); break;
     case MB_NEAR_I:
-        for (i = 0; i < 6; i++) F[i] = uni(-0.2, 0.2) + (i == 0 || i == 3 ? 1 : 0);
+        for (i = 0; i < 6; i++) F[i] = rndu(-0.2, 0.2) + (i == 0 || i == 3 ? 1 : 0);
         break;
     case MB_STRETCH: polar32_draw(P2_KNOWN, F, &known, R0); break;
     case MB_NEAR_DEGENERATE: polar32_draw(P2_NEAR_DEGENERATE, F, &known, R0); break;
     case MB_FOLDED:   /* a triangle flipped over (normal reversed), near its rest shape */
-        for (i = 0; i < 6; i++) F[i] = uni(-0.2, 0.2) + (i == 0 ? 1 : i == 3 ? -1 : 0);
+        for (i = 0; i < 6; i++) F[i] = rndu(-0.2, 0.2) + (i == 0 ? 1 : i == 3 ? -1 : 0);
         break;
-    case MB_RANK1: polar32_draw(irand(2) ? P2_RANK1 : P2_RANK1_ZEROCOL, F, &known, R0); break;
+    case MB_RANK1: polar32_draw(rnd_int(2) ? P2_RANK1 : P2_RANK1_ZEROCOL, F, &known, R0); break;
     default: polar32_draw(P2_ZERO, F, &known, R0); break;
     }
     *f0 = v3(F[0], F[2], F[4]);
@@ -1132,14 +1118,14 @@ static double membrane_psi6(const sipd_material *mat, const double *F)
 static void test_membrane(void)
 {
     int im, cls, it, sp, i, j, k, l;
-    seed(33);
+    rng_seed(33);
     for (im = 0; im < NMODELS; im++) {
         double wP = 0, wH = 0, wsym = 0, wpsd[5] = {0, 0, 0, 0, 0}, wn = 0, wKF = 0, wmaj = 0, wproj = 0;
         int nP = 0, nH = 0, nKF = 0, nindef = 0, n = 0;
         for (cls = 0; cls < MB_NCLASS; cls++)
             for (it = 0; it < (cls == MB_ZERO ? 5 : 300); it++) {
-                int inu = irand(NNUS);
-                sipd_material mat = tri_material(g_models[im], logu(1e3, 1e8), g_nus[inu]);
+                int inu = rnd_int(NNUS);
+                sipd_material mat = tri_material(g_models[im], rnd_log(1e3, 1e8), g_nus[inu]);
                 vec3 f0, f1, p0, p1, nrm, g0, g1;
                 double F[6], P[6], D[36], sg2, nF, h, sc, e, J, kmax;
                 membrane_draw(cls, &f0, &f1);
@@ -1247,7 +1233,7 @@ static void test_membrane(void)
                         int r;
                         tri_dPdF(&mat, f0, f1, 0, Du);
                         for (r = 0; r < 4; r++) {
-                            double g[2] = {uni(-1, 1), uni(-1, 1)}, g2 = g[0] * g[0] + g[1] * g[1];
+                            double g[2] = {rndu(-1, 1), rndu(-1, 1)}, g2 = g[0] * g[0] + g[1] * g[1];
                             mat3 B, Pi = m3_identity();
                             sym3 M;
                             for (i = 0; i < 3; i++)
@@ -1393,8 +1379,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown test '%s'\n", argv[1]);
         return 2;
     }
-    if (g_fail) {
-        fprintf(stderr, "%d check(s) failed\n", g_fail);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
     printf("OK (%s materials)\n", SIPD_REAL_NAME);

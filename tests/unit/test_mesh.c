@@ -19,19 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures = 0;
+#include "check.h"
+
 static const char *data_dir = ".";
 static char tmp_dir[256];
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
 
 static char *data_path(const char *name)
 {

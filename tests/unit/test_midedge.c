@@ -23,26 +23,22 @@
 #include "physics/bend.h"
 #include "physics/midedge.h"
 #include "fixture.h"
+#include "fd.h"
+#include "rng.h"
 
-static double urand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return ((*s >> 8) & 0xffffff) / (double)0x1000000;
-}
-
-static void random_rest(unsigned *seed, double *R)
+static void random_rest(test_rng *rng, double *R)
 {
     double L[9];
     int i, j, k;
-    for (i = 0; i < 36; i++) R[i] = 2 * urand(seed) - 1;
-    for (i = 0; i < 9; i++) L[i] = 2 * urand(seed) - 1;
+    for (i = 0; i < 36; i++) R[i] = 2 * rng_uniform(rng) - 1;
+    for (i = 0; i < 9; i++) L[i] = 2 * rng_uniform(rng) - 1;
     for (i = 0; i < 3; i++)   /* W' = L Lᵀ (PSD), sym3 layout */
         for (j = i; j < 3; j++) {
             double acc = 0;
             for (k = 0; k < 3; k++) acc += L[3 * i + k] * L[3 * j + k];
             R[36 + (i == j ? i : i + j + 2)] = acc;
         }
-    for (i = 42; i < 45; i++) R[i] = 0.3 * (2 * urand(seed) - 1);
+    for (i = 42; i < 45; i++) R[i] = 0.3 * (2 * rng_uniform(rng) - 1);
     R[45] = 1;
 }
 
@@ -73,33 +69,42 @@ static int cholesky(double *A, int n)
     return 1;
 }
 
+/* energy_at as a function of x alone (fd.h) */
+typedef struct {
+    const double *R;
+    double A;
+} element_at;
+static double energy_of(const double *x, const void *c)
+{
+    const element_at *e = c;
+    return energy_at(e->R, e->A, x);
+}
+
 static void test_fd(void)
 {
     enum { N3 = 3 * MIDEDGE_NC };
-    unsigned seed = 7;
+    test_rng rng = rng_make(7);
     double wg = 0, wj = 0, wc = 0, wblk = 0, wrig = 0, psd_fail = 0, maj_fail = 0, maj_tight = 0;
     int t, i, j, c;
     for (t = 0; t < 300; t++) {
-        double R[MIDEDGE_REST], x[N3], xp[N3], A = 0.5 + urand(&seed), h = 1e-6, gmax = 1e-300;
+        double R[MIDEDGE_REST], x[N3], A = 0.5 + rng_uniform(&rng), h = 1e-6, gmax = 1e-300;
         static double H[N3 * N3], M[N3 * N3];
         vec3 y[MIDEDGE_NC], gr[MIDEDGE_NC];
         sym3 B[MIDEDGE_NC], Bm[MIDEDGE_NC];
         midedge_state st;
-        random_rest(&seed, R);
-        for (i = 0; i < N3; i++) x[i] = 2 * urand(&seed) - 1;
+        random_rest(&rng, R);
+        for (i = 0; i < N3; i++) x[i] = 2 * rng_uniform(&rng) - 1;
         for (j = 0; j < MIDEDGE_NC; j++) y[j] = v3_load(x + 3 * j);
         midedge_element(R, A, y, gr, B, 0);
         midedge_element(R, A, y, gr, Bm, 1);
         for (j = 0; j < MIDEDGE_NC; j++)
             for (c = 0; c < 3; c++) gmax = fabs(gr[j].v[c]) > gmax ? fabs(gr[j].v[c]) : gmax;
-        for (i = 0; i < N3; i++) {   /* gradient vs central differences of the energy */
-            double ep, em, d;
-            memcpy(xp, x, sizeof x);
-            xp[i] += h;
-            ep = energy_at(R, A, xp);
-            xp[i] -= 2 * h;
-            em = energy_at(R, A, xp);
-            d = fabs((ep - em) / (2 * h) - gr[i / 3].v[i % 3]) / gmax;
+        {   /* gradient vs central differences of the energy */
+            element_at e = {R, A};
+            double gfd[N3], gan[N3], d;
+            fd_gradient(N3, x, h, energy_of, &e, gfd);
+            for (i = 0; i < N3; i++) gan[i] = gr[i / 3].v[i % 3];
+            d = fd_rel_err(N3, gfd, gan);
             wg = d > wg ? d : wg;
         }
         midedge_eval(R, y, &st);
@@ -164,7 +169,7 @@ static void test_fd(void)
             maj_tight += !cholesky(M, N3);
         }
         {   /* a rigid motion: the energy is unchanged */
-            double ang = 2 * urand(&seed), ca = cos(ang), sa = sin(ang), x2[N3], e0 = energy_at(R, A, x), e1;
+            double ang = 2 * rng_uniform(&rng), ca = cos(ang), sa = sin(ang), x2[N3], e0 = energy_at(R, A, x), e1;
             for (j = 0; j < MIDEDGE_NC; j++) {
                 double px = x[3 * j], py = x[3 * j + 1], pz = x[3 * j + 2];
                 x2[3 * j] = ca * px - sa * pz + 3.0;
@@ -191,8 +196,8 @@ static void test_fd(void)
         vec3 y[MIDEDGE_NC], gr[MIDEDGE_NC];
         sym3 B[MIDEDGE_NC];
         int bad = 0;
-        random_rest(&seed, R);
-        for (j = 0; j < MIDEDGE_NC; j++) y[j] = v3(urand(&seed), urand(&seed), urand(&seed));
+        random_rest(&rng, R);
+        for (j = 0; j < MIDEDGE_NC; j++) y[j] = v3(rng_uniform(&rng), rng_uniform(&rng), rng_uniform(&rng));
         y[1] = v3(1, 1, 1);
         y[2] = v3(2, 2, 2);
         y[0] = v3(0, 0, 0);

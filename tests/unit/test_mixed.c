@@ -34,21 +34,15 @@
 #include <math.h>
 
 #include "fixture.h"
+#include "rng.h"
 #include "mixed.h"
 #include "physics/mixed.h"
-
-static unsigned rng_state = 12345u;
-static double urand(void)   /* uniform in [-1, 1) */
-{
-    rng_state = rng_state * 1664525u + 1013904223u;
-    return (double)(rng_state >> 8) / (double)(1u << 24) * 2 - 1;
-}
 
 static mat3 rand_F(int kind)
 {
     mat3 F = m3_identity();
     int i;
-    for (i = 0; i < 9; i++) F.m[i] += 0.4 * urand();
+    for (i = 0; i < 9; i++) F.m[i] += 0.4 * rndu(-1, 1);
     if (kind == 1)   /* inverted: flip a column */
         for (i = 0; i < 3; i++) F.m[3 * i] = -F.m[3 * i];
     if (kind == 2)   /* near-singular: shrink a column */
@@ -129,7 +123,7 @@ static void test_derivs(void)
         mat.alpha = 1 + mat.mu / mat.lambda;
         for (trial = 0; trial < 40; trial++) {
             double s[6], g[6], H[36], Hp[36], gerr = 0, herr = 0, gs = 0, hs = 0;
-            for (k = 0; k < 6; k++) s[k] = (k < 3) + 0.25 * urand();
+            for (k = 0; k < 6; k++) s[k] = (k < 3) + 0.25 * rndu(-1, 1);
             mixed_psi(&mat, s, g, H);
             for (c = 0; c < 6; c++) {
                 double sp[6], sm[6], gp[6], gm[6], fd;
@@ -184,7 +178,7 @@ static void test_derivs(void)
         sym3 Kp;
         int a;
         vol = tet_rest(X[0], X[1], X[2], X[3], Bm);
-        for (a = 0; a < 4; a++) y[a] = v3(X[a].v[0] + 0.2 * urand(), X[a].v[1] + 0.2 * urand(), X[a].v[2] + 0.2 * urand());
+        for (a = 0; a < 4; a++) y[a] = v3(X[a].v[0] + 0.2 * rndu(-1, 1), X[a].v[1] + 0.2 * rndu(-1, 1), X[a].v[2] + 0.2 * rndu(-1, 1));
         mixed_tet_shat(Bm, y[0], y[1], y[2], y[3], s);
         mixed_tet_system(&mat, Bm, vol, y[0], y[1], y[2], y[3], s, K, r, BJ, Hs, gs, shat);
         tet_element(&mat, SIPD_SPLIT_EXPANDED, Bm, vol, y[0], y[1], y[2], y[3], gr, &Kp);
@@ -511,8 +505,8 @@ static void test_edge_derivs(void)
 {
     int trial;
     for (trial = 0; trial < 20; trial++) {
-        vec3 y0 = v3(urand(), urand(), urand()), y1 = v3(urand(), urand(), urand());
-        double L = 0.3 + 0.5 * (urand() + 1), kspr = 1e3 * (2 + urand()), s[1], K[36], r[6], BJ[6], Hs[1], gs[1], sh[1];
+        vec3 y0 = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1)), y1 = v3(rndu(-1, 1), rndu(-1, 1), rndu(-1, 1));
+        double L = 0.3 + 0.5 * (rndu(-1, 1) + 1), kspr = 1e3 * (2 + rndu(-1, 1)), s[1], K[36], r[6], BJ[6], Hs[1], gs[1], sh[1];
         double lam[1] = {0}, gerr = 0, berr = 0, gsc = 0, E, Lg;
         vec3 g0;
         int k, c;
@@ -732,7 +726,7 @@ static void test_tri_derivs(void)
     double worst[4] = {0, 0, 0, 0};
     int trial;
     for (trial = 0; trial < 40; trial++) {
-        vec3 x[3] = {v3(0, 0, 0), v3(0.1 + 0.05 * (urand() + 1), 0.02 * urand(), 0), v3(0.03 * urand(), 0.1, 0.01)};
+        vec3 x[3] = {v3(0, 0, 0), v3(0.1 + 0.05 * (rndu(-1, 1) + 1), 0.02 * rndu(-1, 1), 0), v3(0.03 * rndu(-1, 1), 0.1, 0.01)};
         vec3 y[3], gr[3];
         double Bm[4] = {1, 0, 0, 1}, vol, s[3], K[81], r[9], BJ[27], Hs[9], gs[3], sh[3], g[3], Hn[9], gerr = 0;
         double herr = 0, berr = 0, rerr = 0, rsc = 0, psiS, psiF;
@@ -740,7 +734,7 @@ static void test_tri_derivs(void)
         int a, k, c, i;
         sym3 Kp;
         vol = 1e-3 * tri_rest(x[0], x[1], x[2], Bm);
-        for (a = 0; a < 3; a++) y[a] = v3_add(x[a], v3(0.04 * urand(), 0.04 * urand(), 0.04 * urand()));
+        for (a = 0; a < 3; a++) y[a] = v3_add(x[a], v3(0.04 * rndu(-1, 1), 0.04 * rndu(-1, 1), 0.04 * rndu(-1, 1)));
         if (trial % 4 == 3)   /* a stretched and rotated one */
             for (a = 0; a < 3; a++) y[a] = v3(1.3 * x[a].v[1], 0.2 * x[a].v[0], 0.9 * x[a].v[0] + 0.1 * x[a].v[1]);
         mixed_tri_shat(Bm, y[0], y[1], y[2], s);

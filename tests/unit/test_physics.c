@@ -27,34 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0;
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            if (g_fail < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-                fprintf(stderr, __VA_ARGS__);                                                    \
-                fprintf(stderr, "\n");                                                           \
-            }                                                                                    \
-            g_fail++;                                                                            \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
+#include "rng.h"
 
 /* ---------------------------------------------------------------- random numbers */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static void rng_seed(uint64_t s) { g_rng = s ? s : 1; }
-static uint64_t rng_u64(void)
-{ /* xorshift64* */
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545F4914F6CDD1Dull;
-}
-static double rnd(void) { return (double)(rng_u64() >> 11) * (1.0 / 9007199254740992.0); } /* [0,1) */
-static double rndu(double a, double b) { return a + (b - a) * rnd(); }
-static double rnd_log(double lo, double hi) { return exp(rndu(log(lo), log(hi))); }
-static int rnd_int(int n) { return (int)(rnd() * n); }
+/* rng_seed, rng_u64, rnd, rndu, rnd_log, rnd_int: the default stream of rng.h (tests/common) */
 static vec3 rnd_vec(double s) { return v3(rndu(-s, s), rndu(-s, s), rndu(-s, s)); }
 /* Random rotation from a random unit quaternion. */
 static mat3 rnd_rot(void)
@@ -1100,8 +1077,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown test '%s'\n", argv[1]);
         return 2;
     }
-    if (g_fail) {
-        fprintf(stderr, "%d check(s) failed\n", g_fail);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
     printf("OK (%s physics)\n", SIPD_REAL_NAME);

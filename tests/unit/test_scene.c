@@ -18,23 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
+#include "check.h"
 
-#define CHECK(c)                                                                                 \
-    do {                                                                                         \
-        if (!(c)) {                                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
 #define CHECK_STR(a, b)                                                                          \
     do {                                                                                         \
         const char *a_ = (a), *b_ = (b);                                                         \
-        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s == %s (\"%s\" vs \"%s\")\n", __FILE__,      \
-                    __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");                   \
-            failures++;                                                                          \
-        }                                                                                        \
+        CHECK(a_ && b_ && strcmp(a_, b_) == 0, "%s == %s (\"%s\" vs \"%s\")", #a, #b,          \
+              a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                           \
     } while (0)
 #define CHECK_V3(v, x, y, z) CHECK((v)[0] == (x) && (v)[1] == (y) && (v)[2] == (z))
 

@@ -20,33 +20,19 @@
 #include "meshgen.h"
 #include "sparse.h"
 #include "util.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-
-static double urand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return ((*s >> 8) & 0xffff) / 65535.0 * 2 - 1;
-}
+#include "check.h"
+#include "rng.h"
 
 /* A = shift I + Σ_e G_eᵀ G_e, G_e a random 12x12 on the element's 4 vertices (symmetric PSD),
  * scattered through the pattern's element map. */
 static void fill(sipd_bsr *A, int ne, unsigned seed, double shift)
 {
+    test_rng rng = rng_make(seed);
     int e, i, j, k, a;
     memset(A->val, 0, sizeof(double) * 9 * (size_t)A->nnzb);
     for (e = 0; e < ne; e++) {
         double G[144], H[144];
-        for (i = 0; i < 144; i++) G[i] = urand(&seed);
+        for (i = 0; i < 144; i++) G[i] = rng_range(&rng, -1, 1);
         for (i = 0; i < 12; i++)
             for (j = 0; j < 12; j++) {
                 double s = 0;
@@ -82,7 +68,7 @@ static void test_chol(void)
 {
     const int nv = 300, ne = 500;
     int *el = malloc(sizeof(int) * 4 * ne), e, i, it, rc;
-    unsigned seed = 7;
+    test_rng rng = rng_make(7);
     sipd_bsr A;
     sipd_chol C;
     double *b = malloc(sizeof(double) * 3 * nv), *x = malloc(sizeof(double) * 3 * nv);
@@ -92,14 +78,14 @@ static void test_chol(void)
         for (i = 0; i < 4; i++) {   /* four distinct vertices, mostly near each other */
             int v, j, dup;
             do {
-                v = (int)((urand(&seed) + 1) / 2 * (nv - 1) * 0.1 + e * (nv - 1) * 0.9 / ne);
+                v = (int)((rng_range(&rng, -1, 1) + 1) / 2 * (nv - 1) * 0.1 + e * (nv - 1) * 0.9 / ne);
                 for (dup = 0, j = 0; j < i; j++) dup |= el[4 * e + j] == v;
             } while (dup || v < 0 || v >= nv);
             el[4 * e + i] = v;
         }
     CHECK(bsr_pattern(&A, nv, el, ne, 4) == SIPD_OK, "pattern");
     fill(&A, ne, 11, 1e-3);
-    for (i = 0; i < 3 * nv; i++) b[i] = urand(&seed);
+    for (i = 0; i < 3 * nv; i++) b[i] = rng_range(&rng, -1, 1);
     CHECK(chol_analyse(&C, &A) == SIPD_OK, "analyse");
     CHECK(chol_factor(&C, &A) == SIPD_OK, "factor");
     CHECK(chol_solve(&C, b, xc) == SIPD_OK, "solve");
@@ -147,7 +133,7 @@ static void test_stop(void)
     sipd_bsr A;
     sipd_direct d0, d1, d2, d3;
     double *b, *x0, *x, *Pinv, *work, t0, T, dt;
-    unsigned seed = 3;
+    test_rng rng = rng_make(3);
     int n, i, rc;
     pthread_t th;
     CHECK(meshgen_box(12, 12, 12, 1.0, 1.0, 1.0, &m) == SIPD_OK, "mesh");
@@ -159,7 +145,7 @@ static void test_stop(void)
     x = malloc(sizeof(double) * n);
     Pinv = malloc(sizeof(double) * 3 * n);
     work = malloc(sizeof(double) * 4 * n);
-    for (i = 0; i < n; i++) b[i] = urand(&seed);
+    for (i = 0; i < n; i++) b[i] = rng_range(&rng, -1, 1);
     memset(&d0, 0, sizeof d0);
     memset(&d1, 0, sizeof d1);
     memset(&d2, 0, sizeof d2);
