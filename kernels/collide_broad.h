@@ -1,6 +1,6 @@
 /* collide_broad.h — the broad phase of src/collide.h as per-item functions for the GPU: one call
  * per surface vertex, face or edge, so kernels/collide_cuda.cu runs them one thread per item and
- * the host stand-in of tests/test_gpu_collide.c (tests/gpu_collide_emu.c) runs the same calls in
+ * the host stand-in of tests/gpu/test_gpu_collide.c (tests/gpu/gpu_collide_emu.c) runs the same calls in
  * loops.  Everything in double; the grid, the boxes and the reporting cell are those of
  * src/collide.c (src/physics/broad.h), so the candidates are the same set.
  *

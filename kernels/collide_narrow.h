@@ -1,6 +1,6 @@
 /* collide_narrow.h — the float32 narrow phase of one candidate and the compaction of the
  * results, shared by kernels/collide_cuda.cu (the kernel and its host side) and the host
- * stand-in of tests/test_gpu_collide.c (tests/gpu_collide_emu.c, SIPD_TEST_GPU_SELFTEST=1).
+ * stand-in of tests/gpu/test_gpu_collide.c (tests/gpu/gpu_collide_emu.c, SIPD_TEST_GPU_SELFTEST=1).
  *
  * narrow_rec is src/collide.c's narrow_one in float32: the same rule, dist_candidate of
  * src/physics/distance.h (VF only when the closest point is inside the face, EE only with

@@ -63,7 +63,7 @@
  * twisted-beams scene hit the iteration cap in 27 of 480 solves without it, 1 with it).  The
  * first narrow phase after a broad phase applies the strict rule.
  *
- * Why interior projections only, measured on tests/test_bodies.c: a vertex sliding over a flat
+ * Why interior projections only, measured on tests/unit/test_bodies.c: a vertex sliding over a flat
  * tessellated surface then always has exactly one VF pair (its energy is continuous across the
  * edges between coplanar faces).  Clamped closest points (edges and corners included) with
  * w = 1 add the neighbouring faces near every edge and corner — a bumpy road: a block on a 35°

@@ -18,7 +18,7 @@
  *    the superblock stays v2 (the low bound decides it), so a killed file still opens as is.
  *    The file is readable by HDF5 >= 1.8; the frame views by >= 1.10.
  *
- * We use the second (checked by tests/test_h5out_kill.c: SIGKILL a writer mid-loop, then
+ * We use the second (checked by tests/unit/test_h5out_kill.c: SIGKILL a writer mid-loop, then
  * H5Fopen read-only must succeed and hold every reported frame, without h5clear).  What it
  * does not give: a reader following the file while it is written is not guaranteed a
  * consistent view (copy the file, or wait for the run to finish).
@@ -29,7 +29,7 @@
  * file exactly as the last flush left it: consistent.  A SIGKILL inside a batch can leave it
  * torn — HDF5 rewrites its superblock, object headers and chunk indexes in place, one pwrite at
  * a time, and stopping between two of them left files whose resume failed to open (“message
- * type not found”) or failed at the next flush (“addr overflow”): tests/test_h5out_torn.c kills
+ * type not found”) or failed at the next flush (“addr overflow”): tests/unit/test_h5out_torn.c kills
  * a writer before each of the ~100 writes of three frames and found 8 such points; it is how
  * cli_checkpoint_seconds once saw its resumed run exit 1.  So a batch is bracketed by a marker
  * file PATH.writing (created before the first write, removed after the flush), and a resume

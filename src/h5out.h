@@ -29,7 +29,7 @@
  * after every frame.  PATH.writing exists while a write batch is open: a kill inside one leaves
  * it, and h5out_open_append then rebuilds the (possibly torn) file from the checkpoint's rows.
  *
- * Crash behaviour (checked by tests/test_h5out_kill.c): no SWMR.  The file is written in the
+ * Crash behaviour (checked by tests/unit/test_h5out_kill.c): no SWMR.  The file is written in the
  * HDF5 1.8 format (libver bounds V18..V18: superblock v2, readable by HDF5 >= 1.8), which has
  * no "open for writing" flag, so after SIGKILL it opens read-only (H5Fopen, h5dump) with every
  * flushed frame and needs no `h5clear -s`.  (With the latest format, as SWMR requires, the same

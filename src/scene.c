@@ -162,7 +162,7 @@ static const char *const output_keys[] = {"file", "every", "compression", "xdmf"
                                           "checkpoint_seconds", "fields", "history", NULL};
 /* Every group's table by its dotted path ("[]" for a list element).  check_keys() refuses a
  * table that is not listed here, so scene_print_keys() names every key the parser accepts: the
- * docs test (tests/docs.cmake) checks that docs/scene-reference.md documents each of them. */
+ * docs test (tests/cli/docs.cmake) checks that docs/scene-reference.md documents each of them. */
 static const struct {
     const char *path;
     const char *const *keys;

@@ -20,7 +20,7 @@
 #   groff-base, man-db: the manual page rendered by `docs_man_help` (man -l);
 #   python3-pip, python3-setuptools, python3-wheel and Pixar's usd-core (from PyPI: Debian has no
 #   package of it; ~30 MB): the Python package python/sipdrun and its USD export
-#   (tests/test_python.sh).  usd-core goes into the system Python with --break-system-packages
+#   (tests/cli/test_python.sh).  usd-core goes into the system Python with --break-system-packages
 #   (PEP 668): it lands in /usr/local/lib/python3.*/dist-packages, beside and not over Debian's
 #   packages, where the tests' /usr/bin/python3 finds it.  Without network the USD test is
 #   skipped (77), not failed; CI (.ci/run) checks that it is installed.

@@ -14,7 +14,7 @@
  * triangles), so the element has no extra unknowns.  A free (boundary) edge's slope is Morley's
  * free unknown eliminated exactly: the triangle's energy is minimised over it, which leaves the
  * reduced constant metric W' below (model.c).  The python prototype and the tests
- * (tests/test_midedge.c, verify_strip_midedge) show convergence to Kirchhoff on structured
+ * (tests/unit/test_midedge.c, verify_strip_midedge) show convergence to Kirchhoff on structured
  * meshes of every diagonal pattern and on unstructured gmsh meshes.
  *
  * Geometry, per triangle T with corners 0, 1, 2 and up to 9 more stencil vertices (12 corners;

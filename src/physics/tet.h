@@ -6,7 +6,7 @@
  *   gradient of V Ψ(F) on vertex a:   V P ∇N_a
  *   SIPD block contribution:          V |∇N_a|² K⁺
  * The pairwise form Σ_{b≠a} w_ab K (y_a − y_b), w_ab = −V ∇N_a·∇N_b, equals V P ∇N_a exactly
- * (tests/test_physics.c checks it); we compute the cheaper V P ∇N_a and use the pairwise
+ * (tests/unit/test_physics.c checks it); we compute the cheaper V P ∇N_a and use the pairwise
  * structure only for the preconditioner.
  */
 #ifndef SIPD_PHYSICS_TET_H

@@ -16,7 +16,7 @@
  * A degenerate triangle (J ≤ SIPD_TRI_JFLOOR |f0||f1|) has no normal: Π = I then.
  * Plane-stress Lamé mapping (tri_material): μ = μ_L, λ' = λ_ps + μ_L with λ_ps = 2μ_Lλ_L/(λ_L + 2μ_L)
  * = Eν/(1 − ν²), so the small-strain membrane response is plane-stress linear elasticity (E, ν)
- * (tests/test_kinds.c "membrane": the analytic uniaxial stretch).
+ * (tests/unit/test_kinds.c "membrane": the analytic uniaxial stretch).
  *
  * ∂P/∂F (6x6, index 2i + j) for VBD/Newton: μ I + λ' vec(G)vec(G)ᵀ + λ'(J − α) ∂²J/∂F²,
  * ∂²J/∂f_a∂f_b = C_aᵀ Q C_b + N_ab,  C_0 = −[f1]×, C_1 = [f0]× (∂(f0×f1)/∂f_a), Q = (I − nnᵀ)/J,

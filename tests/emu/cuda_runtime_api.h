@@ -1,6 +1,6 @@
 /* cuda_runtime_api.h — the CUDA runtime API of the emulation build (SIPD_CUDA_EMU, tests/emu/README.md):
  * the subset of types and calls that the kernels/ .cu files and the gpu tests use, implemented on the host by
- * tests/emu/emu.cpp.  C-compatible (tests/test_gpu_collide.c is C); the C++-only parts (kernel
+ * tests/emu/emu.cpp.  C-compatible (tests/gpu/test_gpu_collide.c is C); the C++-only parts (kernel
  * qualifiers, vector types, builtins, launches) are in cuda_runtime.h.
  *
  * Device memory is host memory from malloc, filled with 0xFF bytes when allocated (reads of

@@ -1,4 +1,4 @@
-/* emu_selftest.cpp — checks of the emulation layer itself (tests/emu.cmake, CTest emu_selftest):
+/* emu_selftest.cpp — checks of the emulation layer itself (tests/gpu/emu.cmake, CTest emu_selftest):
  * barriers and shuffles behave like a GPU's, launch and copy errors are reported, the CUB
  * stand-ins keep their protocol and CUB's results (stable radix sort on a bit range), events
  * time in order and refuse unrecorded or destroyed events, emu_counters counts what it is asked. */
@@ -12,18 +12,9 @@
 #include <cub/device/device_scan.cuh>
 
 #include "launch.h"
+#include "check.h"
 
 #define NT 256
-static int failures = 0;
-#define CHECK(c, ...)                                                                            \
-    do {                                                                                         \
-        if (!(c)) {                                                                              \
-            failures++;                                                                          \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                         \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fputc('\n', stderr);                                                                 \
-        }                                                                                        \
-    } while (0)
 
 /* block sum by warp shuffles + shared memory, as the backend's block_partials */
 __global__ void __launch_bounds__(NT) k_blocksum(const int *in, int n, long long *out)

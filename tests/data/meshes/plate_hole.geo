@@ -1,4 +1,4 @@
-// Plate with a central hole for tests/test_verify.c (verify_plate_hole).
+// Plate with a central hole for tests/verify/test_verify.c (verify_plate_hole).
 // 10 cm x 10 cm plate, centred at the origin in x-y, hole radius 1 cm (d/W = 0.2),
 // thickness 4 mm in z (two structured layers of tets through the thickness, z in [0, 0.004]).
 // Unstructured triangles in the plane, refined near the hole (size field), extruded.

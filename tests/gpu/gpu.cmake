@@ -1,0 +1,68 @@
+# CUDA backend tests (tests/gpu/test_gpu.c), label `gpu`: registered only when the CUDA backend is
+# built (target sipd_cuda: nvcc found and not a sanitizer build).  Each test exits 77 when no
+# CUDA device is usable, which CTest reports as skipped ("Not Run"), so CPU-only machines pass.
+# Run them alone with `ctest -L gpu --output-on-failure` (tools/gpu-check.sh does).
+if(TARGET sipd_cuda)
+  add_executable(test_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gpu.c)
+  target_link_libraries(test_gpu PRIVATE sipd_cuda sipd_core)
+  set_target_properties(test_gpu PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
+  set(sipd_gpu_tests "")
+  file(GLOB sipd_gpu_scenes CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scenes/*.cfg)
+  foreach(f ${sipd_gpu_scenes})
+    get_filename_component(n ${f} NAME_WE)
+    # scenes of a CPU-only method (mixed-fem: method.c) have nothing to compare on the GPU (no
+    # example scene uses newton, which runs on the GPU without contact pairs: gpu_coarse_newton)
+    file(STRINGS ${f} sipd_cpu_only REGEX "method *= *\"mixed-fem\"")
+    if(sipd_cpu_only)
+      continue()
+    endif()
+    # nor scenes with contact and a Gauss-Seidel sweep (drape_sphere, cloth_ball): the CUDA
+    # backend refuses that combination (test_gpu would skip them, which make gpu-emu fails)
+    file(STRINGS ${f} sipd_gs REGEX "sweep *= *\"gauss-seidel\"")
+    file(STRINGS ${f} sipd_contact REGEX "^ *contact *=")
+    if(sipd_gs AND sipd_contact)
+      continue()
+    endif()
+    add_test(NAME gpu_scene_${n} COMMAND test_gpu scene ${f})
+    list(APPEND sipd_gpu_tests gpu_scene_${n})
+  endforeach()
+  foreach(case energy big methods splits materials)
+    add_test(NAME gpu_${case} COMMAND test_gpu ${case})
+    list(APPEND sipd_gpu_tests gpu_${case})
+  endforeach()
+  # element kinds (springs, rods) through every method the CUDA backend runs
+  foreach(n rope spring_beam curtain)
+    add_test(NAME gpu_kinds_${n} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
+    list(APPEND sipd_gpu_tests gpu_kinds_${n})
+  endforeach()
+  # the curtain (cloth) with each of the other membrane models (physics/tri.h's out-of-line forms)
+  foreach(model neohookean arap corotational stvk)
+    add_test(NAME gpu_kinds_curtain_${model} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg ${model})
+    list(APPEND sipd_gpu_tests gpu_kinds_curtain_${model})
+  endforeach()
+  # the curtain with mid-edge bending (bodies[].bending = "midedge", physics/midedge.h: 12 corners;
+  # gpu_kinds_curtain runs the default dihedral hinges)
+  add_test(NAME gpu_kinds_curtain_midedge COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg midedge)
+  list(APPEND sipd_gpu_tests gpu_kinds_curtain_midedge)
+  # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
+  add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)
+  list(APPEND sipd_gpu_tests gpu_thin_ground)
+  # output.fields "contact_force": the backend op against the CPU's (ground, friction, pairs)
+  add_test(NAME gpu_contact_force COMMAND test_gpu contact_force ${SIPD_TEST_DATA}/gpu/contact_force.cfg)
+  list(APPEND sipd_gpu_tests gpu_contact_force)
+  # the profile op's launch / sync counters and phase times (backend.h sipd_profile), on a box and
+  # on the thin-bodies scene (contact pairs: broad and narrow phases)
+  add_test(NAME gpu_profile COMMAND test_gpu profile ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)
+  list(APPEND sipd_gpu_tests gpu_profile)
+  # contact pairs detected on the host (collide.c, float64) instead of the device
+  add_test(NAME gpu_scene_ball_collision_host_detect COMMAND test_gpu scene ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
+  set_tests_properties(gpu_scene_ball_collision_host_detect PROPERTIES ENVIRONMENT SIPD_CUDA_HOST_DETECT=1)
+  list(APPEND sipd_gpu_tests gpu_scene_ball_collision_host_detect)
+  set_tests_properties(${sipd_gpu_tests} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # one GPU: keep the GPU tests from running concurrently with each other
+  set_tests_properties(${sipd_gpu_tests} PROPERTIES RESOURCE_LOCK "${SIPD_GPU_LOCK}")
+  # the same checks with the CPU backend standing in (no device; label-free, so make test runs it):
+  # the CPU backend's phase times and the harness (tools/gpu-check.sh --selftest does the same)
+  add_test(NAME gpu_profile_selftest COMMAND test_gpu profile ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)
+  set_tests_properties(gpu_profile_selftest PROPERTIES ENVIRONMENT SIPD_TEST_GPU_SELFTEST=1 TIMEOUT 120)
+endif()

@@ -1,0 +1,5 @@
+add_executable(test_sparse ${CMAKE_CURRENT_LIST_DIR}/test_sparse.c)
+target_link_libraries(test_sparse PRIVATE sipd_core)
+foreach(case chol stop)
+  add_test(NAME sparse_${case} COMMAND test_sparse ${case})
+endforeach()
