@@ -9,7 +9,9 @@
 # builds the box and times one step of a fixed iteration count (sipd-bench --iterations).
 # Prints, per case: the median ns per tet-iteration of each build with min–max, the ratio B/A of
 # the medians and the min–max of the pairwise ratios (run i of B over run i of A), whether both
-# ended with bit-identical positions, the load average before and after, and the commits.  --append adds the rows to results/perf-history.md.
+# ended with bit-identical positions, the load average before and after, and the commits.
+# --append adds one row per thread count to results/perf-history.md (1 thread: CPU time, several
+# threads: elapsed time; its header explains the columns).
 #
 #   REV: anything git rev-parse takes (a commit, a branch, HEAD~1), or "." for this working
 #        tree as it is (tracked and untracked-not-ignored files; rebuilt incrementally).
