@@ -564,9 +564,15 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 
     /* element pass */
     for (g = 0; g < vw->ngroups; g++) {
-        const int ne = vw->grp[g].ne;
+        const sipd_group_view *G = &vw->grp[g];
+        const int ne = G->ne;
+        if (G->kind == SIPD_KIND_TET) {   /* the hot kind without the kind switch (passes.h) */
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-        for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
+            for (e = 0; e < ne; e++) pass_element_tet(vw, precond, split, G, e);
+        } else {
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+            for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
+        }
     }
     prof_end(b, SIPD_PHASE_ELEMENT, t0);
     t0 = prof_begin(b);

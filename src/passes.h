@@ -279,6 +279,39 @@ SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_gro
     return ga;
 }
 
+/* The tet case of pass_element, its corners in four locals (no corner array through memory).
+ * The CPU backend calls it directly for a tet group, inlined into its element loop: compiled
+ * inside pass_element (out of line: its frame, sized by the other kinds, stops GCC inlining it)
+ * the same arithmetic took about 15% longer per Jacobi iteration, bit for bit the same results
+ * (docs/benchmarks.md, "The 29% Jacobi slowdown"). */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
+{
+    const sipd_material *mat = &v->mats[G->mat[e]];
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const vec3 y0 = view_ld(v->y, t[0]), y1 = view_ld(v->y, t[1]);
+    const vec3 y2 = view_ld(v->y, t[2]), y3 = view_ld(v->y, t[3]);
+    vec3 gr[4];
+    sym3 Kp;
+    int l;
+    tet_element(mat, split, Bm, vol, y0, y1, y2, y3, gr, &Kp);
+    for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
+    if (precond == SIPD_PRECOND_SPLIT) {
+        s3_store(G->blk + 6 * (size_t)e, Kp);
+    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+        mat3 F = tet_F(Bm, y0, y1, y2, y3);
+        for (l = 0; l < 4; l++) {
+            sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
+            if (precond == SIPD_PRECOND_DIAG)
+                B.s[3] = B.s[4] = B.s[5] = 0;
+            s3_store(G->blk + 24 * (size_t)e + 6 * l, B);
+        }
+    } else if (precond == SIPD_PRECOND_NEWTON) {
+        mat3 F = tet_F(Bm, y0, y1, y2, y3);
+        tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
+    }
+}
+
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
  * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
  * the PSD-projected element Hessian (NEWTON).
@@ -299,28 +332,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
     sym3 Kp;
     int l;
     switch (G->kind) {
-    case SIPD_KIND_TET: {
-        const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-        const int *t = G->v + 4 * (size_t)e;
-        for (l = 0; l < 4; l++) y[l] = view_ld(v->y, t[l]);   /* a kind's corner count is a constant here */
-        tet_element(mat, split, Bm, vol, y[0], y[1], y[2], y[3], gr, &Kp);
-        for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
-        if (precond == SIPD_PRECOND_SPLIT) {
-            s3_store(G->blk + 6 * (size_t)e, Kp);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
-            for (l = 0; l < 4; l++) {
-                sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
-                if (precond == SIPD_PRECOND_DIAG)
-                    B.s[3] = B.s[4] = B.s[5] = 0;
-                s3_store(G->blk + 24 * (size_t)e + 6 * l, B);
-            }
-        } else if (precond == SIPD_PRECOND_NEWTON) {
-            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
-            tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
-        }
-        break;
-    }
+    case SIPD_KIND_TET: pass_element_tet(v, precond, split, G, e); break;
     case SIPD_KIND_EDGE: {   /* spring: K⁺ = k I; VBD/Newton: the PSD block (physics/edge.h) */
         const sipd_real *r = G->rest + 2 * (size_t)e;
         const int *t = G->v + 2 * (size_t)e;

@@ -21,6 +21,13 @@
 #define SIPD_HD static inline
 #define SIPD_RESTRICT restrict
 #endif
+/* a hot pass function that must be inlined into the CPU backend's loop (GCC's stack-frame limits
+ * would keep it out of line); nothing on the device, where the kernels inline anyway */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define SIPD_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define SIPD_ALWAYS_INLINE
+#endif
 
 #ifdef SIPD_REAL_FLOAT
 typedef float sipd_real;
