@@ -117,6 +117,7 @@ struct sipd_backend {
     const sipd_model *m;
     dview d;
     double h, eps_v, kc, mu, dhat;   /* contact parameters in double (host-side detection) */
+    const double *kv;                /* per-vertex automatic k_c (model.h contact_kv), NULL: kc */
     double load;         /* max|g| at the step's "do nothing" state (step_load)       */
     int grid_cap, sync_each, failed;
     double *part;        /* device: NRED * grid_cap partials          */
@@ -759,10 +760,12 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
        detector det gives the surface numbering), evaluated here */
     if (p->contact || p->pairs) {
         d->v.dhat = (float)p->dhat;
-        d->v.kc = (float)(p->kc > 0 ? p->kc : m->contact_k_auto);
+        /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
+        b->kc = p->kc > 0 ? p->kc : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
+        b->kv = p->kc > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
+        d->v.kc = (float)b->kc;
         d->v.mu = (float)p->mu;
         b->eps_v = p->eps_v;
-        b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
         b->mu = p->mu;
         b->dhat = p->dhat;
     }
@@ -786,6 +789,21 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
                 goto fail;
             }
             free(hr);
+        }
+        if (b->kv) {   /* bodies of different automatic stiffness: the ground's k_c per vertex */
+            float *hk = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
+            if (!hk) {
+                sipd_error("cuda backend: out of host memory");
+                goto fail;
+            }
+            for (i = 0; i < m->nv; i++) hk[i] = (float)b->kv[i];
+            if (dalloc(b, (void **)&d->v.kv, (size_t)m->nv * sizeof(float), "contact stiffness") != SIPD_OK ||
+                cudaMemcpy((void *)d->v.kv, hk, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
+                free(hk);
+                sipd_error("cuda backend: upload of the contact stiffness failed");
+                goto fail;
+            }
+            free(hk);
         }
     }
     if (p->pairs) {
@@ -966,7 +984,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
         if (rc != SIPD_OK)
             return rc;
     }
-    if (pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->mu, b->dhat) != SIPD_OK ||
+    if (pair_data_build(&b->pd, m, pr, npr, b->hx, b->kc, b->kv, b->mu, b->dhat) != SIPD_OK ||
         pair_buffers(b, npr) != SIPD_OK)
         return SIPD_EFAIL;
     b->d.v.npr = 0;

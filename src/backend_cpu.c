@@ -45,6 +45,7 @@ struct sipd_backend {
        vertex, frozen at the start of each step), slip threshold eps = eps_v h */
     int contact;
     double pn[3], ph, dhat, kc, mu, eps_v, eps;
+    const double *kv;   /* per-vertex automatic k_c (model.h contact_kv), NULL: kc everywhere */
     double *lam_n;
     /* pair contact (vertex–face, edge–edge; docs/design.md §3.6): the detector, the current pairs
        (owned by det), their data (pairs.h: k_c, the lagged normal force, the pairs'
@@ -143,6 +144,7 @@ static void view_init(sipd_backend *b)
     v->ph = b->ph;
     v->dhat = b->dhat;
     v->kc = b->kc;
+    v->kv = b->kv;
     v->mu = b->mu;
     v->lam_n = b->lam_n;
     v->vrad = m->crad;
@@ -210,7 +212,9 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->prof.timed = p->profile != 0;
     b->contact = p->contact;
     b->dhat = p->dhat;
-    b->kc = p->kc > 0 ? p->kc : m->contact_k_auto;
+    /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
+    b->kc = p->kc > 0 ? p->kc : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
+    b->kv = p->kc > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
     b->mu = p->mu;
     b->eps_v = p->eps_v;
     if (p->contact) {
@@ -300,7 +304,8 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     if (rc == SIPD_OK) {
         t0 = prof_begin(b);
         rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr);
-        if (rc == SIPD_OK && pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->mu, b->dhat) != SIPD_OK)
+        if (rc == SIPD_OK &&
+            pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->kv, b->mu, b->dhat) != SIPD_OK)
             rc = SIPD_EFAIL;
         prof_end(b, SIPD_PHASE_NARROW, t0);
     }

@@ -44,6 +44,7 @@ void model_free(sipd_model *m)
     free(m->color_off);
     free(m->color_verts);
     free(m->crad);
+    free(m->contact_kv);
     free(m->cedges);
     free(m->cval);
     free(m->bodies);
@@ -692,6 +693,14 @@ void model_print_bodies(FILE *f, const sipd_scene *sc, const sipd_model *m)
                 sb->lo[2], sb->hi[0], sb->hi[1], sb->hi[2], sb->npinned, sb->nmoved);
         if (sb->nfree_massless)
             fprintf(f, ", %d in no element (held fixed)", sb->nfree_massless);
+        if (sc->contact) {   /* the k_c its pairs and its ground contact get (contact_stiffness) */
+            if (sc->contact_stiffness > 0)
+                fprintf(f, ", contact k %.6g N/m (contact.stiffness)", sc->contact_stiffness);
+            else if (bd->obstacle)
+                fprintf(f, ", contact k of the body it touches (obstacle)");
+            else if (sb->contact_k > 0)
+                fprintf(f, ", contact k %.6g N/m (automatic; a pair takes the softer side)", sb->contact_k);
+        }
         fputc('\n', f);
     }
 }
@@ -732,6 +741,125 @@ static int contact_thin(const sipd_scene *sc, const sipd_mesh *meshes, sipd_mode
                 m->cval[m->cedges[eo++]]++;
             }
     m->nce = nce;
+    return SIPD_OK;
+}
+
+/* The automatic contact stiffness (N/m; docs/contact.md "The contact stiffness").
+ *
+ * Per body, from its own elements, the stiffness its contact pairs press against: a solid
+ * E × its mean tet edge (a body's weight spread over its contact vertices then compresses the
+ * d̂ band by a fraction of it); a rod or springs body a segment's axial stiffness, E·πr²/L̄
+ * (L̄ its mean segment, or the body's spring_k); a shell its membrane stiffness E·t (a patch
+ * of any edge length stretched in its plane: E t A/L² ~ E t).  A pair takes the softer of its
+ * deformable sides (pairs.c), the ground and an obstacle the deformable body's: a thin body
+ * next to a stiff solid gets its own scale, not the solid's (issue 26: the scene-wide value was
+ * 30 × a hair segment's stiffness).  m->bodies[b].contact_k, m->contact_kv per vertex (0 on
+ * obstacles), m->contact_k_one when every deformable body has the same value, to 1e-9 (the backends
+ * then use one scalar, as before).  m->mean_edge and m->contact_k_auto keep the scene-wide
+ * E_max × mean edge of earlier versions: the driver's force scale, and the stiffness of a
+ * scene of obstacles only. */
+static int contact_stiffness(const sipd_scene *sc, sipd_model *m, const grow_group *ged_, const grow_group *gtri_)
+{
+    const grow_group ged = *ged_, gtri = *gtri_;
+    double *sum_b = sipd_calloc((size_t)m->nbodies * 2 + 1, sizeof(double)), *emax_b;
+    long *cnt_b = sipd_calloc((size_t)m->nbodies + 1, sizeof(long));
+    int i, k, b;
+    if (!sum_b || !cnt_b || !(m->contact_kv = sipd_calloc((size_t)m->nv + 1, sizeof(double)))) {
+        free(sum_b);
+        free(cnt_b);
+        return SIPD_EFAIL;
+    }
+    emax_b = sum_b + m->nbodies;
+    {   /* default contact stiffness (N/m): E × h, so that a body's weight spread over its
+           contact vertices compresses the d̂ band by a fraction of it (docs/contact.md).  E and h of the
+           deformable bodies (an obstacle's material does not make contact stiffer); of all
+           bodies when every body is an obstacle. */
+        double sum = 0, emax = 0;
+        long cnt = 0;
+        int pass;
+        static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+        for (pass = 0; pass < 2 && cnt == 0; pass++)
+            for (i = 0; i < m->nt; i++) {
+                if (pass == 0 && sc->bodies[m->body[m->tets[4 * i]]].obstacle)
+                    continue;
+                for (k = 0; k < 6; k++)
+                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
+                                                v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
+                if (sc->materials[m->tet_mat[i]].youngs > emax)
+                    emax = sc->materials[m->tet_mat[i]].youngs;
+                cnt++;
+            }
+        m->mean_edge = cnt > 0 ? sum / (6.0 * cnt) : 0;
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets: the springs' rest lengths */
+            for (i = 0; i < ged.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[ged.v[2 * i]]].obstacle)
+                    continue;
+                sum += ged.rest[2 * i];
+                if (sc->materials[ged.mat[i]].youngs > emax)
+                    emax = sc->materials[ged.mat[i]].youngs;
+                cnt++;
+            }
+        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets or springs: the shells' triangle edges */
+            for (i = 0; i < gtri.n; i++) {
+                if (pass == 0 && sc->bodies[m->body[gtri.v[3 * i]]].obstacle)
+                    continue;
+                for (k = 0; k < 3; k++)
+                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * gtri.v[3 * i + k]),
+                                                v3_load(m->X + 3 * gtri.v[3 * i + (k + 1) % 3])))) / 3;
+                if (sc->materials[gtri.mat[i] - sc->nmaterials].youngs > emax)
+                    emax = sc->materials[gtri.mat[i] - sc->nmaterials].youngs;
+                cnt++;
+            }
+        if (m->mean_edge == 0 && cnt > 0)
+            m->mean_edge = sum / cnt;
+        m->contact_k_auto = emax * m->mean_edge;
+    }
+    /* per body, in element order (a single solid body sums as the scene-wide value above) */
+    for (i = 0; i < m->nt; i++) {
+        static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+        b = m->body[m->tets[4 * i]];
+        for (k = 0; k < 6; k++)
+            sum_b[b] += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
+                                             v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
+        if (sc->materials[m->tet_mat[i]].youngs > emax_b[b])
+            emax_b[b] = sc->materials[m->tet_mat[i]].youngs;
+        cnt_b[b]++;
+    }
+    for (b = 0; b < m->nbodies; b++)
+        if (m->bodies[b].kind == SIPD_ELEMENTS_SOLID && cnt_b[b] > 0)
+            m->bodies[b].contact_k = emax_b[b] * (sum_b[b] / (6.0 * cnt_b[b]));
+    for (b = 0; b < m->nbodies; b++) sum_b[b] = 0, cnt_b[b] = 0;
+    for (i = 0; i < ged.n; i++) {   /* rods and springs: their segments' rest lengths */
+        b = m->body[ged.v[2 * i]];
+        sum_b[b] += ged.rest[2 * i];
+        cnt_b[b]++;
+    }
+    for (b = 0; b < m->nbodies; b++) {
+        const sipd_scene_body *bd = &sc->bodies[b];
+        int kind = m->bodies[b].kind;
+        if ((kind == SIPD_ELEMENTS_ROD || kind == SIPD_ELEMENTS_SPRINGS) && cnt_b[b] > 0)
+            m->bodies[b].contact_k = bd->spring_k > 0 ? bd->spring_k
+                                                      : sc->materials[bd->material].youngs * SIPD_PI * bd->radius *
+                                                            bd->radius / (sum_b[b] / cnt_b[b]);
+        else if (kind == SIPD_ELEMENTS_SHELL)
+            m->bodies[b].contact_k = sc->materials[bd->material].youngs * bd->thickness;
+    }
+    m->contact_k_one = -1;
+    for (b = 0; b < m->nbodies; b++) {
+        const sipd_model_body *sb = &m->bodies[b];
+        if (sc->bodies[b].obstacle || !(sb->contact_k > 0))
+            continue;   /* an obstacle's side takes the other's; a body without elements has no contacts */
+        for (i = sb->v0; i < sb->v0 + sb->nv; i++) m->contact_kv[i] = sb->contact_k;
+        /* bodies that differ in round-off only (identical blocks, translated) share one value */
+        m->contact_k_one = m->contact_k_one < 0 || fabs(m->contact_k_one - sb->contact_k) <= 1e-9 * sb->contact_k
+                               ? (m->contact_k_one < 0 ? sb->contact_k : m->contact_k_one)
+                               : 0;
+    }
+    if (m->contact_k_one < 0 ||   /* no deformable body with elements: the scene-wide value */
+        fabs(m->contact_k_one - m->contact_k_auto) <= 1e-9 * m->contact_k_auto)
+        m->contact_k_one = m->contact_k_auto;   /* solids of one material and edge: as before, bit for bit */
+    free(sum_b);
+    free(cnt_b);
     return SIPD_OK;
 }
 
@@ -964,50 +1092,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
             m->fixed[i] = m->fixed[i] ? m->fixed[i] : 1;
         m->total_mass += m->mass[i];
     }
-    {   /* default contact stiffness (N/m): E × h, so that a body's weight spread over its
-           contact vertices compresses the d̂ band by a fraction of it (docs/contact.md).  E and h of the
-           deformable bodies (an obstacle's material does not make contact stiffer); of all
-           bodies when every body is an obstacle. */
-        double sum = 0, emax = 0;
-        long cnt = 0;
-        int pass;
-        static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-        for (pass = 0; pass < 2 && cnt == 0; pass++)
-            for (i = 0; i < m->nt; i++) {
-                if (pass == 0 && sc->bodies[m->body[m->tets[4 * i]]].obstacle)
-                    continue;
-                for (k = 0; k < 6; k++)
-                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * m->tets[4 * i + ed[k][0]]),
-                                                v3_load(m->X + 3 * m->tets[4 * i + ed[k][1]]))));
-                if (sc->materials[m->tet_mat[i]].youngs > emax)
-                    emax = sc->materials[m->tet_mat[i]].youngs;
-                cnt++;
-            }
-        m->mean_edge = cnt > 0 ? sum / (6.0 * cnt) : 0;
-        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets: the springs' rest lengths */
-            for (i = 0; i < ged.n; i++) {
-                if (pass == 0 && sc->bodies[m->body[ged.v[2 * i]]].obstacle)
-                    continue;
-                sum += ged.rest[2 * i];
-                if (sc->materials[ged.mat[i]].youngs > emax)
-                    emax = sc->materials[ged.mat[i]].youngs;
-                cnt++;
-            }
-        for (pass = 0; pass < 2 && cnt == 0; pass++)   /* no tets or springs: the shells' triangle edges */
-            for (i = 0; i < gtri.n; i++) {
-                if (pass == 0 && sc->bodies[m->body[gtri.v[3 * i]]].obstacle)
-                    continue;
-                for (k = 0; k < 3; k++)
-                    sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * gtri.v[3 * i + k]),
-                                                v3_load(m->X + 3 * gtri.v[3 * i + (k + 1) % 3])))) / 3;
-                if (sc->materials[gtri.mat[i] - sc->nmaterials].youngs > emax)
-                    emax = sc->materials[gtri.mat[i] - sc->nmaterials].youngs;
-                cnt++;
-            }
-        if (m->mean_edge == 0 && cnt > 0)
-            m->mean_edge = sum / cnt;
-        m->contact_k_auto = emax * m->mean_edge;
-    }
+    if ((rc = contact_stiffness(sc, m, &ged, &gtri)) != SIPD_OK)
+        goto done;
     m->bbox_diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
     if (!(m->bbox_diag > 0))

@@ -34,6 +34,8 @@ typedef struct {
     int npinned, nmoved;   /* vertices held by its pin boxes, moved by its move boxes (an
                               obstacle: all)                                              */
     int nfree_massless;    /* vertices in no element (no mass: held where they are)        */
+    double contact_k;      /* its automatic contact stiffness, N/m (model.c contact_stiffness:
+                              solid E × mean tet edge, rod/springs E·πr²/L̄, shell E·t; 0: none) */
 } sipd_model_body;
 
 typedef struct {
@@ -88,7 +90,15 @@ typedef struct {
     double bbox_diag;
     double total_mass;
     double mean_edge;        /* mean tet edge length                                      */
-    double contact_k_auto;   /* default contact stiffness: max Young's modulus × mean_edge  */
+    double contact_k_auto;   /* scene-wide max Young's modulus × mean_edge (the driver's force
+                                scale; the contact stiffness of earlier versions)              */
+    /* automatic contact stiffness per vertex (its body's contact_k; 0 on obstacles and bodies
+       without elements): a pair gets the smallest positive value of its vertices, the ground
+       vertex a gets contact_kv[a] (pairs.c pair_stiffness, passes.h).  contact_k_one: the one
+       value when every deformable body has the same (the backends then pass a scalar, NULL
+       for the array), 0 when they differ.  contact.stiffness overrides both. */
+    double *contact_kv;
+    double contact_k_one;
 } sipd_model;
 
 /* Load every body's mesh, transform, and build the arrays. SIPD_EINPUT on bad meshes. */

@@ -32,8 +32,20 @@ void pair_data_free(sipd_pair_data *d)
     memset(d, 0, sizeof *d);
 }
 
+double pair_stiffness(const double *kv, const int v[4], double kc)
+{
+    double k = 0;
+    int i;
+    if (!kv)
+        return kc;
+    for (i = 0; i < 4; i++)
+        if (kv[v[i]] > 0 && (k == 0 || kv[v[i]] < k))
+            k = kv[v[i]];
+    return k > 0 ? k : kc;
+}
+
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
-                    double kc, double mu, double dhat)
+                    double kc, const double *kv, double mu, double dhat)
 {
     int p, k, a, *cur = d->cur;
     d->npr = 0;
@@ -65,7 +77,7 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     for (p = 0; p < npr; p++) {
         vec3 xs[4];
         double rad[4];
-        d->k[p] = kc;
+        d->k[p] = pair_stiffness(kv, pr[p].v, kc);
         for (k = 0; k < 3; k++) d->n[3 * p + k] = pr[p].n[k];
         for (k = 0; k < 4; k++) {
             d->v[4 * p + k] = pr[p].v[k];

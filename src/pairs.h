@@ -23,7 +23,7 @@ typedef struct {
     int *v;        /* 4 npr: the pair's vertices (sipd_contact_pair.v)   */
     double *beta;  /* 4 npr: their weights                               */
     double *n;     /* 3 npr: the unit normal                             */
-    double *k;     /* npr: k_c (per pair, so a later per-pair stiffness needs no kernel change) */
+    double *k;     /* npr: k_c of the pair (pair_stiffness)                                   */
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
     double *h;     /* npr: the thickness offset o of the pair (physics/distance.h
                       dist_pair_offset; 0 without thin bodies): gap = n·Σβy − o */
@@ -35,9 +35,14 @@ typedef struct {
 
 /* Allocate for a model of nv vertices (no pairs). SIPD_OK or SIPD_EFAIL. */
 int pair_data_init(sipd_pair_data *d, int nv);
-/* Fill from the pairs pr[0..npr) of model m (x0: step-start positions). */
+/* The stiffness of a pair of vertices v[0..4): kc when kv is NULL (contact.stiffness, or one
+ * automatic value for the whole scene), else the smallest positive kv of its vertices (the
+ * softer deformable side; model.h contact_kv), kc when none is positive. */
+double pair_stiffness(const double *kv, const int v[4], double kc);
+/* Fill from the pairs pr[0..npr) of model m (x0: step-start positions); each pair's k_c is
+ * pair_stiffness(kv, its vertices, kc). */
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
-                    double kc, double mu, double dhat);
+                    double kc, const double *kv, double mu, double dhat);
 void pair_data_free(sipd_pair_data *d);
 
 #endif

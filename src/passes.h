@@ -68,6 +68,7 @@ typedef struct {
     int ground;
     sipd_real pn[3], ph, dhat, kc, mu, eps;
     sipd_real *lam_n;
+    const sipd_real *kv;     /* per vertex: the ground's k_c (model.h contact_kv), NULL: kc for all */
     const sipd_real *vrad;   /* per vertex: the contact half-thickness (model.h crad; the ground
                                 plane is then ph + vrad[a] for vertex a), NULL: none (solids) */
     /* pairs (npr of them): vertices, weights, normal, stiffness, lagged normal force; their
@@ -87,6 +88,9 @@ SIPD_HD double pass_max(double a, double b) { return (a > b || a != a) ? a : b; 
 
 /* The ground plane's offset for vertex a: ph, raised by a thin body's contact half-thickness. */
 SIPD_HD sipd_real pass_ground_h(const sipd_view *v, int a) { return v->vrad ? v->ph + v->vrad[a] : v->ph; }
+
+/* The ground's stiffness at vertex a: its body's (model.h contact_kv) or the scene's kc. */
+SIPD_HD sipd_real pass_ground_k(const sipd_view *v, int a) { return v->kv && v->kv[a] > 0 ? v->kv[a] : v->kc; }
 
 /* ---- begin_step, end_step ---------------------------------------------------------------- */
 
@@ -113,7 +117,8 @@ SIPD_HD void pass_begin_vertex(const sipd_view *v, int a, sipd_real t_end, sipd_
     view_st(v->yp, a, ya);
     view_st(v->dy, a, v3(0, 0, 0));
     if (v->lam_n)
-        v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, v->kc);
+        v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat,
+                                            pass_ground_k(v, a));
 }
 
 /* Component i of the state: v = (y − x)/h (0 when quasi-static), x = y. */
@@ -131,13 +136,14 @@ SIPD_HD int pass_ground(const sipd_view *v, int a, vec3 p, vec3 *g, sym3 *D, sip
     vec3 n = v3_load(v->pn);
     sipd_real h = pass_ground_h(v, a);
     *pen = contact_point_penetration(p, n, h);
-    return contact_point_eval(p, view_ld(v->x, a), n, h, v->dhat, v->kc, v->lam_n ? v->lam_n[a] : SIPD_R(0),
+    return contact_point_eval(p, view_ld(v->x, a), n, h, v->dhat, pass_ground_k(v, a),
+                              v->lam_n ? v->lam_n[a] : SIPD_R(0),
                               v->mu, v->eps, g, D);
 }
 
 SIPD_HD sipd_real pass_ground_energy(const sipd_view *v, int a, vec3 p)
 {
-    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, v->kc,
+    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, pass_ground_k(v, a),
                                 v->lam_n ? v->lam_n[a] : SIPD_R(0), v->mu, v->eps);
 }
 

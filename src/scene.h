@@ -173,8 +173,8 @@ typedef struct {
     /* contact (docs/design.md §3.6): ground plane, body–body (always, when enabled), self (opt-in) */
     int contact;               /* contact.enabled (default: true when the group is present) */
     double dhat;               /* contact distance d̂, default 0.03                        */
-    double contact_stiffness;  /* k_c (N/m); 0 = automatic: max Young's modulus × mean
-                                  edge length of the meshes                                */
+    double contact_stiffness;  /* k_c (N/m); 0 = automatic: per body from its own elements,
+                                  per pair the softer side (model.c contact_stiffness)     */
     double friction;           /* Coulomb μ, default 0                                     */
     double friction_velocity;  /* ε_v (m/s): slip below ε_v h counts as sticking, 1e-3   */
     int detect_every;          /* narrow phase every N iterations, default 4 (the plane gap is

@@ -42,12 +42,20 @@
  *            (near-)parallel ones (the clamped closest points of rod pairs, src/collide.h); without
  *            the clamped rod pairs the parallel ones came within 0.7 mm and crossing ones within
  *            0.24 mm (T-contacts of a vertex on a segment)
+ *   stiffness the automatic contact stiffness per body (docs/contact.md "The contact
+ *            stiffness"): in a scene of a pinned solid block, a rod and a cloth, each body's
+ *            k equals its own formula (solid E × its mean tet edge, rod E·πr²/L, shell E·t), not
+ *            the scene-wide E_max × mean edge; a pair takes the softer side; the rod and the
+ *            cloth, dropped on the ground, rest at y = r + d̂ − m g / k_body (their own k; the
+ *            block's would put them at r + d̂); a solid-only scene keeps E × h as one value
+ *            (two identical blocks too: their means differ in round-off only)
  * Each prints what it measured and exits non-zero when a check fails.
  */
 #include "fixture.h"
 
 #include <math.h>
 
+#include "pairs.h"
 #include "physics/distance.h"
 
 #ifndef SIPD_SOURCE_DIR
@@ -545,6 +553,129 @@ static void test_rodself(void)
     fixture_free(&f);
 }
 
+/* ---------------------------------------------------------------------------------- stiffness */
+/* The mean tet edge of body b (the solid's automatic k is E × this). */
+static double body_mean_edge(const sipd_model *m, int b)
+{
+    static const int ed[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    double sum = 0;
+    long n = 0;
+    int i, k;
+    for (i = 0; i < m->nt; i++)
+        if (m->body[m->tets[4 * i]] == b) {
+            for (k = 0; k < 6; k++)
+                sum += sqrt(v3_norm2(v3_sub(P(m->X, m->tets[4 * i + ed[k][0]]), P(m->X, m->tets[4 * i + ed[k][1]]))));
+            n += 6;
+        }
+    return n ? sum / n : 0;
+}
+
+static void test_stiffness(void)
+{
+    const double dhat = 0.01, g = 9.81, Es = 1.0e6, Er = 1.0e4, rr = 0.01, L = 0.04, Ec = 2.5e4, t = 0.004;
+    char text[4096], box[600];
+    fixture f;
+    double ks, kr, kc, *x, err[3] = {0, 0, 0};
+    int a, step, v[4];
+    if (write_box(box, sizeof box, 2, 2, 2, 0.2, 0.2, 0.2)) {
+        CHECK(0, "mesh");
+        return;
+    }
+    /* a pinned block beside a rod and a cloth on the ground (nothing touches the block) */
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 4; frames = 60; };\n"
+             "solver = { sweep = \"gauss-seidel\"; iterations = 60; tolerance = 1.0e-8; };\n"
+             "materials = ( { name = \"s\"; youngs = %.6e; poisson = 0.3; density = 1000.0; },\n"
+             "              { name = \"r\"; youngs = %.6e; poisson = 0.3; density = 1000.0; },\n"
+             "              { name = \"c\"; youngs = %.6e; poisson = 0.3; density = 300.0; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"s\"; translate = [1.0, 0.0, 1.0];\n"
+             "             pin = { box_min = [0.0, -1.0, 0.0]; box_max = [2.0, 1.0, 2.0]; }; },\n"
+             "           { generate = { shape = \"rod\"; length = 0.4; segments = 10; }; elements = \"rod\";\n"
+             "             material = \"r\"; radius = %g; translate = [0.0, 0.025, -0.5]; },\n"
+             "           { generate = { shape = \"cloth\"; size = [0.3, 0.3]; cells = [6, 6]; }; material = \"c\";\n"
+             "             thickness = %g; translate = [0.0, 0.03, 0.0]; } );\n"
+             "contact = { dhat = %g; ground = { height = 0.0; }; };\n",
+             Es, Er, Ec, box, rr, t, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "stiffness: setup failed");
+        return;
+    }
+    ks = Es * body_mean_edge(&f.m, 0);
+    kr = Er * PI * rr * rr / L;
+    kc = Ec * t;
+    printf("stiffness: automatic k per body: solid %.6g N/m (E h = %.6g), rod %.6g (E pi r^2/L = %.6g), cloth %.6g "
+           "(E t = %.6g); scene-wide E_max h %.6g\n",
+           f.m.bodies[0].contact_k, ks, f.m.bodies[1].contact_k, kr, f.m.bodies[2].contact_k, kc, f.m.contact_k_auto);
+    CHECK(fabs(f.m.bodies[0].contact_k - ks) <= 1e-12 * ks, "solid: k %g, expected E h = %g",
+          f.m.bodies[0].contact_k, ks);
+    CHECK(fabs(f.m.bodies[1].contact_k - kr) <= 1e-12 * kr, "rod: k %g, expected E pi r^2/L = %g",
+          f.m.bodies[1].contact_k, kr);
+    CHECK(fabs(f.m.bodies[2].contact_k - kc) <= 1e-12 * kc, "cloth: k %g, expected E t = %g",
+          f.m.bodies[2].contact_k, kc);
+    CHECK(f.m.contact_k_one == 0 && f.m.contact_kv, "bodies of different k: per-vertex values expected");
+    /* a pair takes the softer deformable side: rod vertex against block face, cloth against rod */
+    v[0] = f.m.bodies[1].v0, v[1] = 0, v[2] = 1, v[3] = 2;
+    CHECK(pair_stiffness(f.m.contact_kv, v, 1e9) == kr, "rod-solid pair: k %g, expected the rod's %g",
+          pair_stiffness(f.m.contact_kv, v, 1e9), kr);
+    v[1] = f.m.bodies[2].v0, v[2] = v[1] + 1, v[3] = v[1] + 2;
+    CHECK(pair_stiffness(f.m.contact_kv, v, 1e9) == fmin(kr, kc), "rod-cloth pair: k %g, expected %g",
+          pair_stiffness(f.m.contact_kv, v, 1e9), fmin(kr, kc));
+    CHECK(pair_stiffness(NULL, v, 123.0) == 123.0, "kv NULL: the scalar");
+    /* through the solver: the rod and the cloth rest at their own penalty equilibrium */
+    for (step = 0; step < 180; step++) {
+        sipd_solve_result res;
+        CHECK(sim_step(&f.s, 1.0 / 240, &res) == SIPD_OK, "step failed");
+    }
+    x = positions(&f);
+    for (a = 0; a < f.m.nv; a++) {
+        int b = f.m.body[a];
+        if (!f.m.fixed[a] && b > 0)
+            err[b] = fmax(err[b],
+                          fabs(x[3 * a + 1] - (f.m.crad[a] + dhat - f.m.mass[a] * g / f.m.bodies[b].contact_k)));
+    }
+    printf("stiffness: on the ground, worst |y - (r + dhat - m g/k_body)|: rod %.2e m (m g/k up to %.2e), "
+           "cloth %.2e m\n", err[1], f.m.mass[f.m.bodies[1].v0 + 1] * g / kr, err[2]);
+    CHECK(err[1] < 1e-4, "rod: rest heights off its own penalty equilibrium by %g m", err[1]);
+    CHECK(err[2] < 5e-5, "cloth: rest heights off its own penalty equilibrium by %g m", err[2]);
+    free(x);
+    fixture_free(&f);
+    /* a solid alone keeps E × h, one value for the scene */
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 4; frames = 60; };\n"
+             "materials = ( { name = \"s\"; youngs = %.6e; poisson = 0.3; density = 1000.0; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"s\"; translate = [0.0, 0.02, 0.0]; } );\n"
+             "contact = { dhat = %g; ground = { height = 0.0; }; };\n",
+             Es, box, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "stiffness: setup failed");
+        return;
+    }
+    ks = Es * body_mean_edge(&f.m, 0);
+    printf("stiffness: a solid alone: k %.9g N/m, scene-wide %.9g, E h %.9g\n", f.m.contact_k_one, f.m.contact_k_auto,
+           ks);
+    CHECK(f.m.contact_k_one == f.m.contact_k_auto && f.m.bodies[0].contact_k == f.m.contact_k_auto,
+          "a solid alone: k %g differs from the scene-wide E h %g", f.m.contact_k_one, f.m.contact_k_auto);
+    CHECK(fabs(f.m.contact_k_one - ks) <= 1e-12 * ks, "a solid alone: k %g, expected E h = %g", f.m.contact_k_one, ks);
+    fixture_free(&f);
+    /* two identical blocks (their means differ in round-off only): the same one value */
+    snprintf(text, sizeof text,
+             "time = { dt = 0.0166667; substeps = 4; frames = 60; };\n"
+             "materials = ( { name = \"s\"; youngs = %.6e; poisson = 0.3; density = 1000.0; } );\n"
+             "bodies = ( { mesh = \"%s\"; material = \"s\"; translate = [0.0, 0.02, 0.0]; },\n"
+             "           { mesh = \"%s\"; material = \"s\"; translate = [0.0137, 0.2333, 0.0071]; } );\n"
+             "contact = { dhat = %g; ground = { height = 0.0; }; };\n",
+             Es, box, box, dhat);
+    if (fixture_load(&f, text)) {
+        CHECK(0, "stiffness: setup failed");
+        return;
+    }
+    printf("stiffness: two identical blocks: k %.17g and %.17g N/m, used %.17g, scene-wide %.17g\n",
+           f.m.bodies[0].contact_k, f.m.bodies[1].contact_k, f.m.contact_k_one, f.m.contact_k_auto);
+    CHECK(f.m.contact_k_one == f.m.contact_k_auto, "two identical blocks: k %g differs from the scene-wide E h %g",
+          f.m.contact_k_one, f.m.contact_k_auto);
+    fixture_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
@@ -564,8 +695,10 @@ int main(int argc, char **argv)
         test_methods();
     else if (!strcmp(which, "rodself"))
         test_rodself();
+    else if (!strcmp(which, "stiffness"))
+        test_stiffness();
     else {
-        fprintf(stderr, "usage: test_thin ground|fold|rods|drape|slope|methods|rodself\n");
+        fprintf(stderr, "usage: test_thin ground|fold|rods|drape|slope|methods|rodself|stiffness\n");
         scratch_close();
         return 2;
     }
