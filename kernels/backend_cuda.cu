@@ -597,19 +597,31 @@ static int upload_f(sipd_backend *b, float *dst, const double *src, size_t n, co
     return SIPD_OK;
 }
 
-static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
-{
-    sipd_backend *b;
-    dview *d;
-    int dev = 0, nsm = 0, count = 0, i, rc = SIPD_EFAIL;
-    size_t n3 = (size_t)m->nv * 3, nblk, ninc = 0;
-    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
-    sipd_material *fm = NULL;
-    float *mot = NULL;
-    cudaError_t e;
-    cudaFuncAttributes fa;
+/* ---- cuda_create, step by step ----------------------------------------------------------------
+ * Each step returns SIPD_OK or an error (cuda_create then destroys the half-made backend, which
+ * frees whatever was allocated, and returns SIPD_EFAIL).  CK: a step that failed has said why;
+ * CKC: a CUDA call, named in the message (cu_fail). */
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        if ((call) != SIPD_OK)                                                                \
+            return SIPD_EFAIL;                                                                \
+    } while (0)
+#define CKC(call)                                                                             \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            cu_fail(b, "create", #call, e_);                                                  \
+            return SIPD_EFAIL;                                                                \
+        }                                                                                     \
+    } while (0)
 
-    *out = NULL;
+/* Before anything is allocated: a method this backend runs, a CUDA device, and materials laid out
+ * as host_material_f64 expects. */
+static int create_check(const sipd_model *m, const sipd_backend_params *p)
+{
+    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
+    int count = 0, i;
+    cudaError_t e;
     if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* method.c keeps this on the CPU */
         sipd_error("cuda backend: method newton with contact pairs runs on the CPU backend only (use --device cpu)");
         return SIPD_EINPUT;
@@ -632,41 +644,23 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
                        "(kernels/backend_cuda.cu host_material_f64 must mirror src/physics/material.h)", i);
             return SIPD_EFAIL;
         }
-    b = (sipd_backend *)calloc(1, sizeof *b);
-    if (!b) {
-        sipd_error("cuda backend: out of host memory");
-        return SIPD_EFAIL;
-    }
-    b->m = m;
-    d = &b->d;
-    d->v.nv = m->nv;
-    d->v.ngroups = m->ngroups;
-    b->split = p->split;
-    b->precond = p->precond;
-    b->want_hessian = p->hessian || p->precond == SIPD_PRECOND_NEWTON;
-    b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
+    return SIPD_OK;
+}
 
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        if ((call) != SIPD_OK)                                                                \
-            goto fail;                                                                        \
-    } while (0)
-#define CKC(call)                                                                             \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            cu_fail(b, "create", #call, e_);                                                  \
-            goto fail;                                                                        \
-        }                                                                                     \
-    } while (0)
-
+/* The grid size for the device, and the element, Gauss–Seidel and vertex kernels of the method
+ * (preconditioner and split); a binary built for another architecture fails here, with a hint,
+ * not in the first step. */
+static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
+{
+    int dev = 0, nsm = 0;
+    cudaError_t e;
+    cudaFuncAttributes fa;
     CKC(cudaGetDevice(&dev));
     CKC(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
     b->grid_cap = (nsm > 0 ? nsm : 1) * BLOCKS_PER_SM;
-    /* a binary built for another architecture fails here, with a hint, not in the first step */
     if (p->split < 0 || p->split > SIPD_SPLIT_ABS) {
         sipd_error("cuda backend: unknown split %d", p->split);
-        goto fail;
+        return SIPD_EFAIL;
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
@@ -685,10 +679,15 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         sipd_error("cuda backend: create: the kernels cannot run on this device (compute capability %d.%d): %s; "
                    "rebuild with -DSIPD_CUDA_ARCH=%d%d",
                    maj, min, cudaGetErrorString(e), maj, min);
-        goto fail;
+        return SIPD_EFAIL;
     }
+    return SIPD_OK;
+}
 
-    /* state */
+/* The state vectors (n3 floats each). */
+static int create_state(sipd_backend *b, size_t n3)
+{
+    dview *d = &b->d;
     CK(dalloc(b, (void **)&d->v.x, n3 * sizeof(float), "x"));
     CK(dalloc(b, (void **)&d->v.v, n3 * sizeof(float), "v"));
     CK(dalloc(b, (void **)&d->v.yt, n3 * sizeof(float), "y~"));
@@ -699,7 +698,17 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     CK(dalloc(b, (void **)&d->v.ys, n3 * sizeof(float), "y_snap"));
     CK(dalloc(b, (void **)&d->v.y0, n3 * sizeof(float), "y0"));
     CK(dalloc(b, (void **)&d->v.g0, n3 * sizeof(float), "g0"));
-    /* model: the element groups (physics/elements.h) and the incidences */
+    return SIPD_OK;
+}
+
+/* The model's element groups (physics/elements.h) on the device: connectivity, rest data,
+ * measures and materials uploaded; gradient, block and (newton, two-level SIPD: the hessian op)
+ * Hessian space per element.  *ninc = the number of incidences (corners of all elements). */
+static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t *ninc)
+{
+    dview *d = &b->d;
+    size_t nblk;
+    int i;
     for (i = 0; i < m->ngroups; i++) {
         const sipd_elem_group *G = &m->groups[i];
         sipd_group_view *W = &d->v.grp[i];
@@ -725,8 +734,17 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
             CK(upload_f(b, (float *)W->vol, G->vol, ne, "create: element volumes"));
             CKC(cudaMemcpy((void *)W->mat, G->mat, ne * sizeof(int), cudaMemcpyHostToDevice));
         }
-        ninc += ne * G->nc;
+        *ninc += ne * G->nc;
     }
+    return SIPD_OK;
+}
+
+/* Per-vertex, material, motion and incidence arrays (uploaded by create_upload), the reduction
+ * partials and their pinned read-back, the contact-force output, the profile's events. */
+static int create_arrays(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t n3, size_t ninc)
+{
+    dview *d = &b->d;
+    int i;
     CK(dalloc(b, (void **)&d->v.mats, (size_t)(m->nmat > 0 ? m->nmat : 1) * sizeof(sipd_material), "materials"));
     CK(dalloc(b, (void **)&d->v.mass, (size_t)m->nv * sizeof(float), "masses"));
     CK(dalloc(b, (void **)&d->v.X0, n3 * sizeof(float), "X0"));
@@ -752,12 +770,19 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         b->prof_ev = (cudaEvent_t *)calloc(2 * PROF_PAIRS, sizeof(cudaEvent_t));
         if (!b->prof_ev) {
             sipd_error("cuda backend: out of host memory");
-            goto fail;
+            return SIPD_EFAIL;
         }
         for (i = 0; i < 2 * PROF_PAIRS; i++) CKC(cudaEventCreate(&b->prof_ev[i]));
     }
-    /* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
-       detector det gives the surface numbering), evaluated here */
+    return SIPD_OK;
+}
+
+/* contact: the ground on the device; pairs: detected on the device (collide_cuda.cu; the host
+   detector det gives the surface numbering), evaluated here */
+static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t n3)
+{
+    dview *d = &b->d;
+    int i;
     if (p->contact || p->pairs) {
         d->v.dhat = (float)p->dhat;
         /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
@@ -779,14 +804,14 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
             float *hr = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
             if (!hr) {
                 sipd_error("cuda backend: out of host memory");
-                goto fail;
+                return SIPD_EFAIL;
             }
             for (i = 0; i < m->nv; i++) hr[i] = (float)m->crad[i];
             if (dalloc(b, (void **)&d->v.vrad, (size_t)m->nv * sizeof(float), "contact thickness") != SIPD_OK ||
                 cudaMemcpy((void *)d->v.vrad, hr, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
                 free(hr);
                 sipd_error("cuda backend: upload of the contact thickness failed");
-                goto fail;
+                return SIPD_EFAIL;
             }
             free(hr);
         }
@@ -794,14 +819,14 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
             float *hk = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
             if (!hk) {
                 sipd_error("cuda backend: out of host memory");
-                goto fail;
+                return SIPD_EFAIL;
             }
             for (i = 0; i < m->nv; i++) hk[i] = (float)b->kv[i];
             if (dalloc(b, (void **)&d->v.kv, (size_t)m->nv * sizeof(float), "contact stiffness") != SIPD_OK ||
                 cudaMemcpy((void *)d->v.kv, hk, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
                 free(hk);
                 sipd_error("cuda backend: upload of the contact stiffness failed");
-                goto fail;
+                return SIPD_EFAIL;
             }
             free(hk);
         }
@@ -816,13 +841,25 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         b->hy = (double *)malloc((n3 > 0 ? n3 : 1) * sizeof(double));
         if (!b->hx || !b->hy) {
             sipd_error("cuda backend: out of host memory");
-            goto fail;
+            return SIPD_EFAIL;
         }
         CK(dalloc(b, (void **)&d->v.pv_off, ((size_t)m->nv + 1) * sizeof(int), "pair incidence offsets"));
         CK(dalloc(b, (void **)&d->ydet, n3 * sizeof(float), "positions at detection"));
         CKC(cudaMemset((void *)d->v.pv_off, 0, ((size_t)m->nv + 1) * sizeof(int)));
     }
+    return SIPD_OK;
+}
 
+/* The model's incidences, per-vertex data, materials (as float) and motions uploaded, through
+ * the host tables *fm and *mot (the caller frees them); the state vectors zeroed. */
+static int create_upload(sipd_backend *b, const sipd_model *m, size_t n3, size_t ninc, sipd_material **fm_out,
+                         float **mot_out)
+{
+    dview *d = &b->d;
+    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
+    sipd_material *fm;
+    float *mot;
+    int i;
     if (ninc > 0) {
         CKC(cudaMemcpy((void *)d->v.inc_elem, m->inc_elem, ninc * sizeof(int), cudaMemcpyHostToDevice));
         CKC(cudaMemcpy((void *)d->v.inc_group, m->inc_group, ninc, cudaMemcpyHostToDevice));
@@ -837,11 +874,11 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         CKC(cudaMemcpy((void *)d->color_verts, m->color_verts, (size_t)m->nv * sizeof(int), cudaMemcpyHostToDevice));
     }
     CKC(cudaMemcpy((void *)d->v.inc_off, m->inc_off, ((size_t)m->nv + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    fm = (sipd_material *)calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *fm);
-    mot = (float *)calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof *mot);
+    fm = *fm_out = (sipd_material *)calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *fm);
+    mot = *mot_out = (float *)calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof *mot);
     if (!fm || !mot) {
         sipd_error("cuda backend: out of host memory");
-        goto fail;
+        return SIPD_EFAIL;
     }
     for (i = 0; i < m->nmat; i++) {
         fm[i].model = hm[i].model;
@@ -870,10 +907,46 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
         CKC(cudaMemset(d->v.g, 0, n3 * sizeof(float)));
         CKC(cudaMemset(d->v.ys, 0, n3 * sizeof(float)));
     }
-    rc = SIPD_OK;
-fail:
+    return SIPD_OK;
+}
 #undef CK
 #undef CKC
+
+static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
+{
+    sipd_backend *b;
+    size_t n3 = (size_t)m->nv * 3, ninc = 0;
+    sipd_material *fm = NULL;
+    float *mot = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = create_check(m, p)) != SIPD_OK)   /* a method it runs, a device, the material layout */
+        return rc;
+    b = (sipd_backend *)calloc(1, sizeof *b);
+    if (!b) {
+        sipd_error("cuda backend: out of host memory");
+        return SIPD_EFAIL;
+    }
+    b->m = m;
+    b->d.v.nv = m->nv;
+    b->d.v.ngroups = m->ngroups;
+    b->split = p->split;
+    b->precond = p->precond;
+    b->want_hessian = p->hessian || p->precond == SIPD_PRECOND_NEWTON;
+    b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
+
+    rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
+    if (rc == SIPD_OK)
+        rc = create_state(b, n3);                                /* x, v, y, dy, g, ... */
+    if (rc == SIPD_OK)
+        rc = create_groups(b, m, p, &ninc);                      /* element groups, uploaded */
+    if (rc == SIPD_OK)
+        rc = create_arrays(b, m, p, n3, ninc);                   /* vertices, incidences, reductions */
+    if (rc == SIPD_OK)
+        rc = create_contact(b, m, p, n3);                        /* ground and pairs */
+    if (rc == SIPD_OK)
+        rc = create_upload(b, m, n3, ninc, &fm, &mot);           /* the model's arrays; state zeroed */
     free(fm);
     free(mot);
     if (rc != SIPD_OK) {

@@ -189,7 +189,58 @@ static int check_output_is_not_input(const sipd_scene *sc)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* One run of sipd-run: the options, then what each step of main() sets up, in that order.  main()
+ * zeroes it; cli_free() releases what the have_* flags say was made (and the rest, which is safe
+ * to free while zero or NULL). */
+typedef struct {
+    /* the command line */
+    const char *device_opt, *output_opt;
+    int frames_opt, threads, dry_run, resume, overwrite, strict;
+    /* load_scene, choose_device */
+    sipd_scene sc;
+    int have_scene;
+    sipd_device device;
+    const sipd_backend_ops *ops;
+    const char *precision, *cpu_why;
+    char device_attr[320], cuda_desc[256], auto_why[300];
+    /* build_model: the model and the resolved parameters (scene_print) */
+    sipd_model model;
+    int have_model;
+    char *resolved;
+    size_t resolved_len;
+    /* prepare_run, resume_checkpoint, open_output */
+    sipd_backend_params bp;
+    sipd_fields fields;
+    int have_fields;
+    char *ckpt_path, *cmdline;
+    uint64_t scene_hash;
+    sipd_checkpoint ck;
+    int have_ckpt, start_frame, start_substep;
+    sipd_sim sim;
+    sipd_h5out *out;
+    /* run */
+    int frames_done;
+    double t0;
+} cli_run;
+
+static void cli_free(cli_run *r)
+{
+    sim_free(&r->sim);
+    if (r->have_fields)
+        fields_free(&r->fields);
+    checkpoint_free(&r->ck);
+    free(r->ckpt_path);
+    free(r->cmdline);
+    free(r->resolved);
+    if (r->have_model)
+        model_free(&r->model);
+    if (r->have_scene)
+        scene_free(&r->sc);
+}
+
+/* The options into *r.  *finished = 1 when main has nothing more to do (--help, --version, or a
+ * bad command line): main exits with the status returned. */
+static int parse_options(int argc, char **argv, cli_run *r, int *finished)
 {
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"frames", required_argument, 0, 'f'},
@@ -198,35 +249,21 @@ int main(int argc, char **argv)
         {"resume", no_argument, 0, 'r'},       {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"overwrite", no_argument, 0, 'w'},
         {"strict", no_argument, 0, 'S'},       {0, 0, 0, 0}};
-    const char *device_opt = NULL, *output_opt = NULL;
-    int frames_opt = -1, threads = 0, dry_run = 0, resume = 0, c, rc, frames_done = 0;
-    int have_ckpt = 0, start_frame = 0, start_substep = 0, overwrite = 0, strict = 0;
-    char *ckpt_path = NULL;
-    uint64_t scene_hash;
-    sipd_checkpoint ck;
-    sipd_scene sc;
-    sipd_model model;
-    sipd_sim sim;
-    sipd_backend_params bp;
-    sipd_fields fields;
-    sipd_h5out *out = NULL;
-    sipd_device device;
-    char *cmdline = NULL, *resolved = NULL;
-    size_t resolved_len = 0;
-    double t0;
-
+    int c;
+    *finished = 1;
+    r->frames_opt = -1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': device_opt = optarg; break;
-        case 'f': if (parse_int("--frames", optarg, 0, &frames_opt)) return SIPD_EINPUT; break;
-        case 'o': output_opt = optarg; break;
-        case 'S': strict = 1; break;
-        case 't': if (parse_int("--threads", optarg, 1, &threads)) return SIPD_EINPUT; break;
-        case 'n': dry_run = 1; break;
+        case 'd': r->device_opt = optarg; break;
+        case 'f': if (parse_int("--frames", optarg, 0, &r->frames_opt)) return SIPD_EINPUT; break;
+        case 'o': r->output_opt = optarg; break;
+        case 'S': r->strict = 1; break;
+        case 't': if (parse_int("--threads", optarg, 1, &r->threads)) return SIPD_EINPUT; break;
+        case 'n': r->dry_run = 1; break;
         case 'q': sipd_quiet = 1; break;
-        case 'r': resume = 1; break;
-        case 'w': overwrite = 1; break;
+        case 'r': r->resume = 1; break;
+        case 'w': r->overwrite = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("sipd-run %s (git %s, %s on the CPU)\n", SIPD_VERSION, SIPD_GIT, SIPD_REAL_NAME); return 0;
         default:
@@ -242,369 +279,466 @@ int main(int argc, char **argv)
                    argc - optind);
         return SIPD_EINPUT;
     }
-    if (output_opt && !output_opt[0]) {
+    if (r->output_opt && !r->output_opt[0]) {
         sipd_error("--output: empty file name");
         return SIPD_EINPUT;
     }
-    {   /* SIGINT/SIGTERM/SIGUSR1 (on_signal): checkpoint, close the output, exit 3; while
-         * loading, exit 3 at once */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGUSR1, &sa, NULL);
-    }
-    rc = scene_load(argv[optind], &sc);
+    *finished = 0;
+    return SIPD_OK;
+}
+
+/* SIGINT/SIGTERM/SIGUSR1 (on_signal): checkpoint, close the output, exit 3; while loading, exit 3
+ * at once. */
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* The scene file, with --frames and --output applied. */
+static int load_scene(cli_run *r, const char *path)
+{
+    int rc = scene_load(path, &r->sc);
     if (rc != SIPD_OK)
         return rc;
-    if (frames_opt >= 0)
-        sc.frames = frames_opt;
-    if (output_opt) {
-        free(sc.output_file);
-        sc.output_file = strdup(output_opt);
-        if (!sc.output_file) {
-            scene_free(&sc);
+    r->have_scene = 1;
+    if (r->frames_opt >= 0)
+        r->sc.frames = r->frames_opt;
+    if (r->output_opt) {
+        free(r->sc.output_file);
+        r->sc.output_file = strdup(r->output_opt);
+        if (!r->sc.output_file)
             return SIPD_EFAIL;
-        }
     }
-    device = sc.device;
+    return SIPD_OK;
+}
+
+/* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
+ * auto takes the CUDA backend when a device exists, else the CPU, and says which;
+ * what the method table keeps on the CPU backend (method.h, method_cpu_only: mixed-fem, newton
+ * with contact pairs, contact with a Gauss–Seidel sweep) runs there (with device cuda: exit 2,
+ * a bad combination); auto also keeps newton there (method_auto_cpu: the float64 reference).
+ * Sets r->ops, precision, device_attr (the output's attribute) and cpu_why (the log's reason). */
+static int choose_device(cli_run *r)
+{
+    const char *device_opt = r->device_opt;
+    r->device = r->sc.device;
     if (device_opt) {
-        if (!strcmp(device_opt, "auto")) device = SIPD_DEVICE_AUTO;
-        else if (!strcmp(device_opt, "cuda")) device = SIPD_DEVICE_CUDA;
-        else if (!strcmp(device_opt, "cpu")) device = SIPD_DEVICE_CPU;
+        if (!strcmp(device_opt, "auto")) r->device = SIPD_DEVICE_AUTO;
+        else if (!strcmp(device_opt, "cuda")) r->device = SIPD_DEVICE_CUDA;
+        else if (!strcmp(device_opt, "cpu")) r->device = SIPD_DEVICE_CPU;
         else {
             sipd_error("--device: expected auto, cuda or cpu, got '%s'", device_opt);
-            scene_free(&sc);
             return SIPD_EINPUT;
         }
     }
-    /* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
-     * auto takes the CUDA backend when a device exists, else the CPU, and says which;
-     * what the method table keeps on the CPU backend (method.h, method_cpu_only: mixed-fem, newton
-     * with contact pairs, contact with a Gauss–Seidel sweep) runs there (with device cuda: exit 2,
-     * a bad combination); auto also keeps newton there (method_auto_cpu: the float64 reference). */
-    const sipd_backend_ops *ops = &sipd_backend_cpu;
-    const char *precision = SIPD_REAL_NAME, *cpu_why = "";
-    char device_attr[320] = "cpu", cuda_desc[256] = "";
+    r->ops = &sipd_backend_cpu;
+    r->precision = SIPD_REAL_NAME;
+    r->cpu_why = "";
+    strcpy(r->device_attr, "cpu");
 #ifdef SIPD_HAVE_CUDA
-    char auto_why[300] = "";
-    if (device != SIPD_DEVICE_CPU) {
+    if (r->device != SIPD_DEVICE_CPU) {
         char cpu_only[128];
-        int ndev = sipd_cuda_device_count(), on_cpu = method_cpu_only(&sc, cpu_only, sizeof cpu_only);
-        if (device == SIPD_DEVICE_CUDA && on_cpu) {
+        int ndev = sipd_cuda_device_count(), on_cpu = method_cpu_only(&r->sc, cpu_only, sizeof cpu_only);
+        if (r->device == SIPD_DEVICE_CUDA && on_cpu) {
             sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto", cpu_only);
-            scene_free(&sc);
             return SIPD_EINPUT;
         }
         if (ndev == 0) {
-            sipd_cuda_describe(cuda_desc, sizeof cuda_desc);
-            if (device == SIPD_DEVICE_CUDA) {
-                sipd_error("device cuda: no CUDA backend available: %s; use --device cpu or auto", cuda_desc);
-                scene_free(&sc);
+            sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
+            if (r->device == SIPD_DEVICE_CUDA) {
+                sipd_error("device cuda: no CUDA backend available: %s; use --device cpu or auto", r->cuda_desc);
                 return SIPD_EFAIL;
             }
-            snprintf(auto_why, sizeof auto_why, "; auto: %s", cuda_desc);
-            cpu_why = auto_why;
+            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s", r->cuda_desc);
+            r->cpu_why = r->auto_why;
         } else if (on_cpu) {
-            snprintf(auto_why, sizeof auto_why, "; auto: %s runs on the CPU backend only", cpu_only);
-            cpu_why = auto_why;
-        } else if (device == SIPD_DEVICE_AUTO && method_auto_cpu(&sc, cpu_only, sizeof cpu_only)) {
-            snprintf(auto_why, sizeof auto_why, "; auto: %s stays on the CPU", cpu_only);
-            cpu_why = auto_why;
+            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s runs on the CPU backend only", cpu_only);
+            r->cpu_why = r->auto_why;
+        } else if (r->device == SIPD_DEVICE_AUTO && method_auto_cpu(&r->sc, cpu_only, sizeof cpu_only)) {
+            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s stays on the CPU", cpu_only);
+            r->cpu_why = r->auto_why;
         } else {
             char name[256];
-            sipd_cuda_describe(cuda_desc, sizeof cuda_desc);
+            sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
             sipd_cuda_device_name(name, sizeof name);
-            snprintf(device_attr, sizeof device_attr, "cuda: %s", name);
-            ops = &sipd_backend_cuda;
-            precision = "float32";
+            snprintf(r->device_attr, sizeof r->device_attr, "cuda: %s", name);
+            r->ops = &sipd_backend_cuda;
+            r->precision = "float32";
         }
     }
 #else
-    if (device == SIPD_DEVICE_CUDA) {
+    if (r->device == SIPD_DEVICE_CUDA) {
         sipd_error("--device cuda: this build has no CUDA backend (nvcc not found at configure time, "
                    "or a sanitizer build); "
                    "use --device cpu or auto");
-        scene_free(&sc);
         return SIPD_EFAIL;
     }
-    if (device == SIPD_DEVICE_AUTO)
-        cpu_why = "; auto: no CUDA backend in this build";
+    if (r->device == SIPD_DEVICE_AUTO)
+        r->cpu_why = "; auto: no CUDA backend in this build";
 #endif
+    return SIPD_OK;
+}
 
-    rc = model_build(&sc, &model);                               /* meshes → arrays */
-    if (rc != SIPD_OK) {
-        scene_free(&sc);
+/* Meshes → arrays; the output checked (never an input; replaceable unless resuming); the
+ * resolved parameters printed into r->resolved. */
+static int build_model(cli_run *r)
+{
+    int rc = model_build(&r->sc, &r->model);
+    if (rc != SIPD_OK)
         return rc;
-    }
-    rc = check_output_is_not_input(&sc);                         /* never write over an input */
-    if (rc == SIPD_OK && (dry_run || !resume))
-        rc = h5out_check_target(sc.output_file, sc.xdmf, overwrite);
-    if (rc != SIPD_OK) {
-        model_free(&model);
-        scene_free(&sc);
+    r->have_model = 1;
+    rc = check_output_is_not_input(&r->sc);
+    if (rc == SIPD_OK && (r->dry_run || !r->resume))
+        rc = h5out_check_target(r->sc.output_file, r->sc.xdmf, r->overwrite);
+    if (rc != SIPD_OK)
         return rc;
+    FILE *ms = open_memstream(&r->resolved, &r->resolved_len);
+    if (ms) {
+        scene_print(ms, &r->sc);
+        fclose(ms);
     }
-    {
-        FILE *ms = open_memstream(&resolved, &resolved_len);
-        if (ms) {
-            scene_print(ms, &sc);
-            fclose(ms);
-        }
-    }
-    if (dry_run) {
-        fputs(resolved ? resolved : "", stdout);
-        printf("# model: %d bodies, %d vertices, %d tets, %d surface triangles, %d colours, "
-               "mass %.6g kg, bbox diagonal %.6g\n",
-               model.nbodies, model.nv, model.nt, model.nf, model.ncolors, model.total_mass, model.bbox_diag);
-        model_print_bodies(stdout, &sc, &model);                 /* per body: kind, counts, box, Dirichlet */
-        free(resolved);
-        model_free(&model);
-        scene_free(&sc);
-        return 0;
-    }
+    return SIPD_OK;
+}
 
-    if (ops != &sipd_backend_cpu)
-        sipd_info("device: cuda: %s (%s)%s", cuda_desc, precision, device == SIPD_DEVICE_AUTO ? "; auto: CUDA device found" : "");
+/* --dry-run: the resolved parameters and the model's counts on stdout. */
+static void print_dry_run(const cli_run *r)
+{
+    const sipd_model *model = &r->model;
+    fputs(r->resolved ? r->resolved : "", stdout);
+    printf("# model: %d bodies, %d vertices, %d tets, %d surface triangles, %d colours, "
+           "mass %.6g kg, bbox diagonal %.6g\n",
+           model->nbodies, model->nv, model->nt, model->nf, model->ncolors, model->total_mass, model->bbox_diag);
+    model_print_bodies(stdout, &r->sc, model);                   /* per body: kind, counts, box, Dirichlet */
+}
+
+/* The device line and the run's size on stderr. */
+static void announce(const cli_run *r)
+{
+    if (r->ops != &sipd_backend_cpu)
+        sipd_info("device: cuda: %s (%s)%s", r->cuda_desc, r->precision,
+                  r->device == SIPD_DEVICE_AUTO ? "; auto: CUDA device found" : "");
     else
 #ifdef _OPENMP
-        sipd_info("device: cpu (%s, %d OpenMP threads)%s", SIPD_REAL_NAME, threads > 0 ? threads : omp_get_max_threads(),
-                  cpu_why);
+        sipd_info("device: cpu (%s, %d OpenMP threads)%s", SIPD_REAL_NAME,
+                  r->threads > 0 ? r->threads : omp_get_max_threads(), r->cpu_why);
 #else
-        sipd_info("device: cpu (%s, 1 thread)%s", SIPD_REAL_NAME, cpu_why);
+        sipd_info("device: cpu (%s, 1 thread)%s", SIPD_REAL_NAME, r->cpu_why);
 #endif
-    sipd_info("%s: %d vertices, %d tets, %d frames x %d substeps, output %s", sc.path, model.nv, model.nt, sc.frames,
-              sc.substeps, sc.output_file);
+    sipd_info("%s: %d vertices, %d tets, %d frames x %d substeps, output %s", r->sc.path, r->model.nv, r->model.nt,
+              r->sc.frames, r->sc.substeps, r->sc.output_file);
+}
 
-    sim_backend_params(&sc, threads, &bp);
-    if (fields_init(&fields, &sc, &model) != SIPD_OK) {
-        free(resolved);
-        model_free(&model);
-        scene_free(&sc);
+/* Backend parameters, the output fields, and the restart file's name OUTPUT.ckpt. */
+static int prepare_run(cli_run *r)
+{
+    sim_backend_params(&r->sc, r->threads, &r->bp);
+    if (fields_init(&r->fields, &r->sc, &r->model) != SIPD_OK)
         return SIPD_EFAIL;
-    }
-    /* Restart state: OUTPUT.ckpt. --resume continues from it; a fresh run removes a stale one. */
-    ckpt_path = sipd_malloc(strlen(sc.output_file) + 6);
-    if (!ckpt_path) {
-        fields_free(&fields);
-        free(resolved);
-        model_free(&model);
-        scene_free(&sc);
+    r->have_fields = 1;
+    r->ckpt_path = sipd_malloc(strlen(r->sc.output_file) + 6);
+    if (!r->ckpt_path)
         return SIPD_EFAIL;
+    sprintf(r->ckpt_path, "%s.ckpt", r->sc.output_file);
+    r->scene_hash = checkpoint_scene_hash(r->sc.text, r->model.nv, r->model.nt);
+    return SIPD_OK;
+}
+
+/* A checkpoint at or past the last frame: the run may have been killed after its last checkpoint,
+ * before its exit_reason; mark the output completed. */
+static int finish_completed_run(cli_run *r)
+{
+    const sipd_checkpoint *ck = &r->ck;
+    int rc;
+    end_loading();
+    rc = h5out_open_append(&r->out, r->sc.output_file, r->model.nv, r->model.nt, r->sc.xdmf, ck->out_frames,
+                           ck->out_solves, ck->out_hist);
+    if (rc == SIPD_OK && r->fields.n > 0)   /* the XDMF keeps its field attributes */
+        rc = h5out_add_fields(r->out, r->fields.n, r->fields.spec);
+    if (rc == SIPD_OK) {
+        rc = h5out_set_attr(r->out, "exit_reason", "completed");
+        if (h5out_close(r->out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
+            rc = SIPD_EFAIL;
+        r->out = NULL;
     }
-    sprintf(ckpt_path, "%s.ckpt", sc.output_file);
-    scene_hash = checkpoint_scene_hash(sc.text, model.nv, model.nt);
-    memset(&ck, 0, sizeof ck);
-    memset(&sim, 0, sizeof sim);   /* sim_free is safe on a zeroed sim */
-    rc = SIPD_OK;
-    if (resume && access(ckpt_path, F_OK) == 0) {
-        rc = checkpoint_read(ckpt_path, &ck);
-        if (rc == SIPD_OK && (ck.nv != model.nv || ck.scene_hash != scene_hash || ck.substep >= sc.substeps)) {
-            sipd_error_at(ckpt_path, 0, "this checkpoint was written for another scene or mesh (the scene "
+    if (rc == SIPD_OK)
+        sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", r->ckpt_path, ck->frame,
+                  r->sc.frames);
+    return rc;
+}
+
+/* --resume: read OUTPUT.ckpt when there is one (r->have_ckpt).  *finished = 1 when the checkpoint
+ * already holds every frame (finish_completed_run): main exits with the status returned. */
+static int resume_checkpoint(cli_run *r, int *finished)
+{
+    int rc = SIPD_OK;
+    *finished = 0;
+    if (r->resume && access(r->ckpt_path, F_OK) == 0) {
+        rc = checkpoint_read(r->ckpt_path, &r->ck);
+        if (rc == SIPD_OK && (r->ck.nv != r->model.nv || r->ck.scene_hash != r->scene_hash ||
+                              r->ck.substep >= r->sc.substeps)) {
+            sipd_error_at(r->ckpt_path, 0, "this checkpoint was written for another scene or mesh (the scene "
                           "file changed?); remove it or run without --resume to start again");
             rc = SIPD_EINPUT;
         }
-        have_ckpt = rc == SIPD_OK;
-        if (have_ckpt && ck.frame >= sc.frames) {
-            /* the run may have been killed after its last checkpoint, before its exit_reason */
-            end_loading();
-            rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames,
-                                   ck.out_solves, ck.out_hist);
-            if (rc == SIPD_OK && fields.n > 0)   /* the XDMF keeps its field attributes */
-                rc = h5out_add_fields(out, fields.n, fields.spec);
-            if (rc == SIPD_OK) {
-                rc = h5out_set_attr(out, "exit_reason", "completed");
-                if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
-                    rc = SIPD_EFAIL;
-                out = NULL;
-            }
-            if (rc == SIPD_OK)
-                sipd_info("%s is at frame %d, the run asks for %d frames: nothing to do", ckpt_path, ck.frame,
-                          sc.frames);
-            checkpoint_free(&ck);
-            fields_free(&fields);
-            free(ckpt_path);
-            free(resolved);
-            model_free(&model);
-            scene_free(&sc);
-            return rc;
+        r->have_ckpt = rc == SIPD_OK;
+        if (r->have_ckpt && r->ck.frame >= r->sc.frames) {
+            *finished = 1;
+            return finish_completed_run(r);
         }
-    } else if (resume) {
-        sipd_info("--resume: no checkpoint %s: starting from frame 0", ckpt_path);
+    } else if (r->resume) {
+        sipd_info("--resume: no checkpoint %s: starting from frame 0", r->ckpt_path);
+    }
+    return rc;
+}
+
+/* Reopen the output of the checkpointed run and restore the simulation's state from it. */
+static int reopen_output(cli_run *r)
+{
+    const sipd_checkpoint *ck = &r->ck;
+    char note[160];
+    int rc = h5out_open_append(&r->out, r->sc.output_file, r->model.nv, r->model.nt, r->sc.xdmf, ck->out_frames,
+                               ck->out_solves, ck->out_hist);
+    if (rc == SIPD_OK && r->fields.n > 0)
+        rc = h5out_add_fields(r->out, r->fields.n, r->fields.spec);
+    if (rc == SIPD_OK)
+        rc = r->sim.ops->upload(r->sim.b, ck->x, ck->v);
+    if (rc == SIPD_OK && sim_restore_solver_state(&r->sim, ck->s, ck->ns) != SIPD_OK) {
+        sipd_error_at(r->ckpt_path, 0, "this checkpoint holds %ld doubles of solver state, the method keeps "
+                      "another amount (written by another method?); remove it to start again", ck->ns);
+        rc = SIPD_EINPUT;
+    }
+    if (rc == SIPD_OK) {
+        r->sim.t = ck->t;
+        r->sim.lam_min = ck->lam_min;
+        if (ck->x_extent > 0)   /* (a checkpoint before version 4: recomputed, as then) */
+            r->sim.x_extent = ck->x_extent;
+        r->sim.f_start = ck->f_start;
+        r->start_frame = ck->frame;
+        r->start_substep = ck->substep;
+        if (ck->substep)
+            snprintf(note, sizeof note, "frame %d, step %d of frame %d (t = %.17g s)", ck->frame, ck->substep,
+                     ck->frame + 1, ck->t);
+        else
+            snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck->frame, ck->t);
+        h5out_set_attr(r->out, "resumed_from", note);
+        h5out_set_attr_int(r->out, "resumed_from_frame", ck->frame);
+        h5out_set_attr_int(r->out, "resumed_from_substep", ck->substep);
+        h5out_set_attr_double(r->out, "resumed_from_time", ck->t);
+        h5out_set_attr(r->out, "exit_reason", "running");   /* until the run ends */
+        if (ck->substep)
+            sipd_info("resuming from %s at frame %d, step %d of %d of frame %d", r->ckpt_path, ck->frame,
+                      ck->substep, r->sc.substeps, ck->frame + 1);
+        else
+            sipd_info("resuming from %s at frame %d", r->ckpt_path, ck->frame);
+    }
+    if (rc != SIPD_OK && r->out) {
+        h5out_close(r->out);
+        r->out = NULL;
+    }
+    return rc;
+}
+
+/* A new output: the metadata (version, scene, resolved parameters, command line, device), the
+ * rest mesh with every kind's connectivity, the fields. */
+static int create_output(cli_run *r, int argc, char **argv)
+{
+    const sipd_model *model = &r->model;
+    sipd_h5_meta meta;
+    sipd_h5_mesh hm;
+    char version[128];
+    int rc;
+    r->cmdline = command_line(argc, argv);
+    snprintf(version, sizeof version, "sipd-run %s (git %s)", SIPD_VERSION, SIPD_GIT);
+    meta.version = version;
+    meta.scene_text = r->sc.text;
+    meta.resolved_parameters = r->resolved;
+    meta.command_line = r->cmdline;
+    meta.device = r->device_attr;
+    meta.precision = r->precision;
+    meta.units = "SI: m, kg, s, Pa";
+    hm.nv = model->nv;
+    hm.nt = model->nt;
+    hm.nf = model->nf;
+    hm.rest = model->X;
+    hm.tets = model->tets;
+    hm.tris = model->tris;
+    hm.body = model->body;
+    {   /* the other kinds' connectivity: elastic triangles and edges (model.h groups) */
+        int gt = model->group_of[SIPD_KIND_TRI], ge = model->group_of[SIPD_KIND_EDGE];
+        hm.ntri = gt >= 0 ? model->groups[gt].ne : 0;
+        hm.triangles = gt >= 0 ? model->groups[gt].v : NULL;
+        hm.ned = ge >= 0 ? model->groups[ge].ne : 0;
+        hm.edges = ge >= 0 ? model->groups[ge].v : NULL;
+    }
+    rc = h5out_create(&r->out, r->sc.output_file, &meta, &hm, r->sc.compression, r->sc.xdmf);
+    if (rc == SIPD_OK && r->fields.n > 0)   /* output.fields: their datasets and XDMF attributes */
+        rc = h5out_add_fields(r->out, r->fields.n, r->fields.spec);
+    if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
+        rc = h5out_set_attr(r->out, "exit_reason", "running");
+    return rc;
+}
+
+/* The first writes: a fresh run removes a stale checkpoint; then the output, reopened after a
+ * checkpoint or created. */
+static int open_output(cli_run *r, int argc, char **argv)
+{
+    int rc;
+    if (!r->resume && access(r->ckpt_path, F_OK) == 0) {
+        if (unlink(r->ckpt_path) == 0)
+            sipd_info("removed the previous run's checkpoint %s (use --resume to continue a run)", r->ckpt_path);
+    }
+    rc = r->have_ckpt ? reopen_output(r) : create_output(r, argc, argv);
+    if (rc == SIPD_OK && r->out)
+        h5out_set_history(r->out, r->sc.history_every);   /* output.history */
+    return rc;
+}
+
+/* The solves' tallies into the output's attributes (numbers and the contract's strings) and the
+ * log; --strict (or the scene's strict) turns unconverged solves into SIPD_ESTRICT; the output's
+ * exit_reason.  Returns rc, or SIPD_ESTRICT. */
+static int report_solves(cli_run *r, int rc)
+{
+    sipd_h5out *out = r->out;
+    char buf[96];
+    sipd_run_tally ta;
+    long bad;
+    double wall = sipd_now() - r->t0;
+    snprintf(buf, sizeof buf, "%.3f", wall);
+    h5out_set_attr(out, "wall_time_s", buf);
+    driver_tally(&ta);
+    /* the tallies as numbers too (the strings below are a contract; a script reads these) */
+    h5out_set_attr_double(out, "wall_time_seconds", wall);
+    h5out_set_attr_int(out, "solves_total", ta.solves);
+    h5out_set_attr_int(out, "solves_converged", ta.by_status[SIPD_SOLVE_CONVERGED]);
+    h5out_set_attr_int(out, "solves_at_cap", ta.by_status[SIPD_SOLVE_AT_CAP]);
+    h5out_set_attr_int(out, "solves_stalled", ta.by_status[SIPD_SOLVE_STALLED]);
+    h5out_set_attr_int(out, "solves_diverged", ta.by_status[SIPD_SOLVE_DIVERGED]);
+    bad = ta.solves - ta.by_status[SIPD_SOLVE_CONVERGED];
+    snprintf(buf, sizeof buf, "%ld of %ld", ta.by_status[SIPD_SOLVE_AT_CAP], ta.solves);
+    h5out_set_attr(out, "solves_at_iteration_cap", buf);
+    snprintf(buf, sizeof buf, "%ld of %ld", bad, ta.solves);
+    h5out_set_attr(out, "solves_not_converged", buf);
+    snprintf(buf, sizeof buf, "converged %ld, at-cap %ld, stalled %ld, diverged %ld",
+             ta.by_status[0], ta.by_status[1], ta.by_status[2], ta.by_status[3]);
+    h5out_set_attr(out, "solves_by_status", buf);
+    snprintf(buf, sizeof buf, "%.6g", bad > 0 ? ta.worst_residual : 0.0);
+    h5out_set_attr(out, "worst_relative_residual", buf);
+    h5out_set_attr_double(out, "worst_residual", bad > 0 ? ta.worst_residual : 0.0);
+    snprintf(buf, sizeof buf, "%.6g", ta.momentum_max);
+    h5out_set_attr(out, "max_momentum_error_Ns", buf);
+    h5out_set_attr_double(out, "max_momentum_error", ta.momentum_max);
+    if (bad > 0)
+        sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
+                  "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "
+                  "looks too soft; %s (docs/convergence.md)",
+                  bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
+                  ta.worst_frame, ta.worst_substep, r->sc.tolerance,
+                  bad > ta.at_roundoff ? "raise solver.iterations or substeps" : "see the next line");
+    if (ta.at_roundoff > 0)
+        sipd_info("%ld of the stalled solves stopped at the round-off of the %s state (residuals up to "
+                  "%.3g): a tolerance below that needs more precision, not iterations%s",
+                  ta.at_roundoff, r->ops->unit_roundoff < 1e-10 ? "float64" : "float32", ta.roundoff_residual,
+                  r->ops->unit_roundoff < 1e-10 ? "" : " (--device cpu computes in float64)");
+    if (ta.momentum_flags > 0)
+        sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
+                  "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,
+                  ta.momentum_max);
+    if (rc == SIPD_OK && bad > 0 && (r->strict || r->sc.strict))
+        rc = SIPD_ESTRICT;
+    h5out_set_attr(out, "exit_reason", rc == SIPD_OK || rc == SIPD_ESTRICT ? "completed"
+                                       : rc == SIPD_ESIGNAL                ? "signal"
+                                       : rc == SIPD_EDIVERGE               ? "diverged"
+                                                                           : "error");
+    return rc;
+}
+
+/* The last line on stderr: where a stopped run stands, or done. */
+static void report_end(const cli_run *r, int rc)
+{
+    int frames_done = r->frames_done;
+    if (rc == SIPD_ESIGNAL && (driver_stopped_substep() > 0 || driver_stopped_inside_step()))
+        sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d%s; %s holds frames "
+                  "0..%d; continue with --resume", frames_done, driver_stopped_substep(), r->sc.substeps,
+                  frames_done + 1,
+                  driver_stopped_inside_step() ? " (inside the next step: the checkpoint holds its start)" : "",
+                  r->sc.output_file, frames_done);
+    else if (rc == SIPD_ESIGNAL)
+        sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
+                  frames_done, r->sc.output_file, frames_done);
+    else if (rc == SIPD_OK || rc == SIPD_ESTRICT)
+        sipd_info("done: %d frames in %.2f s -> %s%s", frames_done, sipd_now() - r->t0, r->sc.output_file,
+                  rc == SIPD_ESTRICT ? " (exit 4: --strict and some solves did not converge)" : "");
+}
+
+/* The frames (driver_run), then the tallies, the output closed, the last line. */
+static int run_frames(cli_run *r)
+{
+    sipd_run_opts ro;
+    int rc;
+    ro.frames = r->sc.frames;
+    ro.start_frame = r->start_frame;
+    ro.start_substep = r->start_substep;
+    ro.out = r->out;
+    ro.stop = &sipd_stop_flag;
+    ro.checkpoint = r->ckpt_path;
+    ro.checkpoint_every = r->sc.checkpoint_every;
+    ro.checkpoint_seconds = r->sc.checkpoint_seconds;
+    ro.scene_hash = r->scene_hash;
+    ro.fields = r->fields.n > 0 ? &r->fields : NULL;
+    r->t0 = sipd_now();
+    rc = driver_run(&r->sim, &ro, &r->frames_done);
+    rc = report_solves(r, rc);
+    if (h5out_close(r->out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
+        rc = SIPD_EFAIL;
+    report_end(r, rc);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli_run r;
+    int rc, finished;
+
+    memset(&r, 0, sizeof r);   /* sim_free, checkpoint_free and the frees are safe on zeroes */
+    rc = parse_options(argc, argv, &r, &finished);               /* --help, --version, bad options */
+    if (finished)
+        return rc;
+    install_signal_handlers();
+    rc = load_scene(&r, argv[optind]);                           /* scene file, --frames, --output */
+    if (rc == SIPD_OK)
+        rc = choose_device(&r);                                  /* cpu or cuda, and why */
+    if (rc == SIPD_OK)
+        rc = build_model(&r);                                    /* meshes → arrays; output checked */
+    if (rc != SIPD_OK || r.dry_run) {
+        if (rc == SIPD_OK)
+            print_dry_run(&r);                                   /* --dry-run: parameters and model */
+        cli_free(&r);
+        return rc;
+    }
+    announce(&r);                                                /* device and size on stderr */
+    rc = prepare_run(&r);                                        /* backend parameters, fields */
+    if (rc != SIPD_OK) {
+        cli_free(&r);
+        return rc;
+    }
+    rc = resume_checkpoint(&r, &finished);                       /* --resume: OUTPUT.ckpt */
+    if (finished) {
+        cli_free(&r);
+        return rc;
     }
     if (rc == SIPD_OK)
-        rc = sim_init(&sim, &sc, &model, ops, &bp);
+        rc = sim_init(&r.sim, &r.sc, &r.model, r.ops, &r.bp);   /* the backend's state */
     end_loading();   /* the first write follows: a stale checkpoint's removal, or the output */
-    if (rc == SIPD_OK && !resume && access(ckpt_path, F_OK) == 0) {
-        if (unlink(ckpt_path) == 0)
-            sipd_info("removed the previous run's checkpoint %s (use --resume to continue a run)", ckpt_path);
-    }
-    if (rc == SIPD_OK && have_ckpt) {
-        char note[160];
-        rc = h5out_open_append(&out, sc.output_file, model.nv, model.nt, sc.xdmf, ck.out_frames, ck.out_solves,
-                               ck.out_hist);
-        if (rc == SIPD_OK && fields.n > 0)
-            rc = h5out_add_fields(out, fields.n, fields.spec);
-        if (rc == SIPD_OK)
-            rc = sim.ops->upload(sim.b, ck.x, ck.v);
-        if (rc == SIPD_OK && sim_restore_solver_state(&sim, ck.s, ck.ns) != SIPD_OK) {
-            sipd_error_at(ckpt_path, 0, "this checkpoint holds %ld doubles of solver state, the method keeps "
-                          "another amount (written by another method?); remove it to start again", ck.ns);
-            rc = SIPD_EINPUT;
-        }
-        if (rc == SIPD_OK) {
-            sim.t = ck.t;
-            sim.lam_min = ck.lam_min;
-            if (ck.x_extent > 0)   /* (a checkpoint before version 4: recomputed, as then) */
-                sim.x_extent = ck.x_extent;
-            sim.f_start = ck.f_start;
-            start_frame = ck.frame;
-            start_substep = ck.substep;
-            if (ck.substep)
-                snprintf(note, sizeof note, "frame %d, step %d of frame %d (t = %.17g s)", ck.frame, ck.substep,
-                         ck.frame + 1, ck.t);
-            else
-                snprintf(note, sizeof note, "frame %d (t = %.17g s)", ck.frame, ck.t);
-            h5out_set_attr(out, "resumed_from", note);
-            h5out_set_attr_int(out, "resumed_from_frame", ck.frame);
-            h5out_set_attr_int(out, "resumed_from_substep", ck.substep);
-            h5out_set_attr_double(out, "resumed_from_time", ck.t);
-            h5out_set_attr(out, "exit_reason", "running");   /* until the run ends */
-            if (ck.substep)
-                sipd_info("resuming from %s at frame %d, step %d of %d of frame %d", ckpt_path, ck.frame,
-                          ck.substep, sc.substeps, ck.frame + 1);
-            else
-                sipd_info("resuming from %s at frame %d", ckpt_path, ck.frame);
-        }
-        if (rc != SIPD_OK && out) {
-            h5out_close(out);
-            out = NULL;
-        }
-    } else if (rc == SIPD_OK) {
-        sipd_h5_meta meta;
-        sipd_h5_mesh hm;
-        char version[128];
-        cmdline = command_line(argc, argv);
-        snprintf(version, sizeof version, "sipd-run %s (git %s)", SIPD_VERSION, SIPD_GIT);
-        meta.version = version;
-        meta.scene_text = sc.text;
-        meta.resolved_parameters = resolved;
-        meta.command_line = cmdline;
-        meta.device = device_attr;
-        meta.precision = precision;
-        meta.units = "SI: m, kg, s, Pa";
-        hm.nv = model.nv;
-        hm.nt = model.nt;
-        hm.nf = model.nf;
-        hm.rest = model.X;
-        hm.tets = model.tets;
-        hm.tris = model.tris;
-        hm.body = model.body;
-        {   /* the other kinds' connectivity: elastic triangles and edges (model.h groups) */
-            int gt = model.group_of[SIPD_KIND_TRI], ge = model.group_of[SIPD_KIND_EDGE];
-            hm.ntri = gt >= 0 ? model.groups[gt].ne : 0;
-            hm.triangles = gt >= 0 ? model.groups[gt].v : NULL;
-            hm.ned = ge >= 0 ? model.groups[ge].ne : 0;
-            hm.edges = ge >= 0 ? model.groups[ge].v : NULL;
-        }
-        rc = h5out_create(&out, sc.output_file, &meta, &hm, sc.compression, sc.xdmf);
-        if (rc == SIPD_OK && fields.n > 0)   /* output.fields: their datasets and XDMF attributes */
-            rc = h5out_add_fields(out, fields.n, fields.spec);
-        if (rc == SIPD_OK)   /* until the run ends: a killed run says so */
-            rc = h5out_set_attr(out, "exit_reason", "running");
-    }
-    if (rc == SIPD_OK && out)
-        h5out_set_history(out, sc.history_every);   /* output.history */
-    if (rc == SIPD_OK) {
-        sipd_run_opts ro;
-        ro.frames = sc.frames;
-        ro.start_frame = start_frame;
-        ro.start_substep = start_substep;
-        ro.out = out;
-        ro.stop = &sipd_stop_flag;
-        ro.checkpoint = ckpt_path;
-        ro.checkpoint_every = sc.checkpoint_every;
-        ro.checkpoint_seconds = sc.checkpoint_seconds;
-        ro.scene_hash = scene_hash;
-        ro.fields = fields.n > 0 ? &fields : NULL;
-        t0 = sipd_now();
-        rc = driver_run(&sim, &ro, &frames_done);
-        {
-            char buf[96];
-            sipd_run_tally ta;
-            long bad;
-            double wall = sipd_now() - t0;
-            snprintf(buf, sizeof buf, "%.3f", wall);
-            h5out_set_attr(out, "wall_time_s", buf);
-            driver_tally(&ta);
-            /* the tallies as numbers too (the strings below are a contract; a script reads these) */
-            h5out_set_attr_double(out, "wall_time_seconds", wall);
-            h5out_set_attr_int(out, "solves_total", ta.solves);
-            h5out_set_attr_int(out, "solves_converged", ta.by_status[SIPD_SOLVE_CONVERGED]);
-            h5out_set_attr_int(out, "solves_at_cap", ta.by_status[SIPD_SOLVE_AT_CAP]);
-            h5out_set_attr_int(out, "solves_stalled", ta.by_status[SIPD_SOLVE_STALLED]);
-            h5out_set_attr_int(out, "solves_diverged", ta.by_status[SIPD_SOLVE_DIVERGED]);
-            bad = ta.solves - ta.by_status[SIPD_SOLVE_CONVERGED];
-            snprintf(buf, sizeof buf, "%ld of %ld", ta.by_status[SIPD_SOLVE_AT_CAP], ta.solves);
-            h5out_set_attr(out, "solves_at_iteration_cap", buf);
-            snprintf(buf, sizeof buf, "%ld of %ld", bad, ta.solves);
-            h5out_set_attr(out, "solves_not_converged", buf);
-            snprintf(buf, sizeof buf, "converged %ld, at-cap %ld, stalled %ld, diverged %ld",
-                     ta.by_status[0], ta.by_status[1], ta.by_status[2], ta.by_status[3]);
-            h5out_set_attr(out, "solves_by_status", buf);
-            snprintf(buf, sizeof buf, "%.6g", bad > 0 ? ta.worst_residual : 0.0);
-            h5out_set_attr(out, "worst_relative_residual", buf);
-            h5out_set_attr_double(out, "worst_residual", bad > 0 ? ta.worst_residual : 0.0);
-            snprintf(buf, sizeof buf, "%.6g", ta.momentum_max);
-            h5out_set_attr(out, "max_momentum_error_Ns", buf);
-            h5out_set_attr_double(out, "max_momentum_error", ta.momentum_max);
-            if (bad > 0)
-                sipd_info("%ld of %ld solves did not converge (at-cap %ld, stalled %ld, diverged %ld); worst "
-                          "relative residual %.3g at frame %d step %d (tolerance %g): an under-converged solve "
-                          "looks too soft; %s (docs/convergence.md)",
-                          bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
-                          ta.worst_frame, ta.worst_substep, sc.tolerance,
-                          bad > ta.at_roundoff ? "raise solver.iterations or substeps" : "see the next line");
-            if (ta.at_roundoff > 0)
-                sipd_info("%ld of the stalled solves stopped at the round-off of the %s state (residuals up to "
-                          "%.3g): a tolerance below that needs more precision, not iterations%s",
-                          ta.at_roundoff, ops->unit_roundoff < 1e-10 ? "float64" : "float32", ta.roundoff_residual,
-                          ops->unit_roundoff < 1e-10 ? "" : " (--device cpu computes in float64)");
-            if (ta.momentum_flags > 0)
-                sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
-                          "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,
-                          ta.momentum_max);
-            if (rc == SIPD_OK && bad > 0 && (strict || sc.strict))
-                rc = SIPD_ESTRICT;
-            h5out_set_attr(out, "exit_reason", rc == SIPD_OK || rc == SIPD_ESTRICT ? "completed"
-                                               : rc == SIPD_ESIGNAL                ? "signal"
-                                               : rc == SIPD_EDIVERGE               ? "diverged"
-                                                                                   : "error");
-        }
-        if (h5out_close(out) != SIPD_OK && (rc == SIPD_OK || rc == SIPD_ESTRICT))
-            rc = SIPD_EFAIL;
-        if (rc == SIPD_ESIGNAL && (driver_stopped_substep() > 0 || driver_stopped_inside_step()))
-            sipd_info("stopped by a signal after frame %d and %d of %d steps of frame %d%s; %s holds frames "
-                      "0..%d; continue with --resume", frames_done, driver_stopped_substep(), sc.substeps,
-                      frames_done + 1,
-                      driver_stopped_inside_step() ? " (inside the next step: the checkpoint holds its start)" : "",
-                      sc.output_file, frames_done);
-        else if (rc == SIPD_ESIGNAL)
-            sipd_info("stopped by a signal after frame %d; %s holds frames 0..%d; continue with --resume",
-                      frames_done, sc.output_file, frames_done);
-        else if (rc == SIPD_OK || rc == SIPD_ESTRICT)
-            sipd_info("done: %d frames in %.2f s -> %s%s", frames_done, sipd_now() - t0, sc.output_file,
-                      rc == SIPD_ESTRICT ? " (exit 4: --strict and some solves did not converge)" : "");
-    }
-    sim_free(&sim);
-    fields_free(&fields);
-    checkpoint_free(&ck);
-    free(ckpt_path);
-    free(cmdline);
-    free(resolved);
-    model_free(&model);
-    scene_free(&sc);
+    if (rc == SIPD_OK)
+        rc = open_output(&r, argc, argv);                        /* reopened after a checkpoint, or new */
+    if (rc == SIPD_OK)
+        rc = run_frames(&r);                                     /* the frames, tallies, last line */
+    cli_free(&r);
     return rc == SIPD_EDIVERGE ? SIPD_EFAIL : rc;
 }

@@ -5,17 +5,9 @@
 #define SIPD_MESHGEN_H
 
 #include "mesh.h"
-#include "model.h"
-#include "scene.h"
 
 /* Box [0,lx]x[0,ly]x[0,lz] with nx*ny*nz cells; surface extracted, tets positively oriented. */
 int meshgen_box(int nx, int ny, int nz, double lx, double ly, double lz, sipd_mesh *m);
-/* The in-memory cantilever the benchmarks share: a box of nx*ny*nz cells and size lx*ly*lz,
- * rubber (E = 1e6, ν = 0.45, ρ = 1000), clamped at x = 0, gravity −9.81 y, dt = 1/60, one
- * substep, tolerance 0.  sc points into *mat and *body (no allocation; scene_free must not be
- * called); the model is built into *m.  SIPD_OK or an error. */
-int meshgen_bench_model(int nx, int ny, int nz, double lx, double ly, double lz, sipd_scene *sc,
-                        sipd_scene_material *mat, sipd_scene_body *body, sipd_model *m);
 /* Rod polyline: segments + 1 vertices from the origin to (length, 0, 0) joined by `segments`
  * line segments (dim 1; bodies[].generate, scene.h). */
 int meshgen_rod(int segments, double length, sipd_mesh *m);

@@ -257,6 +257,14 @@ static int gg_push_rest(grow_group *g, const int *v, const double *rest, double 
     return SIPD_OK;
 }
 
+/* An empty group of elements with nc corners and nr rest values each. */
+static void gg_init(grow_group *g, int nc, int nr)
+{
+    memset(g, 0, sizeof *g);
+    g->nc = nc;
+    g->nr = nr;
+}
+
 static void gg_free(grow_group *g)
 {
     free(g->v);
@@ -863,34 +871,35 @@ static int contact_stiffness(const sipd_scene *sc, sipd_model *m, const grow_gro
     return SIPD_OK;
 }
 
-int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m)
-{
-    int b, i, k, rc = SIPD_OK, vo, to, fo, mo;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    grow_group ged, gbend, gtri, ghinge, gmid;
-    int nshell = 0;
+/* ---- model_build_meshes, stage by stage ------------------------------------------------- */
 
-    memset(m, 0, sizeof *m);
-    memset(&ged, 0, sizeof ged);
-    memset(&gbend, 0, sizeof gbend);
-    memset(&gtri, 0, sizeof gtri);
-    memset(&ghinge, 0, sizeof ghinge);
-    memset(&gmid, 0, sizeof gmid);
-    ged.nc = 2;
-    ged.nr = 2;
-    gbend.nc = 3;
-    gbend.nr = 2;
-    gtri.nc = 3;
-    gtri.nr = 4;
-    ghinge.nc = 4;
-    ghinge.nr = 2;
-    gmid.nc = MIDEDGE_NC;
-    gmid.nr = MIDEDGE_REST;
+/* Where the next body's vertices, tets, surface triangles and motions go in the model's arrays. */
+typedef struct {
+    int vo, to, fo, mo;
+} body_offsets;
+
+/* The groups of the element kinds that bodies add to while they are read (gg_adopt moves them
+ * into the model at the end). */
+typedef struct {
+    grow_group *ed, *bend, *tri, *hinge, *mid;
+} body_groups;
+
+/* Every body's element kind checked against its mesh; *nshell = the number of shell bodies. */
+static int check_bodies(const sipd_scene *sc, const sipd_mesh *meshes, int *nshell)
+{
+    int b, rc;
     for (b = 0; b < sc->nbodies; b++) {
         if ((rc = check_body_kind(sc, b, &meshes[b])) != SIPD_OK)
             return rc;
-        nshell += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SHELL;
+        *nshell += body_kind(&sc->bodies[b], &meshes[b]) == SIPD_ELEMENTS_SHELL;
     }
+    return SIPD_OK;
+}
+
+/* The model's counts and its per-vertex, per-tet, per-material and per-body arrays. */
+static int model_allocate(const sipd_scene *sc, const sipd_mesh *meshes, int nshell, sipd_model *m)
+{
+    int b, k;
     for (k = 0; k < SIPD_KIND_COUNT; k++) m->group_of[k] = -1;
     for (b = 0; b < sc->nbodies; b++) {
         m->nv += meshes[b].nv;
@@ -916,172 +925,273 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     m->motions = sipd_calloc((size_t)m->nmotions + 1, sizeof(sipd_motion));
     m->bodies = sipd_calloc((size_t)m->nbodies, sizeof *m->bodies);
     if (!m->X || !m->X0 || !m->V0 || !m->tets || !m->tris || !m->body || !m->mass || !m->Bm || !m->vol ||
-        !m->tet_mat || !m->mats || !m->fixed || !m->move_of || !m->motions || !m->bodies) {
-        rc = SIPD_EFAIL;
-        goto done;
-    }
-    for (i = 0; i < sc->nmaterials; i++) {   /* each material as the scene's model (physics/material.h) */
+        !m->tet_mat || !m->mats || !m->fixed || !m->move_of || !m->motions || !m->bodies)
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+/* Each material as the scene's model (physics/material.h), and with shells its plane-stress copy. */
+static int build_materials(const sipd_scene *sc, int nshell, sipd_model *m)
+{
+    int i;
+    for (i = 0; i < sc->nmaterials; i++) {
         const sipd_scene_material *sm = &sc->materials[i];
         if (!material_model_valid((int)sm->model)) {   /* the physics switches have no fallback */
             sipd_error_at(sc->path, sm->line, "materials[%d] (\"%s\"): material model %d is not implemented",
                           i, sm->name, (int)sm->model);
-            rc = SIPD_EINPUT;
-            goto done;
+            return SIPD_EINPUT;
         }
         m->mats[i] = material_make((int)sm->model, sm->youngs, sm->poisson);
         if (nshell)
             m->mats[sc->nmaterials + i] = tri_material((int)sm->model, sm->youngs, sm->poisson);
     }
+    return SIPD_OK;
+}
 
-    vo = to = fo = mo = 0;
-    for (b = 0; b < sc->nbodies; b++) {
-        const sipd_scene_body *bd = &sc->bodies[b];
-        const sipd_mesh *me = &meshes[b];
-        const sipd_scene_material *mat = &sc->materials[bd->material];
-        mat3 R = euler_rotation(bd->rotate_deg);
-        double bc[3];
-        for (i = 0; i < me->nv; i++) {
-            vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(me->x + 3 * i), bd->scale)),
-                            v3_load(bd->translate));
-            for (k = 0; k < 3; k++)
-                if (!(fabs(p.v[k]) <= MODEL_MAX_COORD)) { /* the scene and mesh limits allow 1e60 */
-                    sipd_error_at(sc->path, bd->line, "bodies[%d]: body too large: vertex %d of %s lies at %c = %g "
-                                  "after scale and translate (|coordinate| must be at most %g)",
-                                  b, i + 1, bd->mesh, "xyz"[k], p.v[k], MODEL_MAX_COORD);
-                    rc = SIPD_EINPUT;
-                    goto done;
-                }
-            v3_store(m->X + 3 * (vo + i), p);
-            v3_store(m->V0 + 3 * (vo + i), v3_load(bd->velocity));
-            m->body[vo + i] = b;
-            m->move_of[vo + i] = -1;
-            for (k = 0; k < 3; k++) {
-                if (p.v[k] < lo[k]) lo[k] = p.v[k];
-                if (p.v[k] > hi[k]) hi[k] = p.v[k];
+/* Body b's rest positions (scaled, rotated by R, translated), velocities and vertex tags from
+ * vertex vo on; lo/hi grow to the model's bounding box. */
+static int place_vertices(const sipd_scene *sc, int b, const sipd_mesh *me, mat3 R, int vo, sipd_model *m,
+                          double lo[3], double hi[3])
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int i, k;
+    for (i = 0; i < me->nv; i++) {
+        vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(me->x + 3 * i), bd->scale)),
+                        v3_load(bd->translate));
+        for (k = 0; k < 3; k++)
+            if (!(fabs(p.v[k]) <= MODEL_MAX_COORD)) { /* the scene and mesh limits allow 1e60 */
+                sipd_error_at(sc->path, bd->line, "bodies[%d]: body too large: vertex %d of %s lies at %c = %g "
+                              "after scale and translate (|coordinate| must be at most %g)",
+                              b, i + 1, bd->mesh, "xyz"[k], p.v[k], MODEL_MAX_COORD);
+                return SIPD_EINPUT;
             }
+        v3_store(m->X + 3 * (vo + i), p);
+        v3_store(m->V0 + 3 * (vo + i), v3_load(bd->velocity));
+        m->body[vo + i] = b;
+        m->move_of[vo + i] = -1;
+        for (k = 0; k < 3; k++) {
+            if (p.v[k] < lo[k]) lo[k] = p.v[k];
+            if (p.v[k] > hi[k]) hi[k] = p.v[k];
         }
-        const int bk = body_kind(bd, me), solid = bk == SIPD_ELEMENTS_SOLID;
-        for (i = 0; i < me->nt; i++) {
-            /* a springs body's tets give the lumped masses only: computed in scratch */
-            int e = to + i, tt[4], *t = solid ? m->tets + 4 * e : tt;
-            double V, Bs[9], *Bm = solid ? m->Bm + 9 * e : Bs;
-            for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
-            /* tet_rest leaves Bm unwritten when it cannot invert the rest shape: NaN marks that */
-            for (k = 0; k < 9; k++) Bm[k] = NAN;
-            V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
-                         v3_load(m->X + 3 * t[3]), Bm);
-            for (k = 0; k < 9 && isfinite(Bm[k]); k++) {}
-            if (!(V > 0) || !isfinite(V) || k < 9) { /* the loader refuses degenerate tets */
-                sipd_error_at(sc->path, bd->line, "bodies[%d]: tet %d of %s: %s after the body transform (volume %g, "
-                              "scale %g): the body is too %s", b, i + 1, bd->mesh,
-                              V > 0 ? "the rest shape cannot be inverted" : "non-positive volume", V, bd->scale,
-                              fabs(V) > 1 ? "large" : "small");
-                rc = SIPD_EINPUT;
-                goto done;
-            }
-            if (solid) {
-                m->vol[e] = V;
-                m->tet_mat[e] = bd->material;
-            }
-            for (k = 0; k < 4 && bk != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
-        }
-        if (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, &ged)) != SIPD_OK)
-            goto done;
-        if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
-            tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
-            if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, &gtri, &ghinge, &gmid)) != SIPD_OK)
-                goto done;
-        }
-        if (mesh_dim(me) == 2 && bk == SIPD_ELEMENTS_SPRINGS) {   /* a triangle mesh's edges */
-            tri_masses(sc, b, me->tris, me->nf, vo, m);
-            if ((rc = tri_springs(sc, b, me->tris, me->nf, vo, m, &ged)) != SIPD_OK)
-                goto done;
-        }
-        if (mesh_dim(me) == 1 &&
-            (rc = rod_elements(sc, b, me, vo, bk == SIPD_ELEMENTS_ROD, m, &ged, &gbend)) != SIPD_OK)
-            goto done;
-        for (i = 0; i < me->nf * 3; i++) m->tris[3 * fo + i] = me->tris[i] + vo;
-        {   /* the body's bounding-box centre (also that of its initial positions, stretched about it) */
-            double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            for (i = 0; i < me->nv; i++)
-                for (k = 0; k < 3; k++) {
-                    double p = m->X[3 * (vo + i) + k];
-                    blo[k] = p < blo[k] ? p : blo[k];
-                    bhi[k] = p > bhi[k] ? p : bhi[k];
-                }
-            for (k = 0; k < 3; k++) bc[k] = 0.5 * (blo[k] + bhi[k]);
-        }
-        if (bd->initial_positions) {
-            /* initial positions from a file (initpos.h): a .node/.msh is in the mesh file's frame and gets
-               the body's transform like the mesh; an earlier run's FILE.h5:FRAME is in world already */
-            char msg[1024];
-            int world = 0;
-            rc = initpos_load(bd->initial_positions, me, b, m->X0 + 3 * vo, &world, msg, sizeof msg);
-            if (rc != SIPD_OK) {
-                sipd_error_at(sc->path, bd->initial_positions_line, "bodies[%d].initial_positions: %s", b, msg);
-                goto done;
-            }
-            for (i = 0; i < me->nv && !world; i++) {
-                vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(m->X0 + 3 * (vo + i)), bd->scale)),
-                                v3_load(bd->translate));
-                v3_store(m->X0 + 3 * (vo + i), p);
-            }
-        } else
-            for (i = 0; i < me->nv; i++)   /* initial positions: rest stretched about that centre */
-                for (k = 0; k < 3; k++)
-                    m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
-        /* Dirichlet boxes: move boxes take precedence over pin boxes. */
-        {
-            int held[2][SIPD_MAX_BOXES];
-            memset(held, 0, sizeof held);
-            for (i = 0; i < me->nv; i++) {
-                const double *p = m->X0 + 3 * (vo + i);
-                for (k = 0; k < bd->npin; k++)
-                    if (in_box(&bd->pin[k], p)) {
-                        m->fixed[vo + i] = 1;
-                        held[0][k]++;
-                    }
-                for (k = 0; k < bd->nmove; k++)
-                    if (in_box(&bd->move[k].box, p)) {
-                        m->fixed[vo + i] = 2;
-                        m->move_of[vo + i] = mo + k;
-                        held[1][k]++;
-                    }
-            }
-            body_summary(b, me, bk, vo, m);
-            for (k = 0; k < bd->npin; k++)
-                if (!held[0][k])
-                    warn_empty_box(sc, b, 0, k, &bd->pin[k], &m->bodies[b]);
-            for (k = 0; k < bd->nmove; k++)
-                if (!held[1][k])
-                    warn_empty_box(sc, b, 1, k, &bd->move[k].box, &m->bodies[b]);
-            if (bd->elements == SIPD_ELEMENTS_AUTO && bd->gen_shape == SIPD_GEN_NONE && mesh_dim(me) == 2 &&
-                surface_closed(me->tris, me->nf))
-                warn_closed_shell(sc, b);
-        }
-        for (k = 0; k < bd->nmove; k++) {
-            memcpy(m->motions[mo + k].center, bd->move[k].center, sizeof(double) * 3);
-            memcpy(m->motions[mo + k].velocity, bd->move[k].velocity, sizeof(double) * 3);
-            memcpy(m->motions[mo + k].omega, bd->move[k].angular_velocity, sizeof(double) * 3);
-        }
-        mo += bd->nmove;
-        if (bd->obstacle) {   /* rigid, kinematic: every vertex follows the body's motion */
-            sipd_motion *mv = &m->motions[mo++];
-            m->bodies[b].nmoved = me->nv;
-            for (k = 0; k < 3; k++) {
-                mv->center[k] = bd->center_set ? bd->center[k] : bc[k];
-                mv->velocity[k] = bd->velocity[k];
-                mv->omega[k] = bd->angular_velocity[k];
-            }
-            for (i = 0; i < me->nv; i++) {
-                m->fixed[vo + i] = 2;
-                m->move_of[vo + i] = mo - 1;
-            }
-        }
-        vo += me->nv;
-        to += solid ? me->nt : 0;
-        fo += me->nf;
     }
+    return SIPD_OK;
+}
+
+/* Body b's tets: a solid's connectivity, rest shapes, volumes and materials from tet `to` on; the
+ * lumped masses ρV/4 of every body but a shell. */
+static int body_tets(const sipd_scene *sc, int b, const sipd_mesh *me, int bk, int vo, int to, sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    const int solid = bk == SIPD_ELEMENTS_SOLID;
+    int i, k;
+    for (i = 0; i < me->nt; i++) {
+        /* a springs body's tets give the lumped masses only: computed in scratch */
+        int e = to + i, tt[4], *t = solid ? m->tets + 4 * e : tt;
+        double V, Bs[9], *Bm = solid ? m->Bm + 9 * e : Bs;
+        for (k = 0; k < 4; k++) t[k] = me->tets[4 * i + k] + vo;
+        /* tet_rest leaves Bm unwritten when it cannot invert the rest shape: NaN marks that */
+        for (k = 0; k < 9; k++) Bm[k] = NAN;
+        V = tet_rest(v3_load(m->X + 3 * t[0]), v3_load(m->X + 3 * t[1]), v3_load(m->X + 3 * t[2]),
+                     v3_load(m->X + 3 * t[3]), Bm);
+        for (k = 0; k < 9 && isfinite(Bm[k]); k++) {}
+        if (!(V > 0) || !isfinite(V) || k < 9) { /* the loader refuses degenerate tets */
+            sipd_error_at(sc->path, bd->line, "bodies[%d]: tet %d of %s: %s after the body transform (volume %g, "
+                          "scale %g): the body is too %s", b, i + 1, bd->mesh,
+                          V > 0 ? "the rest shape cannot be inverted" : "non-positive volume", V, bd->scale,
+                          fabs(V) > 1 ? "large" : "small");
+            return SIPD_EINPUT;
+        }
+        if (solid) {
+            m->vol[e] = V;
+            m->tet_mat[e] = bd->material;
+        }
+        for (k = 0; k < 4 && bk != SIPD_ELEMENTS_SHELL; k++) m->mass[t[k]] += mat->density * V / 4;
+    }
+    return SIPD_OK;
+}
+
+/* Body b's elements of the other kinds, by its element kind and mesh dimension: springs,
+ * shells (with their masses), rods. */
+static int body_elements(const sipd_scene *sc, int b, const sipd_mesh *me, int bk, int vo, sipd_model *m,
+                         const body_groups *g)
+{
+    int rc;
+    if (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, g->ed)) != SIPD_OK)
+        return rc;
+    if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */
+        tri_masses(sc, b, me->tris, me->nf, vo, m);   /* ρ A t / 3 (not the tets' ρV/4: skipped above) */
+        if ((rc = shell_elements(sc, b, me->tris, me->nf, vo, sc->nmaterials, m, g->tri, g->hinge, g->mid)) != SIPD_OK)
+            return rc;
+    }
+    if (mesh_dim(me) == 2 && bk == SIPD_ELEMENTS_SPRINGS) {   /* a triangle mesh's edges */
+        tri_masses(sc, b, me->tris, me->nf, vo, m);
+        if ((rc = tri_springs(sc, b, me->tris, me->nf, vo, m, g->ed)) != SIPD_OK)
+            return rc;
+    }
+    if (mesh_dim(me) == 1 &&
+        (rc = rod_elements(sc, b, me, vo, bk == SIPD_ELEMENTS_ROD, m, g->ed, g->bend)) != SIPD_OK)
+        return rc;
+    return SIPD_OK;
+}
+
+/* The body's bounding-box centre (also that of its initial positions, stretched about it). */
+static void body_centre(const sipd_mesh *me, int vo, const sipd_model *m, double bc[3])
+{
+    double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int i, k;
+    for (i = 0; i < me->nv; i++)
+        for (k = 0; k < 3; k++) {
+            double p = m->X[3 * (vo + i) + k];
+            blo[k] = p < blo[k] ? p : blo[k];
+            bhi[k] = p > bhi[k] ? p : bhi[k];
+        }
+    for (k = 0; k < 3; k++) bc[k] = 0.5 * (blo[k] + bhi[k]);
+}
+
+/* Body b's initial positions X0: from bodies[].initial_positions, else the rest shape stretched
+ * by initial_stretch about the centre bc. */
+static int initial_positions(const sipd_scene *sc, int b, const sipd_mesh *me, mat3 R, const double bc[3], int vo,
+                             sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int i, k, rc;
+    if (bd->initial_positions) {
+        /* initial positions from a file (initpos.h): a .node/.msh is in the mesh file's frame and gets
+           the body's transform like the mesh; an earlier run's FILE.h5:FRAME is in world already */
+        char msg[1024];
+        int world = 0;
+        rc = initpos_load(bd->initial_positions, me, b, m->X0 + 3 * vo, &world, msg, sizeof msg);
+        if (rc != SIPD_OK) {
+            sipd_error_at(sc->path, bd->initial_positions_line, "bodies[%d].initial_positions: %s", b, msg);
+            return rc;
+        }
+        for (i = 0; i < me->nv && !world; i++) {
+            vec3 p = v3_add(m3_mulv(R, v3_scale(v3_load(m->X0 + 3 * (vo + i)), bd->scale)),
+                            v3_load(bd->translate));
+            v3_store(m->X0 + 3 * (vo + i), p);
+        }
+    } else
+        for (i = 0; i < me->nv; i++)   /* initial positions: rest stretched about that centre */
+            for (k = 0; k < 3; k++)
+                m->X0[3 * (vo + i) + k] = bc[k] + bd->initial_stretch[k] * (m->X[3 * (vo + i) + k] - bc[k]);
+    return SIPD_OK;
+}
+
+/* Dirichlet boxes: move boxes take precedence over pin boxes.  The body's summary, and warnings
+ * for boxes that hold no vertex and for a closed surface read as a shell. */
+static void dirichlet_boxes(const sipd_scene *sc, int b, const sipd_mesh *me, int bk, int vo, int mo, sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int held[2][SIPD_MAX_BOXES];
+    int i, k;
+    memset(held, 0, sizeof held);
+    for (i = 0; i < me->nv; i++) {
+        const double *p = m->X0 + 3 * (vo + i);
+        for (k = 0; k < bd->npin; k++)
+            if (in_box(&bd->pin[k], p)) {
+                m->fixed[vo + i] = 1;
+                held[0][k]++;
+            }
+        for (k = 0; k < bd->nmove; k++)
+            if (in_box(&bd->move[k].box, p)) {
+                m->fixed[vo + i] = 2;
+                m->move_of[vo + i] = mo + k;
+                held[1][k]++;
+            }
+    }
+    body_summary(b, me, bk, vo, m);
+    for (k = 0; k < bd->npin; k++)
+        if (!held[0][k])
+            warn_empty_box(sc, b, 0, k, &bd->pin[k], &m->bodies[b]);
+    for (k = 0; k < bd->nmove; k++)
+        if (!held[1][k])
+            warn_empty_box(sc, b, 1, k, &bd->move[k].box, &m->bodies[b]);
+    if (bd->elements == SIPD_ELEMENTS_AUTO && bd->gen_shape == SIPD_GEN_NONE && mesh_dim(me) == 2 &&
+        surface_closed(me->tris, me->nf))
+        warn_closed_shell(sc, b);
+}
+
+/* Body b's prescribed motions from motion *mo on: its move boxes, then, for an obstacle, one
+ * rigid motion that every vertex follows (about centre, or the box centre bc). */
+static void body_motions(const sipd_scene *sc, int b, const sipd_mesh *me, const double bc[3], int vo, int *mo,
+                         sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    int i, k;
+    for (k = 0; k < bd->nmove; k++) {
+        memcpy(m->motions[*mo + k].center, bd->move[k].center, sizeof(double) * 3);
+        memcpy(m->motions[*mo + k].velocity, bd->move[k].velocity, sizeof(double) * 3);
+        memcpy(m->motions[*mo + k].omega, bd->move[k].angular_velocity, sizeof(double) * 3);
+    }
+    *mo += bd->nmove;
+    if (bd->obstacle) {   /* rigid, kinematic: every vertex follows the body's motion */
+        sipd_motion *mv = &m->motions[(*mo)++];
+        m->bodies[b].nmoved = me->nv;
+        for (k = 0; k < 3; k++) {
+            mv->center[k] = bd->center_set ? bd->center[k] : bc[k];
+            mv->velocity[k] = bd->velocity[k];
+            mv->omega[k] = bd->angular_velocity[k];
+        }
+        for (i = 0; i < me->nv; i++) {
+            m->fixed[vo + i] = 2;
+            m->move_of[vo + i] = *mo - 1;
+        }
+    }
+}
+
+/* Body b into the model at the offsets *o (advanced past it): vertices, tets, the other kinds'
+ * elements, surface triangles, initial positions, Dirichlet boxes and motions. */
+static int build_body(const sipd_scene *sc, int b, const sipd_mesh *me, sipd_model *m, body_offsets *o,
+                      const body_groups *g, double lo[3], double hi[3])
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    mat3 R = euler_rotation(bd->rotate_deg);
+    double bc[3];
+    int i, rc;
+    if ((rc = place_vertices(sc, b, me, R, o->vo, m, lo, hi)) != SIPD_OK)
+        return rc;
+    const int bk = body_kind(bd, me), solid = bk == SIPD_ELEMENTS_SOLID;
+    if ((rc = body_tets(sc, b, me, bk, o->vo, o->to, m)) != SIPD_OK)
+        return rc;
+    if ((rc = body_elements(sc, b, me, bk, o->vo, m, g)) != SIPD_OK)
+        return rc;
+    for (i = 0; i < me->nf * 3; i++) m->tris[3 * o->fo + i] = me->tris[i] + o->vo;
+    body_centre(me, o->vo, m, bc);
+    if ((rc = initial_positions(sc, b, me, R, bc, o->vo, m)) != SIPD_OK)
+        return rc;
+    dirichlet_boxes(sc, b, me, bk, o->vo, o->mo, m);
+    body_motions(sc, b, me, bc, o->vo, &o->mo, m);
+    o->vo += me->nv;
+    o->to += solid ? me->nt : 0;
+    o->fo += me->nf;
+    return SIPD_OK;
+}
+
+int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model *m)
+{
+    int b, i, rc = SIPD_OK;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    grow_group ged, gbend, gtri, ghinge, gmid;
+    body_groups groups = {&ged, &gbend, &gtri, &ghinge, &gmid};
+    body_offsets off = {0, 0, 0, 0};
+    int nshell = 0;
+
+    memset(m, 0, sizeof *m);
+    gg_init(&ged, 2, 2);                        /* springs (and rod stretching) */
+    gg_init(&gbend, 3, 2);                      /* rod bending */
+    gg_init(&gtri, 3, 4);                       /* membrane triangles */
+    gg_init(&ghinge, 4, 2);                     /* hinges */
+    gg_init(&gmid, MIDEDGE_NC, MIDEDGE_REST);   /* mid-edge bending */
+    if ((rc = check_bodies(sc, meshes, &nshell)) != SIPD_OK)   /* element kinds against meshes */
+        return rc;
+    if ((rc = model_allocate(sc, meshes, nshell, m)) != SIPD_OK)   /* counts and arrays */
+        goto done;
+    if ((rc = build_materials(sc, nshell, m)) != SIPD_OK)   /* the materials' models */
+        goto done;
+    for (b = 0; b < sc->nbodies; b++)   /* each body's vertices, elements, boxes and motions */
+        if ((rc = build_body(sc, b, &meshes[b], m, &off, &groups, lo, hi)) != SIPD_OK)
+            goto done;
     if ((rc = contact_thin(sc, meshes, m)) != SIPD_OK)
         goto done;
     /* A vertex in no tet has no mass and no elastic block: keep it where it is. */

@@ -2,8 +2,9 @@
 # bench-compare.sh [options] REV_A REV_B — is REV_B slower per iteration than REV_A?
 #
 # Builds both commits (git archive exports under a scratch folder, Release, CPU only, without
-# the tests; a build is kept per commit and reused) with THIS tree's tools/sipd-bench.c in place
-# of theirs, so both run the same workload code against their own library, then runs the cases
+# the tests; a build is kept per commit and reused) with THIS tree's tools/sipd-bench.c (and the
+# header it includes, tools/bench_model.h) in place of theirs, so both run the same workload code
+# against their own library, then runs the cases
 # on a fixed box, interleaved: per case and thread count one warm-up run of each, then REPS runs
 # of each alternating which goes first (A B, B A, A B, ...).  Each run is one process that
 # builds the box and times one step of a fixed iteration count (sipd-bench --iterations).
@@ -61,8 +62,11 @@ done
 jobs=${JOBS:-$(nproc)}
 ncores=$(nproc)
 [ -n "$pin" ] || { pin=none; command -v taskset > /dev/null && [ "$ncores" -ge 2 ] && pin=1; }
-bench_src=$root/tools/sipd-bench.c
-bench_hash=$(sha1sum "$bench_src" | cut -c1-12)
+# the workload's files copied into every build: sipd-bench.c and its tools-side header (older
+# commits have no tools/bench_model.h; theirs src/meshgen.c still defines the old
+# meshgen_bench_model, which the copied header's bench_model_cantilever does not clash with)
+bench_files=(tools/sipd-bench.c tools/bench_model.h)
+bench_hash=$(cd "$root" && cat "${bench_files[@]}" | sha1sum | cut -c1-12)
 
 iters_of() {   # the iteration count of case $1
   local kv
@@ -76,7 +80,8 @@ iters_of() {   # the iteration count of case $1
 }
 
 # build REV → prints the path of its sipd-bench.  A commit is exported once per scratch folder;
-# a changed tools/sipd-bench.c (this tree's) is copied in and rebuilt incrementally.
+# a changed tools/sipd-bench.c or tools/bench_model.h (this tree's) is copied in and rebuilt
+# incrementally.
 build_rev() {
   local rev=$1 key dir bin
   if [ "$rev" = . ]; then
@@ -98,15 +103,17 @@ build_rev() {
     git -C "$root" archive "$key" | tar -x -C "$dir/src"
     touch "$dir/exported"
   fi
-  if [ "$rev" = . ] || [ ! -x "$bin" ] || ! cmp -s "$bench_src" "$dir/src/tools/sipd-bench.c"; then
-    cp "$bench_src" "$dir/src/tools/sipd-bench.c"
+  local f stale=0
+  for f in "${bench_files[@]}"; do cmp -s "$root/$f" "$dir/src/$f" || stale=1; done
+  if [ "$rev" = . ] || [ ! -x "$bin" ] || [ "$stale" = 1 ]; then
+    for f in "${bench_files[@]}"; do cp "$root/$f" "$dir/src/$f"; done
     echo "bench-compare.sh: building $rev in $dir (log: $dir/build.log)" >&2
     # no CUDA (an empty CMAKE_CUDA_COMPILER skips check_language), no tests where the option
     # exists (older commits define them, but only sipd-bench and sipd_core are built)
     if ! { cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DSIPD_BUILD_TESTS=OFF \
              -DCMAKE_CUDA_COMPILER= &&
            cmake --build "$dir/build" -j "$jobs" --target sipd-bench; } > "$dir/build.log" 2>&1; then
-      echo "bench-compare.sh: $rev does not build with this tree's tools/sipd-bench.c (its API moved?);" \
+      echo "bench-compare.sh: $rev does not build with this tree's ${bench_files[*]} (its API moved?);" \
            "see $dir/build.log" >&2
       exit 1
     fi
@@ -163,7 +170,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 echo "# bench-compare: A = $lab_a"
 echo "#                B = $lab_b"
 echo "# $date_utc, $cpu, $ncores cores; size $size; $reps runs each after a warm-up, interleaved;"
-echo "# 1-thread runs pinned to CPU $pin (taskset); tools/sipd-bench.c $bench_hash; uptime:$(uptime | sed 's/.*load/ load/')"
+echo "# 1-thread runs pinned to CPU $pin (taskset); tools/sipd-bench.c+bench_model.h $bench_hash; uptime:$(uptime | sed 's/.*load/ load/')"
 echo "# ns = nanoseconds per tet-iteration, median (min–max); B/A = ratio of the medians (min–max of"
 echo "# the back-to-back pairs); wall = elapsed time, cpu = the process's CPU time"
 echo

@@ -48,6 +48,8 @@
 #include "model.h"
 #include "util.h"
 
+#include "bench_model.h"
+
 enum { CASE_JACOBI, CASE_JACOBI_E, CASE_GS, CASE_VBD, CASE_CONTACT, NCASES };
 static const char *case_names[NCASES] = {"jacobi", "jacobi+E", "gs", "vbd", "contact"};
 
@@ -58,7 +60,7 @@ typedef struct {
 
 /* The contact case: the box's cells as two boxes of half the height (ny/2 and ny - ny/2
  * cells), the upper one a quarter cell above the lower one, the lower one a quarter cell above
- * the ground; no clamp.  *sc comes from meshgen_bench_model (its one-body model is dropped),
+ * the ground; no clamp.  *sc comes from bench_model_cantilever (its one-body model is dropped),
  * bodies[] holds the two bodies. */
 static int build_contact(const box_size *b, sipd_scene *sc, sipd_scene_material *mat, sipd_scene_body *bodies,
                          sipd_model *m)
@@ -67,7 +69,7 @@ static int build_contact(const box_size *b, sipd_scene *sc, sipd_scene_material 
     double cell = b->l[1] / b->ny, gap = 0.25 * cell;
     sipd_mesh mesh[2];
     int rc;
-    if (meshgen_bench_model(b->nx, nylo, b->nz, b->l[0], nylo * cell, b->l[2], sc, mat, &bodies[0], m) != SIPD_OK)
+    if (bench_model_cantilever(b->nx, nylo, b->nz, b->l[0], nylo * cell, b->l[2], sc, mat, &bodies[0], m) != SIPD_OK)
         return SIPD_EFAIL;
     model_free(m);
     if ((rc = meshgen_box(b->nx, nylo, b->nz, b->l[0], nylo * cell, b->l[2], &mesh[0])) != SIPD_OK)
@@ -132,7 +134,7 @@ static double run(const box_size *b, int k, int threads, double seconds, int fix
     if (k == CASE_CONTACT)
         rc = build_contact(b, &sc, &mat, bodies, &m);
     else
-        rc = meshgen_bench_model(b->nx, b->ny, b->nz, b->l[0], b->l[1], b->l[2], &sc, &mat, &bodies[0], &m);
+        rc = bench_model_cantilever(b->nx, b->ny, b->nz, b->l[0], b->l[1], b->l[2], &sc, &mat, &bodies[0], &m);
     if (rc != SIPD_OK)
         exit(1);
     sc.method = k == CASE_VBD ? SIPD_METHOD_VBD : SIPD_METHOD_SIPD;

@@ -49,6 +49,8 @@
 #include "model.h"
 #include "util.h"
 
+#include "../bench_model.h"
+
 static const sipd_backend_ops *gpu_ops = &sipd_backend_cuda;
 static int standin = 0;   /* the CPU backend in the GPU's place */
 
@@ -59,7 +61,7 @@ static int build_box(int ntets_target, sipd_scene *sc, sipd_scene_material *mat,
     if (n < 1)
         n = 1;
     *cells = n;
-    return meshgen_bench_model(n, n, n, 1.0, 1.0, 1.0, sc, mat, body, m) != SIPD_OK;
+    return bench_model_cantilever(n, n, n, 1.0, 1.0, 1.0, sc, mat, body, m) != SIPD_OK;
 }
 
 /* One timed step of `iters` iterations; returns seconds (< 0 on failure).  profile: 0 none;

@@ -27,6 +27,8 @@
 #include "model.h"
 #include "util.h"
 
+#include "../bench_model.h"
+
 typedef struct {
     const char *label;
     sipd_method method;
@@ -134,7 +136,7 @@ int main(int argc, char **argv)
         sipd_scene_body body;
         sipd_model m;
         int b;
-        if (meshgen_bench_model(dims[d][0], dims[d][1], dims[d][2], 1.0, 0.2, 0.2, &sc, &mat, &body, &m) != SIPD_OK)
+        if (bench_model_cantilever(dims[d][0], dims[d][1], dims[d][2], 1.0, 0.2, 0.2, &sc, &mat, &body, &m) != SIPD_OK)
             return 1;
         sc.iterations = iters;
         printf("\n## beam %dx%dx%d cells: %d vertices, %d tets, %d iterations\n\n", dims[d][0], dims[d][1],
