@@ -322,7 +322,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, in
 #define GRID_STRIDE(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
 /* begin_step (passes.h pass_begin_vertex): ỹ, Dirichlet positions, y, y_prev, dy = 0 */
-extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_end, float h, float gx, float gy, float gz)
+extern "C" __global__ void __launch_bounds__(NT) k_begin_step(const __grid_constant__ dview d, float t_end, float h, float gx, float gy, float gz)
 {
     const float grav[3] = {gx, gy, gz};
     GRID_STRIDE(a, d.v.nv) pass_begin_vertex(&d.v, a, t_end, h, grav);
@@ -333,7 +333,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_e
  * registers; K⁺ is dead code unless P is SPLIT, so the non-SPLIT variants are built with
  * S = EXPANDED — the gradient does not depend on S). */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element(dview d, int g)
+__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(NT) k_element(dview d, int g)
    cap, so they are left uncapped (72–88). */
 #define VERTEX_MIN_BLOCKS 4
 template <int P, int C>
-__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(dview d, int first, double *part)
+__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(const __grid_constant__ dview d, int first, double *part)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     GRID_STRIDE(a, d.v.nv)
@@ -378,13 +378,13 @@ __global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_M
 /* Block rows of the PSD-projected Hessian at y (passes.h pass_hessian_row), one thread per
  * vertex: each row gathers over its vertex's incidences and writes only its own blocks (no
  * atomics: the values do not depend on the launch configuration or the scheduling). */
-extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(dview d, sipd_bsr_view hv, float *val)
+extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(const __grid_constant__ dview d, const __grid_constant__ sipd_bsr_view hv, float *val)
 {
     GRID_STRIDE(a, d.v.nv) pass_hessian_row(&d.v, &hv, val, 1, a);
 }
 
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
-extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_constant__ dview d, double *part)
 {
     double r[2] = {0, 0};
     GRID_STRIDE(p, d.v.npr)
@@ -397,7 +397,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *p
 }
 
 /* max_a |y_a − ydet_a|² (the re-detection trigger) */
-extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_moved(const __grid_constant__ dview d, double *part)
 {
     double r = 0;
     GRID_STRIDE(a, d.v.nv) r = pass_max(r, (double)v3_norm2(v3_sub(view_ld(d.v.y, a), view_ld(d.ydet, a))));
@@ -405,7 +405,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
 }
 
 /* E(y + α dy): thread i takes element i of every group, vertex i and pair i (passes.h). */
-extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, int n, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_energy(const __grid_constant__ dview d, float alpha, int n, double *part)
 {
     double E = 0;
     GRID_STRIDE(i, n)
@@ -423,7 +423,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
 }
 
 /* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new; reduces Σ g·(y_new − y). */
-extern "C" __global__ void __launch_bounds__(NT) k_apply(dview d, float alpha, float omega, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_apply(const __grid_constant__ dview d, float alpha, float omega, double *part)
 {
     double gs = 0;
     GRID_STRIDE(a, d.v.nv) pass_apply_vertex(&d.v, a, alpha, omega, &gs);
@@ -439,7 +439,7 @@ __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
  * instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
  * not separate vertices that share a pair), so it is compiled out. */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+__global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
     int off;
@@ -498,20 +498,20 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
 static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
-extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
+extern "C" __global__ void __launch_bounds__(NT) k_end_step(const __grid_constant__ dview d, float h)
 {
     GRID_STRIDE(i, 3 * d.v.nv) pass_end_component(&d.v, (size_t)i, h);
 }
 
 /* The contact and friction force per vertex at y (output.fields, backend.h contact_force). */
-extern "C" __global__ void __launch_bounds__(NT) k_contact_force(dview d, float *out)
+extern "C" __global__ void __launch_bounds__(NT) k_contact_force(const __grid_constant__ dview d, float *out)
 {
     GRID_STRIDE(a, d.v.nv) view_st(out, a, pass_contact_force(&d.v, a));
 }
 
 /* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
  * ones where begin_step put them. */
-extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(dview d)
+extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(const __grid_constant__ dview d)
 {
     GRID_STRIDE(i, 3 * d.v.nv)
     {
