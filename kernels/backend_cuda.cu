@@ -127,6 +127,7 @@ struct sipd_backend {
     float *fc;           /* device: contact forces, nv*3 (params.contact_force; else NULL) */
     int precond, split, first;   /* first: the next direction is the step's first        */
     element_kernel_p kelem;
+    int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -338,6 +339,23 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
 
+/* The element kernel of a tet group whose materials are all stable neo-Hookean (the default):
+ * kind and model are compile-time constants here, so the kind switch of pass_element, the other
+ * models' branches and their out-of-line calls (material_eval_other, which counted for every
+ * kernel's registers) are not compiled in.  The material is a local copy with its model set to the
+ * constant; the arithmetic is pass_element_tet's.  Chosen per group at launch (element_kernel). */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g)
+{
+    const sipd_group_view *G = &d.v.grp[g];
+    GRID_STRIDE(e, G->ne)
+    {
+        sipd_material m = d.v.mats[G->mat[e]];
+        m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
+        pass_element_tet_mat(&d.v, &m, P, S, G, e);
+    }
+}
+
 /* Jacobi vertex pass (passes.h pass_vertex): gather g and D, dy = −D⁻¹g.  Instantiated per
  * preconditioner P and contact C: without contact (C = 0) the ground and pair terms are not
  * compiled in, which keeps the register count of the contact-free kernel low.
@@ -481,6 +499,9 @@ SIPD_VARIANTS(k_element, k_element_table_t);
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 
+SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
+static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
+
 #define PICK(table, pc, sp)                                                                   \
     ((pc) == SIPD_PRECOND_SPLIT  ? (table).split[sp]                                          \
      : (pc) == SIPD_PRECOND_BLOCK ? (table).block                                             \
@@ -496,6 +517,26 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
 
 /* Newton's vertex pass (g only; no pairs: method.c keeps newton with pairs on the CPU) */
 static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
+
+/* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
+ * when the group is tets and every material of the model is stable neo-Hookean, else the generic
+ * kernel chosen in create (hessian: the element Hessians for the `hessian` op). */
+static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
+{
+    if (b->all_snh == 0) {
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        int i;
+        b->all_snh = 1;
+        for (i = 0; i < b->m->nmat; i++)
+            if (hm[i].model != SIPD_MAT_STABLE_NEOHOOKEAN)
+                b->all_snh = -1;
+    }
+    if (b->d.v.grp[g].kind != SIPD_KIND_TET || b->all_snh < 0)
+        return hessian ? k_element_hessian : b->kelem;
+    if (hessian || b->precond == SIPD_PRECOND_NEWTON)
+        return k_element_tet_snh_hessian;
+    return PICK(k_element_tet_snh_table, b->precond, b->split);
+}
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
 extern "C" __global__ void __launch_bounds__(NT) k_end_step(const __grid_constant__ dview d, float h)
@@ -1151,7 +1192,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         return SIPD_EFAIL;
     for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
         if (b->d.v.grp[g].ne > 0) {
-            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", b->kelem, grid_for(b, b->d.v.grp[g].ne), b->d, g);
+            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid_for(b, b->d.v.grp[g].ne), b->d, g);
         }
     KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first, b->part);   /* vertex pass */
     if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
@@ -1394,7 +1435,7 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
         return SIPD_EFAIL;
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
         if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
-            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", k_element_hessian, grid_for(b, b->d.v.grp[gi].ne),
+            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
                     b->d, gi);
         }
     if (m->nv > 0) {   /* the block rows */

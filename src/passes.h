@@ -284,9 +284,9 @@ SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_gro
  * inside pass_element (out of line: its frame, sized by the other kinds, stops GCC inlining it)
  * the same arithmetic took about 15% longer per Jacobi iteration, bit for bit the same results
  * (docs/benchmarks.md, "The 29% Jacobi slowdown"). */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const sipd_material *mat, int precond, int split,
+                                                      const sipd_group_view *G, int e)
 {
-    const sipd_material *mat = &v->mats[G->mat[e]];
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
     const vec3 y0 = view_ld(v->y, t[0]), y1 = view_ld(v->y, t[1]);
@@ -310,6 +310,15 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond
         mat3 F = tet_F(Bm, y0, y1, y2, y3);
         tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
     }
+}
+
+/* pass_element_tet_mat with element e's own material (the CPU backend, pass_element).  The CUDA
+ * backend also calls pass_element_tet_mat with a local copy of the material whose model is a
+ * compile-time constant (kernels/backend_cuda.cu k_element_tet_snh): the other models' branches,
+ * and their out-of-line calls, then fold away. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
+{
+    pass_element_tet_mat(v, &v->mats[G->mat[e]], precond, split, G, e);
 }
 
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
