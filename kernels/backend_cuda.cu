@@ -456,8 +456,8 @@ __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
 /* One colour of the Gauss–Seidel sweep (passes.h pass_gs_vertex, one thread per vertex);
  * instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
  * not separate vertices that share a pair), so it is compiled out. */
-template <int P, int S>
-__global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+template <int P, int S, int F>
+__device__ static __forceinline__ void gs_color(const dview &d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
     int off;
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d
     {
         int a = d.color_verts[begin + i];
         if (!d.v.fixed[a])
-            pass_gs_vertex(&d.v, P, S, 0, a, ls, omega, &t);
+            pass_gs_vertex_fixed(&d.v, F, P, S, 0, a, ls, omega, &t);
     }
     /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
     for (off = 16; off > 0; off >>= 1) {
@@ -484,6 +484,20 @@ __global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d
     }
 }
 
+/* k_gs_color: any kinds and models; k_gs_color_tet_snh: only tets of stable neo-Hookean materials
+ * (passes.h SIPD_FIXED_TET_SNH: kind, corner count and model compile-time constants), chosen
+ * when the model is that (gs_kernel). */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_NONE>(d, begin, count, ls, omega, acc);
+}
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
+}
+
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
     static const T K##_table = {                                                              \
@@ -498,6 +512,7 @@ SIPD_VARIANTS(k_element, k_element_table_t);
 /* the element Hessians at y (passes.h pass_element with NEWTON) for the `hessian` op */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
+SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
 
 SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
 static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
@@ -521,7 +536,7 @@ static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON,
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
  * when the group is tets and every material of the model is stable neo-Hookean, else the generic
  * kernel chosen in create (hessian: the element Hessians for the `hessian` op). */
-static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
+static int model_all_snh(sipd_backend *b)
 {
     if (b->all_snh == 0) {
         const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
@@ -531,11 +546,29 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
             if (hm[i].model != SIPD_MAT_STABLE_NEOHOOKEAN)
                 b->all_snh = -1;
     }
-    if (b->d.v.grp[g].kind != SIPD_KIND_TET || b->all_snh < 0)
+    return b->all_snh > 0;
+}
+
+static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
+{
+    if (b->d.v.grp[g].kind != SIPD_KIND_TET || !model_all_snh(b))
         return hessian ? k_element_hessian : b->kelem;
     if (hessian || b->precond == SIPD_PRECOND_NEWTON)
         return k_element_tet_snh_hessian;
     return PICK(k_element_tet_snh_table, b->precond, b->split);
+}
+
+/* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
+ * material stable neo-Hookean (a vertex's incidences then are all tets), else the generic one. */
+static gs_kernel_p gs_kernel(sipd_backend *b)
+{
+    int g;
+    if (!model_all_snh(b))
+        return b->kgs;
+    for (g = 0; g < b->d.v.ngroups; g++)
+        if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
+            return b->kgs;
+    return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
 }
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
@@ -1297,7 +1330,7 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", b->kgs, grid_for(b, n), b->d, m->color_off[c], n, ls,
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid_for(b, n), b->d, m->color_off[c], n, ls,
                 (float)omega, b->gacc);
     }
     CU(dcopy(b, b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
