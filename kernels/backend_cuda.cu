@@ -128,6 +128,7 @@ struct sipd_backend {
     float *fc;           /* device: contact forces, nv*3 (params.contact_force; else NULL) */
     int precond, split, first;   /* first: the next direction is the step's first        */
     element_kernel_p kelem;
+    int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -323,7 +324,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, in
 #define GRID_STRIDE(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
 /* begin_step (passes.h pass_begin_vertex): ỹ, Dirichlet positions, y, y_prev, dy = 0 */
-extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_end, float h, float gx, float gy, float gz)
+extern "C" __global__ void __launch_bounds__(NT) k_begin_step(const __grid_constant__ dview d, float t_end, float h, float gx, float gy, float gz)
 {
     const float grav[3] = {gx, gy, gz};
     GRID_STRIDE(a, d.v.nv) pass_begin_vertex(&d.v, a, t_end, h, grav);
@@ -334,9 +335,26 @@ extern "C" __global__ void __launch_bounds__(NT) k_begin_step(dview d, float t_e
  * registers; K⁺ is dead code unless P is SPLIT, so the non-SPLIT variants are built with
  * S = EXPANDED — the gradient does not depend on S). */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element(dview d, int g)
+__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
+}
+
+/* The element kernel of a tet group whose materials are all stable neo-Hookean (the default):
+ * kind and model are compile-time constants here, so the kind switch of pass_element, the other
+ * models' branches and their out-of-line calls (material_eval_other, which counted for every
+ * kernel's registers) are not compiled in.  The material is a local copy with its model set to the
+ * constant; the arithmetic is pass_element_tet's.  Chosen per group at launch (element_kernel). */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g)
+{
+    const sipd_group_view *G = &d.v.grp[g];
+    GRID_STRIDE(e, G->ne)
+    {
+        sipd_material m = d.v.mats[G->mat[e]];
+        m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
+        pass_element_tet_mat(&d.v, &m, P, S, G, e);
+    }
 }
 
 /* Jacobi vertex pass (passes.h pass_vertex): gather g and D, dy = −D⁻¹g.  Instantiated per
@@ -351,7 +369,7 @@ __global__ void __launch_bounds__(NT) k_element(dview d, int g)
    cap, so they are left uncapped (72–88). */
 #define VERTEX_MIN_BLOCKS 4
 template <int P, int C>
-__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(dview d, int first, double *part)
+__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(const __grid_constant__ dview d, int first, double *part)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     GRID_STRIDE(a, d.v.nv)
@@ -379,13 +397,13 @@ __global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_M
 /* Block rows of the PSD-projected Hessian at y (passes.h pass_hessian_row), one thread per
  * vertex: each row gathers over its vertex's incidences and writes only its own blocks (no
  * atomics: the values do not depend on the launch configuration or the scheduling). */
-extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(dview d, sipd_bsr_view hv, float *val)
+extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(const __grid_constant__ dview d, const __grid_constant__ sipd_bsr_view hv, float *val)
 {
     GRID_STRIDE(a, d.v.nv) pass_hessian_row(&d.v, &hv, val, 1, a);
 }
 
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
-extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_constant__ dview d, double *part)
 {
     double r[2] = {0, 0};
     GRID_STRIDE(p, d.v.npr)
@@ -398,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(dview d, double *p
 }
 
 /* max_a |y_a − ydet_a|² (the re-detection trigger) */
-extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_moved(const __grid_constant__ dview d, double *part)
 {
     double r = 0;
     GRID_STRIDE(a, d.v.nv) r = pass_max(r, (double)v3_norm2(v3_sub(view_ld(d.v.y, a), view_ld(d.ydet, a))));
@@ -406,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_moved(dview d, double *part)
 }
 
 /* E(y + α dy): thread i takes element i of every group, vertex i and pair i (passes.h). */
-extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, int n, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_energy(const __grid_constant__ dview d, float alpha, int n, double *part)
 {
     double E = 0;
     GRID_STRIDE(i, n)
@@ -424,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(dview d, float alpha, 
 }
 
 /* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new; reduces Σ g·(y_new − y). */
-extern "C" __global__ void __launch_bounds__(NT) k_apply(dview d, float alpha, float omega, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_apply(const __grid_constant__ dview d, float alpha, float omega, double *part)
 {
     double gs = 0;
     GRID_STRIDE(a, d.v.nv) pass_apply_vertex(&d.v, a, alpha, omega, &gs);
@@ -439,8 +457,8 @@ __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
 /* One colour of the Gauss–Seidel sweep (passes.h pass_gs_vertex, one thread per vertex);
  * instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
  * not separate vertices that share a pair), so it is compiled out. */
-template <int P, int S>
-__global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+template <int P, int S, int F>
+__device__ static __forceinline__ void gs_color(const dview &d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
     int off;
@@ -448,7 +466,7 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
     {
         int a = d.color_verts[begin + i];
         if (!d.v.fixed[a])
-            pass_gs_vertex(&d.v, P, S, 0, a, ls, omega, &t);
+            pass_gs_vertex_fixed(&d.v, F, P, S, 0, a, ls, omega, &t);
     }
     /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
     for (off = 16; off > 0; off >>= 1) {
@@ -467,6 +485,20 @@ __global__ void __launch_bounds__(NT) k_gs_color(dview d, int begin, int count, 
     }
 }
 
+/* k_gs_color: any kinds and models; k_gs_color_tet_snh: only tets of stable neo-Hookean materials
+ * (passes.h SIPD_FIXED_TET_SNH: kind, corner count and model compile-time constants), chosen
+ * when the model is that (gs_kernel). */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_NONE>(d, begin, count, ls, omega, acc);
+}
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
+}
+
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
     static const T K##_table = {                                                              \
@@ -481,6 +513,10 @@ SIPD_VARIANTS(k_element, k_element_table_t);
 /* the element Hessians at y (passes.h pass_element with NEWTON) for the `hessian` op */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
+SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
+
+SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
+static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 
 #define PICK(table, pc, sp)                                                                   \
     ((pc) == SIPD_PRECOND_SPLIT  ? (table).split[sp]                                          \
@@ -498,21 +534,59 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
 /* Newton's vertex pass (g only; no pairs: method.c keeps newton with pairs on the CPU) */
 static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
 
+/* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
+ * when the group is tets and every material of the model is stable neo-Hookean, else the generic
+ * kernel chosen in create (hessian: the element Hessians for the `hessian` op). */
+static int model_all_snh(sipd_backend *b)
+{
+    if (b->all_snh == 0) {
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        int i;
+        b->all_snh = 1;
+        for (i = 0; i < b->m->nmat; i++)
+            if (hm[i].model != SIPD_MAT_STABLE_NEOHOOKEAN)
+                b->all_snh = -1;
+    }
+    return b->all_snh > 0;
+}
+
+static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
+{
+    if (b->d.v.grp[g].kind != SIPD_KIND_TET || !model_all_snh(b))
+        return hessian ? k_element_hessian : b->kelem;
+    if (hessian || b->precond == SIPD_PRECOND_NEWTON)
+        return k_element_tet_snh_hessian;
+    return PICK(k_element_tet_snh_table, b->precond, b->split);
+}
+
+/* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
+ * material stable neo-Hookean (a vertex's incidences then are all tets), else the generic one. */
+static gs_kernel_p gs_kernel(sipd_backend *b)
+{
+    int g;
+    if (!model_all_snh(b))
+        return b->kgs;
+    for (g = 0; g < b->d.v.ngroups; g++)
+        if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
+            return b->kgs;
+    return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
+}
+
 /* v = (y − x)/h (0 when quasi-static), x = y. */
-extern "C" __global__ void __launch_bounds__(NT) k_end_step(dview d, float h)
+extern "C" __global__ void __launch_bounds__(NT) k_end_step(const __grid_constant__ dview d, float h)
 {
     GRID_STRIDE(i, 3 * d.v.nv) pass_end_component(&d.v, (size_t)i, h);
 }
 
 /* The contact and friction force per vertex at y (output.fields, backend.h contact_force). */
-extern "C" __global__ void __launch_bounds__(NT) k_contact_force(dview d, float *out)
+extern "C" __global__ void __launch_bounds__(NT) k_contact_force(const __grid_constant__ dview d, float *out)
 {
     GRID_STRIDE(a, d.v.nv) view_st(out, a, pass_contact_force(&d.v, a));
 }
 
 /* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
  * ones where begin_step put them. */
-extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(dview d)
+extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(const __grid_constant__ dview d)
 {
     GRID_STRIDE(i, 3 * d.v.nv)
     {
@@ -1242,7 +1316,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         return SIPD_EFAIL;
     for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
         if (b->d.v.grp[g].ne > 0) {
-            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", b->kelem, grid_for(b, b->d.v.grp[g].ne), b->d, g);
+            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid_for(b, b->d.v.grp[g].ne), b->d, g);
         }
     KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first, b->part);   /* vertex pass */
     if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
@@ -1347,7 +1421,7 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", b->kgs, grid_for(b, n), b->d, m->color_off[c], n, ls,
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid_for(b, n), b->d, m->color_off[c], n, ls,
                 (float)omega, b->gacc);
     }
     CU(dcopy(b, b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
@@ -1485,7 +1559,7 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
         return SIPD_EFAIL;
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
         if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
-            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", k_element_hessian, grid_for(b, b->d.v.grp[gi].ne),
+            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
                     b->d, gi);
         }
     if (m->nv > 0) {   /* the block rows */

@@ -230,6 +230,39 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
         p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
 }
 
+/* What a caller fixes at compile time (the `fixed` argument of the *_fixed passes below, a constant
+ * in every call): SIPD_FIXED_NONE — nothing, the element's kind and material model are read at run
+ * time (the CPU backend, the generic kernels); SIPD_FIXED_TET_SNH — the group is tets and every
+ * material stable neo-Hookean (the CUDA backend's specialised kernels, chosen per group on the
+ * host): the kind switch folds to the tet case, the corner count to 4, and the material is a
+ * local copy whose model is the constant, so the other models' branches (and their out-of-line
+ * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same. */
+enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
+
+SIPD_HD int pass_kind(const sipd_group_view *G, int fixed) { return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind; }
+
+/* Element e's material, or (fixed = TET_SNH) *copy: the same values, the model a constant. */
+SIPD_HD const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e, int fixed,
+                                           sipd_material *copy)
+{
+    if (fixed == SIPD_FIXED_TET_SNH) {
+        *copy = v->mats[G->mat[e]];
+        copy->model = SIPD_MAT_STABLE_NEOHOOKEAN;
+        return copy;
+    }
+    return &v->mats[G->mat[e]];
+}
+
+/* pass_corners with the corner count nc given (4 for fixed tets: a compile-time loop bound) */
+SIPD_HD void pass_corners_nc(const sipd_view *v, const sipd_group_view *G, int nc, int e, const sipd_real *dy,
+                             sipd_real alpha, int over, vec3 q, vec3 *p)
+{
+    const int *t = G->v + (size_t)nc * e;
+    int l;
+    for (l = 0; l < nc; l++)
+        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
+}
+
 /* Mid-edge bending (physics/midedge.h).  Its 12 corners' arrays live in these helpers, not in the
  * shared passes' locals.  The element pass is out of line: inlined, it took the SIPD element
  * kernel from 79 to 108–116 registers (ptxas, sm_90, float32), tets-only runs included.  The
@@ -290,9 +323,9 @@ SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_gro
  * inside pass_element (out of line: its frame, sized by the other kinds, stops GCC inlining it)
  * the same arithmetic took about 15% longer per Jacobi iteration, bit for bit the same results
  * (docs/benchmarks.md, "The 29% Jacobi slowdown"). */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const sipd_material *mat, int precond, int split,
+                                                      const sipd_group_view *G, int e)
 {
-    const sipd_material *mat = &v->mats[G->mat[e]];
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
     const vec3 y0 = view_ld(v->y, t[0]), y1 = view_ld(v->y, t[1]);
@@ -316,6 +349,15 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond
         mat3 F = tet_F(Bm, y0, y1, y2, y3);
         tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
     }
+}
+
+/* pass_element_tet_mat with element e's own material (the CPU backend, pass_element).  The CUDA
+ * backend also calls pass_element_tet_mat with a local copy of the material whose model is a
+ * compile-time constant (kernels/backend_cuda.cu k_element_tet_snh): the other models' branches,
+ * and their out-of-line calls, then fold away. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
+{
+    pass_element_tet_mat(v, &v->mats[G->mat[e]], precond, split, G, e);
 }
 
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
@@ -431,16 +473,21 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
 
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
  * `over` at q. */
-SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const sipd_real *dy, sipd_real alpha, int over,
-                                      vec3 q)
+SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e, const sipd_real *dy,
+                                            sipd_real alpha, int over, vec3 q)
 {
     const sipd_group_view *G = &v->grp[gi];
-    const sipd_material *mat = &v->mats[G->mat[e]];
+    const int kind = pass_kind(G, fixed);
+    sipd_material mcopy;
+    const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
     vec3 p[SIPD_INLINE_CORNERS];
-    if (G->kind == SIPD_KIND_MIDEDGE)
+    if (kind == SIPD_KIND_MIDEDGE)
         return pass_midedge_energy(v, G, e, dy, alpha, over, q);
-    pass_corners(v, G, e, dy, alpha, over, q, p);
-    switch (G->kind) {
+    if (fixed == SIPD_FIXED_TET_SNH)
+        pass_corners_nc(v, G, 4, e, dy, alpha, over, q, p);
+    else
+        pass_corners(v, G, e, dy, alpha, over, q, p);
+    switch (kind) {
     case SIPD_KIND_TET: return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
     case SIPD_KIND_EDGE: return spring_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1]);
     case SIPD_KIND_ROD_BEND:
@@ -452,19 +499,30 @@ SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const s
     }
 }
 
+SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const sipd_real *dy, sipd_real alpha, int over,
+                                      vec3 q)
+{
+    return pass_element_energy_fixed(v, SIPD_FIXED_NONE, gi, e, dy, alpha, over, q);
+}
+
 /* Gradient of element e of group gi on its corner l at y, the block that corner contributes to
  * D (SPLIT: w K⁺, BLOCK: the PSD vertex block, DIAG: its diagonal, MASS: 0; w = inc_w of the
  * incidence), the element's energy, and its round-off scale (μ + λ) V. */
-SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int gi, int e, int l, sipd_real w,
-                                 sym3 *D, sipd_real *energy, sipd_real *scale)
+SIPD_HD vec3 pass_element_corner_fixed(const sipd_view *v, int fixed, int precond, int split, int gi, int e, int l,
+                                       sipd_real w, sym3 *D, sipd_real *energy, sipd_real *scale)
 {
     const sipd_group_view *G = &v->grp[gi];
-    const sipd_material *mat = &v->mats[G->mat[e]];
+    const int kind = pass_kind(G, fixed);
+    sipd_material mcopy;
+    const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
     vec3 y[SIPD_INLINE_CORNERS], ga = v3(0, 0, 0);
-    if (G->kind == SIPD_KIND_MIDEDGE)
+    if (kind == SIPD_KIND_MIDEDGE)
         return pass_midedge_corner(v, precond, G, e, l, w, D, energy, scale);
-    pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
-    switch (G->kind) {
+    if (fixed == SIPD_FIXED_TET_SNH)
+        pass_corners_nc(v, G, 4, e, NULL, 0, -1, v3(0, 0, 0), y);
+    else
+        pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
+    switch (kind) {
     case SIPD_KIND_TET: {
         const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
         sym3 Kp;
@@ -550,6 +608,12 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
     default: *energy = SIPD_R(0) / SIPD_R(0); *scale = 0; break;
     }
     return ga;
+}
+
+SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int gi, int e, int l, sipd_real w,
+                                 sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    return pass_element_corner_fixed(v, SIPD_FIXED_NONE, precond, split, gi, e, l, w, D, energy, scale);
 }
 
 /* ---- the Jacobi direction: vertex gather + 3x3 solve ------------------------------------- */
@@ -655,7 +719,7 @@ SIPD_HD void pass_vertex_energy(const sipd_view *v, int a, sipd_real alpha, doub
 
 /* Energy of the terms that involve vertex a, with a placed at p (the rest at y); contact as
  * in pass_vertex. */
-SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int contact, int a, vec3 p)
+SIPD_HD sipd_real pass_local_energy_fixed(const sipd_view *v, int fixed, int contact, int a, vec3 p)
 {
     sipd_real E = inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
     int k;
@@ -664,8 +728,13 @@ SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int contact, int a, vec3
     for (k = contact && v->npr ? v->pv_off[a] : 0; k < (contact && v->npr ? v->pv_off[a + 1] : 0); k++)
         E += pass_pair_energy(v, v->pv_pair[k], NULL, 0, a, p);
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++)
-        E += pass_element_energy(v, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
+        E += pass_element_energy_fixed(v, fixed, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
     return E;
+}
+
+SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int contact, int a, vec3 p)
+{
+    return pass_local_energy_fixed(v, SIPD_FIXED_NONE, contact, a, p);
 }
 
 /* ---- Gauss–Seidel local step --------------------------------------------------------------- */
@@ -679,8 +748,8 @@ typedef struct {
 /* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
  * backtracking line search from α = ω when ls; y_a updated in place.  Pairs use the exact block
  * β_a² D_z (one vertex moves at a time). */
-SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int contact, int a, int ls, sipd_real omega,
-                            sipd_gs_tally *t)
+SIPD_HD void pass_gs_vertex_fixed(const sipd_view *v, int fixed, int precond, int split, int contact, int a, int ls,
+                                  sipd_real omega, sipd_gs_tally *t)
 {
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
@@ -703,8 +772,8 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
     }
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
         sipd_real Ee, sc;
-        ga = v3_add(ga, pass_element_corner(v, precond, split, v->inc_group[k], v->inc_elem[k], v->inc_corner[k],
-                                            v->inc_w[k], &D, &Ee, &sc));
+        ga = v3_add(ga, pass_element_corner_fixed(v, fixed, precond, split, v->inc_group[k], v->inc_elem[k],
+                                                  v->inc_corner[k], v->inc_w[k], &D, &Ee, &sc));
         E0 += Ee;
         noise += sc * sc;
     }
@@ -717,7 +786,7 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
         sipd_real gd = v3_dot(ga, d);
         int h;
         for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++) {
-            sipd_real E1 = pass_local_energy(v, contact, a, v3_axpy(alpha, d, ya));
+            sipd_real E1 = pass_local_energy_fixed(v, fixed, contact, a, v3_axpy(alpha, d, ya));
             if (local_ls_accept(E1, E0, alpha, gd, sipd_sqrt(noise)))   /* physics/common.h */
                 break;
             alpha *= SIPD_R(0.5);
@@ -729,6 +798,13 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
         }
     }
     view_st(v->y, a, v3_axpy(alpha, d, ya));
+}
+
+/* pass_gs_vertex_fixed with nothing fixed (the CPU backend, the generic kernels). */
+SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int contact, int a, int ls, sipd_real omega,
+                            sipd_gs_tally *t)
+{
+    pass_gs_vertex_fixed(v, SIPD_FIXED_NONE, precond, split, contact, a, ls, omega, t);
 }
 
 /* ---- Newton / two-level SIPD: one block row of the PSD-projected Hessian ------------------- */

@@ -30,6 +30,9 @@
 #define __device__
 #define __host__
 #define __constant__
+/* parameter-space qualifier (a kernel reads a const by-value parameter in place, no local copy):
+ * nothing to do on the host */
+#define __grid_constant__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __shared__ static
