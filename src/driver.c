@@ -7,7 +7,7 @@
  * (line search, stall rule, the contact-pair freshness rule) is src/solvers/common.h.  The
  * driver never asks which method runs.
  *
- * Residual: r = max_a |g_a| / f_ref over free vertices (set_fref, docs/convergence.md),
+ * Residual: r = max_a |g_a| / f_ref over free vertices (solver_set_fref, docs/convergence.md),
  * measured before the update; the displacement residual max_a |D_a⁻¹ g_a| / bbox diagonal is
  * kept in the log.
  */

@@ -114,7 +114,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
              const sipd_backend_params *bp);
 /* One backward-Euler step of length h from s->t.  Convergence (docs/convergence.md): the
  * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(the step's
- * load, the weight scale, 1e-12 E_max L̄²) (solvers/common.c, set_fref); converged when
+ * load, the weight scale, 1e-12 E_max L̄²) (solvers/common.c, solver_set_fref); converged when
  * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not
  * finite or the force scale has grown a millionfold, and SIPD_ESIGNAL when a stop was requested
  * (sipd_stop_flag, util.h: checked every iteration and inside CG, CHOLMOD and the narrow phase)

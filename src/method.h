@@ -77,7 +77,8 @@ typedef struct {
     int chebyshev;              /* solver.chebyshev applies (on a Jacobi sweep)               */
     const char *no_quasistatic; /* NULL, or why time.quasistatic = true is refused            */
     int stall_min;              /* stall rule: at least this many iterations without a 10%   */
-                                /* drop at the update floor (solvers/common.c, stall_check)   */
+                                /* drop at the update floor (solvers/common.c,               */
+                                /* solver_stall_check)                                       */
     unsigned backends;          /* SIPD_BACKEND_* that run it (see also method_cpu_only)     */
     const sipd_solver *solver;  /* its solver family; a Gauss–Seidel sweep (sipd with        */
                                 /* solver.sweep) takes sipd_solver_gauss_seidel: method_solver */

@@ -14,7 +14,7 @@ int solver_bk_status(sipd_sim *s, int rc, const char *op)
     return rc;
 }
 
-void log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force)
+void solver_log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force)
 {
     if (s->nhist < s->hcap) {
         s->hres[s->nhist] = r;
@@ -27,7 +27,7 @@ void log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, doubl
     }
 }
 
-int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it)
+int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it)
 {
     if (r < STALL_DROP * t->ref) {
         t->ref = r;
@@ -44,7 +44,7 @@ int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int i
     return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
 }
 
-double rho_from(const sipd_sim *s)
+double solver_rho_from(const sipd_sim *s)
 {
     double rho;
     if (s->sc->chebyshev_rho > 0)
@@ -55,7 +55,7 @@ double rho_from(const sipd_sim *s)
     return rho > RHO_MAX ? RHO_MAX : rho;
 }
 
-int window_open(sipd_sim *s, int window, double E, double *E_snap)
+int solver_window_open(sipd_sim *s, int window, double E, double *E_snap)
 {
     if (window == 0) {
         *E_snap = E;
@@ -64,7 +64,7 @@ int window_open(sipd_sim *s, int window, double E, double *E_snap)
     return SIPD_OK;
 }
 
-int detect_due(sipd_sim *s, int it, int *due)
+int solver_detect_due(sipd_sim *s, int it, int *due)
 {
     *due = 0;
     if (s->pairs && it > 0)
@@ -72,7 +72,7 @@ int detect_due(sipd_sim *s, int it, int *due)
     return SIPD_OK;
 }
 
-int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, int *rose)
+int solver_window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, int *rose)
 {
     double En;
     int rc;
@@ -93,20 +93,20 @@ int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, 
     return SIPD_OK;
 }
 
-int lower_lambda(sipd_sim *s, double lam, int adapt, double *rho)
+int solver_lower_lambda(sipd_sim *s, double lam, int adapt, double *rho)
 {
     double old = 1 - *rho;
     if (!(lam > 1e-9 && lam < s->lam_min))
         return 0;
     s->lam_min = lam;
-    if (adapt && 1 - rho_from(s) < 0.8 * old) {
-        *rho = rho_from(s);
+    if (adapt && 1 - solver_rho_from(s) < 0.8 * old) {
+        *rho = solver_rho_from(s);
         return 1;
     }
     return 0;
 }
 
-int line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings, double *alpha_out)
+int solver_line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings, double *alpha_out)
 {
     double alpha = 1, Et;
     int k, rc;
@@ -135,7 +135,7 @@ int line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings,
  * E L h² g / L near a clamp, so a residual relative to them is lax in proportion to E (at
  * 1e-3 it left a 1e8 Pa beam's tip 96% off).  A backend without step_load falls back to the
  * force at ỹ (g0). */
-int set_fref(sipd_sim *s, double g0)
+int solver_set_fref(sipd_sim *s, double g0)
 {
     double load = g0;
     int rc;
@@ -157,7 +157,7 @@ int solver_direction(sipd_sim *s, sipd_dir_stats *st)
     return s->solver->direction(s, st);
 }
 
-int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
+int solver_measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
 {
     int rc;
     memset(last, 0, sizeof *last);

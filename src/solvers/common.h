@@ -5,11 +5,13 @@
  * and free and nothing else of theirs.  What they have in common lives here once:
  *  - BK/BK0: every backend call's status checked, a failing op named in s->why;
  *  - the round-off-aware energy comparison (energy_rose) and the Armijo line search;
- *  - the stall rule (stall_check) and the step's force scale (set_fref, rel_force);
+ *  - the stall rule (solver_stall_check) and the step's force scale (solver_set_fref, rel_force);
  *  - the contact-pair rule: a solve converges (or stalls) only at an iterate where the pairs
- *    were just detected (detect_due; each solve loop forces a detection and goes on otherwise);
- *  - the "auto" line search's unchecked windows (window_open / window_close);
- *  - the Chebyshev ρ estimate (rho_from, lower_lambda), log_iter and measure_final.
+ *    were just detected (solver_detect_due; each solve loop forces a detection and goes on
+ *    otherwise);
+ *  - the "auto" line search's unchecked windows (solver_window_open / solver_window_close);
+ *  - the Chebyshev ρ estimate (solver_rho_from, solver_lower_lambda), solver_log_iter and
+ *    solver_measure_final.
  * The design notes: jacobi.c (sweep, "auto" windows, adaptive ρ), below (contact pairs) and
  * docs/convergence.md.
  *
@@ -81,34 +83,34 @@ typedef struct {
 } stall_track;
 
 /* Returns 1 at the floor, 2 at the state's own round-off, 0 otherwise. */
-int stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it);
+int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it);
 
 /* One row of the last solve's per-iteration history. */
-void log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force);
+void solver_log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force);
 
 /* The Chebyshev ρ of the current estimate of min spec(D⁻¹H) (or solver.chebyshev_rho). */
-double rho_from(const sipd_sim *s);
+double solver_rho_from(const sipd_sim *s);
 /* Take a new estimate of min spec(D⁻¹H); when `adapt`, move ρ once 1 − ρ has shrunk by more
  * than 20% and return 1 (the caller restarts the Chebyshev recurrence). */
-int lower_lambda(sipd_sim *s, double lam, int adapt, double *rho);
+int solver_lower_lambda(sipd_sim *s, double lam, int adapt, double *rho);
 
 /* "auto" line search: full steps run unchecked in windows of AUTO_WINDOW iterations.
  * window_open snapshots y when no window is open; window_close counts a step and, at the end
  * of the window (or when forced), evaluates E once: if it rose, the snapshot is restored and
  * *rose = 1.  *E is NaN inside a window (not evaluated). */
-int window_open(sipd_sim *s, int window, double E, double *E_snap);
-int window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, int *rose);
+int solver_window_open(sipd_sim *s, int window, double E, double *E_snap);
+int solver_window_close(sipd_sim *s, int *window, int force, double E_snap, double *E, int *rose);
 
 /* Contact pairs: is a narrow phase due at this iteration (docs/design.md §3.6; the first one is
  * part of begin_step)?  A solve that would converge or stall at an iterate where the pairs were
  * not just detected forces a detection there and goes on (the pair-freshness rule). */
-int detect_due(sipd_sim *s, int it, int *due);
+int solver_detect_due(sipd_sim *s, int it, int *due);
 
 /* Backtracking line search along dy from energy E; *alpha = α (0 when none decreases E). */
-int line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings, double *alpha_out);
+int solver_line_search(sipd_sim *s, double E, double gdy, double *E_new, int *halvings, double *alpha_out);
 
 /* The step's force scale f_ref (docs/convergence.md; comment in common.c). */
-int set_fref(sipd_sim *s, double g0);
+int solver_set_fref(sipd_sim *s, double g0);
 
 /* One direction pass: g, D and dy = −D⁻¹g (the backend's), then the solver's own direction
  * when it has one (Newton's: sipd_solver.direction). */
@@ -116,7 +118,7 @@ int solver_direction(sipd_sim *s, sipd_dir_stats *st);
 
 /* Re-measure the final iterate when the last pass measured an earlier one (an update or a
  * restore came after it): the solve's reported residual is that of the state it returns. */
-int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last);
+int solver_measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last);
 
 /* Newton's matrix pattern: the vertex couplings of every element kind (model.h), as the CPU
  * backend's assembly expects (backend_cpu.c, assemble); used by Newton, mixed FEM and the coarse
@@ -124,7 +126,7 @@ int measure_final(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last);
 int solver_kinds_pattern(sipd_bsr *H, const sipd_model *m);
 
 /* The Jacobi loop (jacobi.c), which Newton runs with its own direction (newton.c). */
-int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last);
+int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last);
 
 /* Two-level SIPD (solver.coarse, coarse_correction.c): the coarse level's set-up and one
  * correction (called by the Jacobi solve). */

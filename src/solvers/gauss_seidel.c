@@ -24,7 +24,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     int stalled;
     memset(last, 0, sizeof *last);
-    if ((rc = solver_direction(s, last)) != SIPD_OK || (rc = set_fref(s, last->gmax)) != SIPD_OK)
+    if ((rc = solver_direction(s, last)) != SIPD_OK || (rc = solver_set_fref(s, last->gmax)) != SIPD_OK)
         return rc;
     res->residual = s->r_first = rel_force(s, last->gmax);
     res->residual_disp = last->rmax / s->m->bbox_diag;
@@ -35,7 +35,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
         int changed, fresh = it == 0, due = 0;
         if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
             return SIPD_ESIGNAL;
-        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
+        if (!force_detect && (rc = solver_detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
             return rc;
         if (force_detect || due) {
             if ((rc = BK(s, detect, 1, &changed)) != SIPD_OK)
@@ -61,13 +61,13 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
             res->max_pen = st.max_pen;
         if (sc->line_search == SIPD_LS_ALWAYS && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
             return rc;
-        log_iter(s, r, res->residual_disp, E, sc->omega, st.gmax);
+        solver_log_iter(s, r, res->residual_disp, E, sc->omega, st.gmax);
         if (r < sc->tolerance && s->pairs && !fresh) {
-            force_detect = 1;   /* as in solve_jacobi: converge with pairs detected here */
+            force_detect = 1;   /* as in solver_solve_jacobi: converge with pairs detected here */
             continue;
         }
         if (r < sc->tolerance) {   /* converged at visit time: check at the iterate itself */
-            if ((rc = measure_final(s, res, last)) != SIPD_OK)
+            if ((rc = solver_measure_final(s, res, last)) != SIPD_OK)
                 return rc;
             measured = 1;
             if (res->residual < sc->tolerance) {
@@ -75,7 +75,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
                 break;
             }
         }
-        if ((stalled = stall_check(s, &stall, r, res->residual_disp, it))) {
+        if ((stalled = solver_stall_check(s, &stall, r, res->residual_disp, it))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;
                 stall.it_ref = it;
@@ -88,7 +88,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     }
     res->energy = E;
     if (!measured)
-        return measure_final(s, res, last);
+        return solver_measure_final(s, res, last);
     return SIPD_OK;
 }
 

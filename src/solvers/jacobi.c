@@ -34,14 +34,14 @@
 #include "../util.h"
 #include "common.h"
 
-int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
+int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
 {
     const sipd_scene *sc = s->sc;
     const double diag = s->m->bbox_diag;
     int ls = sc->line_search;
     const int fixed_rho = sc->chebyshev_rho > 0;
     const int cheb = sim_chebyshev(sc);
-    double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? rho_from(s) : 0;
+    double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? solver_rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
     int coarse_next = 0, coarse_n = 0;   /* two-level SIPD: the iteration of the next coarse
@@ -57,14 +57,14 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
         int fresh = it == 0, due = 0, rose;   /* fresh: pairs detected at this iterate (begin_step: at it 0) */
         if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
             return SIPD_ESIGNAL;
-        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
+        if (!force_detect && (rc = solver_detect_due(s, it, &due)) != SIPD_OK)   /* (not asked when forced) */
             return rc;
         if (force_detect || due) {
             /* new contact pairs change the energy: close an open window first (with the old
                pairs), then re-evaluate E with the new ones */
             int changed = 0;
             if (window != 0 && ls == SIPD_LS_AUTO) {
-                if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+                if ((rc = solver_window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
                     return rc;
                 res->restarts += rose;
             }
@@ -82,7 +82,7 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
         *last = st;
         measured = 1;
         if (it == 0) {   /* the step's force scale */
-            if ((rc = set_fref(s, st.gmax)) != SIPD_OK)
+            if ((rc = solver_set_fref(s, st.gmax)) != SIPD_OK)
                 return rc;
             s->r_first = rel_force(s, st.gmax);
         }
@@ -102,14 +102,14 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
         }
         /* spectral estimates: Rayleigh quotients of the displacement since the start of the
            step and of the last step; a new ρ restarts the Chebyshev recurrence */
-        if ((st.d_den > 0 && lower_lambda(s, st.d_num / st.d_den, cheb && !fixed_rho, &rho)) |
-            (rq_valid && st.sDs > 0 && lower_lambda(s, (st.gs - gs_prev) / st.sDs, cheb && !fixed_rho, &rho)))
+        if ((st.d_den > 0 && solver_lower_lambda(s, st.d_num / st.d_den, cheb && !fixed_rho, &rho)) |
+            (rq_valid && st.sDs > 0 && solver_lower_lambda(s, (st.gs - gs_prev) / st.sDs, cheb && !fixed_rho, &rho)))
             k = 0;
         if (r < sc->tolerance && s->pairs && !fresh) {
             /* converged with pairs (β, n) frozen at an earlier iterate: detect at this one and
                check again, so that the result does not depend on when detection last ran */
             force_detect = 1;
-            log_iter(s, r, rd, E, 0, st.gmax);
+            solver_log_iter(s, r, rd, E, 0, st.gmax);
             continue;
         }
         if (r < sc->tolerance) {                                  /* converged            */
@@ -117,7 +117,7 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                the snapshot is restored and the solve goes on from there (it was not
                converged: a drop.cfg solve reported 4e-5 against a 1e-5 tolerance) */
             if (window != 0 && ls == SIPD_LS_AUTO &&
-                ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK || rose)) {
+                ((rc = solver_window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK || rose)) {
                 if (rc != SIPD_OK)
                     return rc;
                 res->restarts++;
@@ -125,23 +125,23 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                 force_plain = 1;
                 rq_valid = 0;
                 trust = 0;
-                log_iter(s, r, rd, E, 0, st.gmax);
+                solver_log_iter(s, r, rd, E, 0, st.gmax);
                 continue;
             }
             res->converged = 1;
-            log_iter(s, r, rd, E, 0, st.gmax);
+            solver_log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
-        if ((stalled = stall_check(s, &stall, r, rd, it)) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
+        if ((stalled = solver_stall_check(s, &stall, r, rd, it)) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
                 stall.it_ref = it;
-                log_iter(s, r, rd, E, 0, st.gmax);
+                solver_log_iter(s, r, rd, E, 0, st.gmax);
                 continue;
             }
             res->stalled = 1;                                     /* no progress: stop    */
             res->at_roundoff = stalled == 2;
-            log_iter(s, r, rd, E, 0, st.gmax);
+            solver_log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
         if (s->coarse && it >= coarse_next) {
@@ -150,7 +150,7 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                y; if E rose, the snapshot is back and the correction waits an iteration).  The
                Chebyshev recurrence restarts after it, and its step is no Rayleigh sample. */
             if (window != 0 && ls == SIPD_LS_AUTO) {
-                if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+                if ((rc = solver_window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
                     return rc;
                 if (rose) {
                     res->restarts++;
@@ -159,7 +159,7 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                     rq_valid = 0;
                     trust = 0;
                     measured = 0;
-                    log_iter(s, r, rd, E, 0, st.gmax);
+                    solver_log_iter(s, r, rd, E, 0, st.gmax);
                     continue;
                 }
             }
@@ -172,14 +172,14 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
             rq_valid = 0;
             if (alpha > 0)
                 measured = 0;
-            log_iter(s, r, rd, E, alpha, st.gmax);
+            solver_log_iter(s, r, rd, E, alpha, st.gmax);
             continue;
         }
         if (cheb && rho > 0 && it >= warmup && !force_plain) {
             /* Chebyshev step, α = 1 */
             omega = k == 0 ? 1 : k == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
             k++;
-            if (ls == SIPD_LS_AUTO && (rc = window_open(s, window, E, &E_snap)) != SIPD_OK)
+            if (ls == SIPD_LS_AUTO && (rc = solver_window_open(s, window, E, &E_snap)) != SIPD_OK)
                 return rc;
             if ((rc = BK(s, apply, 1, omega, &gs_prev)) != SIPD_OK)
                 return rc;
@@ -201,7 +201,7 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                 } else
                     E = En;
             } else if (ls == SIPD_LS_AUTO &&
-                       ((rc = window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK || rose)) {
+                       ((rc = solver_window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK || rose)) {
                 if (rc != SIPD_OK)
                     return rc;
                 k = 0;
@@ -218,9 +218,9 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                 if ((rc = BK(s, apply, 1, 1, &gs_prev)) != SIPD_OK)
                     return rc;
             } else if (ls == SIPD_LS_AUTO && trust >= AUTO_TRUST) {
-                if ((rc = window_open(s, window, E, &E_snap)) != SIPD_OK ||
+                if ((rc = solver_window_open(s, window, E, &E_snap)) != SIPD_OK ||
                     (rc = BK(s, apply, 1, 1, &gs_prev)) != SIPD_OK ||
-                    (rc = window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK)
+                    (rc = solver_window_close(s, &window, 0, E_snap, &E, &rose)) != SIPD_OK)
                     return rc;
                 if (rose) {
                     trust = 0;
@@ -229,16 +229,16 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
                 }
             } else {
                 double En = E;
-                if ((rc = line_search(s, E, st.gdy, &En, &res->ls_steps, &alpha)) != SIPD_OK)
+                if ((rc = solver_line_search(s, E, st.gdy, &En, &res->ls_steps, &alpha)) != SIPD_OK)
                     return rc;
                 if (alpha == 0 && s->pairs && !fresh) {           /* as above             */
                     force_detect = 1;
-                    log_iter(s, r, rd, E, 0, st.gmax);
+                    solver_log_iter(s, r, rd, E, 0, st.gmax);
                     continue;
                 }
                 if (alpha == 0) {                                 /* round-off floor      */
                     res->stalled = 1;
-                    log_iter(s, r, rd, E, 0, st.gmax);
+                    solver_log_iter(s, r, rd, E, 0, st.gmax);
                     break;
                 }
                 if ((rc = BK(s, apply, alpha, 1, &gs_prev)) != SIPD_OK)
@@ -249,11 +249,11 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
             measured = 0;
             rq_valid = 1;
         }
-        log_iter(s, r, rd, E, alpha, st.gmax);
+        solver_log_iter(s, r, rd, E, alpha, st.gmax);
     }
     if (window != 0 && ls == SIPD_LS_AUTO) {                      /* close an open window */
         int rose;
-        if ((rc = window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
+        if ((rc = solver_window_close(s, &window, 1, E_snap, &E, &rose)) != SIPD_OK)
             return rc;
         res->restarts += rose;
         measured = 0;
@@ -261,8 +261,8 @@ int solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last)
     res->energy = E;
     res->rho = cheb ? rho : 0;
     if (!measured)
-        return measure_final(s, res, last);
+        return solver_measure_final(s, res, last);
     return SIPD_OK;
 }
 
-const sipd_solver sipd_solver_jacobi = {"jacobi", NULL, solve_jacobi, NULL, NULL, NULL};
+const sipd_solver sipd_solver_jacobi = {"jacobi", NULL, solver_solve_jacobi, NULL, NULL, NULL};

@@ -76,7 +76,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         int fresh = it == 0, due = 0, k, a, cg = 0;
         if (sipd_stopping())   /* a stop request (util.h): sim_step abandons the step */
             return SIPD_ESIGNAL;
-        if (!force_detect && (rc = detect_due(s, it, &due)) != SIPD_OK)
+        if (!force_detect && (rc = solver_detect_due(s, it, &due)) != SIPD_OK)
             return rc;
         if (force_detect || due) {
             int changed;
@@ -91,7 +91,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         *last = st;
         measured = 1;
         if (it == 0) {
-            if ((rc = set_fref(s, st.gmax)) != SIPD_OK)
+            if ((rc = solver_set_fref(s, st.gmax)) != SIPD_OK)
                 return rc;
             s->r_first = rel_force(s, st.gmax);
         }
@@ -127,24 +127,24 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         }
         if (r < sc->tolerance && s->pairs && !fresh) {
             force_detect = 1;
-            log_iter(s, r, rd, L, 0, st.gmax);
+            solver_log_iter(s, r, rd, L, 0, st.gmax);
             continue;
         }
         if (r < sc->tolerance) {                                           /* converged    */
             res->converged = 1;
-            log_iter(s, r, rd, L, 0, st.gmax);
+            solver_log_iter(s, r, rd, L, 0, st.gmax);
             break;
         }
-        if ((stalled = stall_check(s, &stall, r, rd, it))) {
+        if ((stalled = solver_stall_check(s, &stall, r, rd, it))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;
                 stall.it_ref = it;
-                log_iter(s, r, rd, L, 0, st.gmax);
+                solver_log_iter(s, r, rd, L, 0, st.gmax);
                 continue;
             }
             res->stalled = 1;
             res->at_roundoff = stalled == 2;
-            log_iter(s, r, rd, L, 0, st.gmax);
+            solver_log_iter(s, r, rd, L, 0, st.gmax);
             break;
         }
         /* backtracking on L with the new λ */
@@ -163,11 +163,11 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         if (k == MAX_HALVINGS) {                                           /* no decrease  */
             if (s->pairs && !fresh) {
                 force_detect = 1;
-                log_iter(s, r, rd, L, 0, st.gmax);
+                solver_log_iter(s, r, rd, L, 0, st.gmax);
                 continue;
             }
             res->stalled = 1;
-            log_iter(s, r, rd, L, 0, st.gmax);
+            solver_log_iter(s, r, rd, L, 0, st.gmax);
             break;
         }
         if ((rc = BK(s, apply, alpha, 1, NULL)) != SIPD_OK)                /* x, s += αΔ   */
@@ -175,11 +175,11 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         mixed_accept(s->mx, alpha);
         measured = 0;
         L = Lt;
-        log_iter(s, r, rd, L, alpha, st.gmax);
+        solver_log_iter(s, r, rd, L, alpha, st.gmax);
     }
     res->energy = L;
     if (!measured)
-        return measure_final(s, res, last);
+        return solver_measure_final(s, res, last);
     return SIPD_OK;
 }
 

@@ -84,4 +84,5 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
-const sipd_solver sipd_solver_newton = {"newton", newton_init, solve_jacobi, newton_free, newton_direction, NULL};
+const sipd_solver sipd_solver_newton = {"newton", newton_init, solver_solve_jacobi, newton_free, newton_direction,
+                                         NULL};
