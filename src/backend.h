@@ -103,7 +103,7 @@ static inline long sipd_profile_total(const long *per_phase)
 }
 
 /* Reductions of one direction pass (all sums over free vertices). */
-typedef struct {
+typedef struct sipd_dir_stats {
     double rmax;   /* max_a |dy_a|                                                    */
     double gmax;   /* max_a |g_a| (a method-independent force residual)               */
     double gdy;    /* Σ g·dy  (< 0 for a descent direction)                           */

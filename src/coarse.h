@@ -14,7 +14,7 @@
  * Newton assembles (backend.h, hessian; block-CSR over the model's tets), assembled per
  * coarse row (no races), factored by CHOLMOD (sparse.h, chol_*).  The coarse correction
  * solves Hc e = −Pᵀ g and returns dy = P e; the driver line-searches it on the energy
- * (driver.c, coarse_correction).
+ * (solvers/coarse_correction.c).
  *
  * The per-item maths below (SIPD_HD: a vertex's weights, a vertex's prolongation, a coarse
  * node's restriction, a coarse row of the Galerkin product) is what a GPU port runs per

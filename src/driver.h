@@ -28,7 +28,7 @@ typedef enum {
                               /* (or 10, when that was below 1)                              */
 } sipd_solve_status;
 
-typedef struct {
+typedef struct sipd_solve_result {
     int iterations;     /* direction passes (Jacobi) or sweeps (Gauss–Seidel)      */
     double residual;    /* final relative force residual max|g| / f_ref (the measure the
                            tolerance applies to; f_ref: see sim_step)                */
@@ -52,11 +52,12 @@ typedef struct {
     double wall;        /* seconds                                                 */
 } sipd_solve_result;
 
-typedef struct {
+typedef struct sipd_sim {
     const sipd_scene *sc;
     const sipd_model *m;
     const sipd_backend_ops *ops;
     sipd_backend *b;
+    const sipd_solver *solver;  /* the method's solver family (method.h, method_solver)     */
     double t;           /* simulated time at the start of the next step            */
     double lam_min;     /* running estimate of min spec(D⁻¹H) (adaptive Chebyshev)  */
     int pairs;          /* contact pairs are detected (re-detection every detect_every) */
@@ -89,7 +90,8 @@ typedef struct {
        system; H, ng (the non-elastic gradient), ndy (Δx) and my (y) are shared with the above */
     struct sipd_mixed *mx;
     double *my;
-    double *s_start;    /* mixed FEM: the stretches at the start of the current step     */
+    double *s_start;    /* the solver state (sipd_solver.state: mixed FEM's stretches) at the
+                           start of the current step; made by the solver's init            */
     /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
        (NULL when off) */
     sipd_coarse *coarse;
@@ -112,7 +114,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
              const sipd_backend_params *bp);
 /* One backward-Euler step of length h from s->t.  Convergence (docs/convergence.md): the
  * relative force residual r = max_a |g_a| / f_ref over free vertices, f_ref = max(the step's
- * load, the weight scale, 1e-12 E_max L̄²) (driver.c, set_fref); converged when
+ * load, the weight scale, 1e-12 E_max L̄²) (solvers/common.c, solver_set_fref); converged when
  * r < solver.tolerance.  Returns SIPD_EDIVERGE (s->why says what) when the residual is not
  * finite or the force scale has grown a millionfold, and SIPD_ESIGNAL when a stop was requested
  * (sipd_stop_flag, util.h: checked every iteration and inside CG, CHOLMOD and the narrow phase)

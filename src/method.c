@@ -3,26 +3,30 @@
 
 #include <stdio.h>
 
+#include "backend.h"
+#include "scene.h"
+
 static const sipd_method_info methods[] = {
-    /* name, method, precond, sweep, direction, chebyshev, no_quasistatic, stall_min, backends */
+    /* name, method, precond, sweep, direction, chebyshev, no_quasistatic, stall_min, backends, solver */
     {"sipd", SIPD_METHOD_SIPD, SIPD_PRECOND_SPLIT, SIPD_SWEEP_SCENE, SIPD_DIRECTION_LOCAL, 1, NULL, 1000,
-     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_jacobi},
     {"vbd", SIPD_METHOD_VBD, SIPD_PRECOND_BLOCK, SIPD_SWEEP_GS, SIPD_DIRECTION_LOCAL, 1, NULL, 1000,
-     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_gauss_seidel},
     {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI, SIPD_PRECOND_BLOCK, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1, NULL,
-     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_jacobi},
     {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI, SIPD_PRECOND_DIAG, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1, NULL,
-     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+     1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_jacobi},
     {"gd", SIPD_METHOD_GD, SIPD_PRECOND_MASS, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_LOCAL, 1,
-     "(D = m/h² I) has no preconditioner without inertia", 1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
+     "(D = m/h² I) has no preconditioner without inertia", 1000, SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA,
+     &sipd_solver_jacobi},
     /* Newton: no Chebyshev (its steps are not a stationary iteration); a step that gains
        nothing at the round-off floor gains nothing later, so the stall window is short */
     {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
-     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA},
-    /* seed 002 (docs/design.md §3.11): driver-level outer iterations (driver.c solve_mixed, mixed.c);
+     SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_newton},
+    /* seed 002 (docs/design.md §3.11): driver-level outer iterations (solvers/mixed_fem.c, mixed.c);
        tetrahedra, CPU only; short stall window as Newton's */
     {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
-     SIPD_BACKEND_CPU},
+     SIPD_BACKEND_CPU, &sipd_solver_mixed},
 };
 
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
@@ -38,12 +42,20 @@ const sipd_method_info *method_info(int method)
     return NULL;
 }
 
-sipd_sweep method_sweep(const sipd_scene *sc)
+int method_sweep(const sipd_scene *sc)
 {
     const sipd_method_info *mi = method_info(sc->method);
     if (!mi || mi->sweep == SIPD_SWEEP_SCENE)
         return sc->sweep;
-    return (sipd_sweep)mi->sweep;
+    return mi->sweep;
+}
+
+const sipd_solver *method_solver(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (method_sweep(sc) == SIPD_SWEEP_GS)
+        return &sipd_solver_gauss_seidel;
+    return mi ? mi->solver : NULL;
 }
 
 int method_chebyshev(const sipd_scene *sc)

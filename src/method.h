@@ -4,17 +4,53 @@
  * direction pass computes), its sweep (fixed, or chosen by solver.sweep), who computes the
  * direction (the backend's local dy = −D⁻¹g, or the driver's sparse PCG for Newton), whether
  * Chebyshev acceleration applies, whether it is usable quasi-statically, the stall rule's
- * window and the backends that run it.  Scene validation (scene.c), the driver (driver.c) and
- * main.c ask this table; no other code switches on the method.  A planned method would have
- * a row with method = -1: scene_load refuses it as "not supported yet".
+ * window, the backends that run it and its solver: the family (src/solvers/) whose init, solve
+ * and free the driver calls.  Scene validation (scene.c), the driver (driver.c) and main.c ask
+ * this table; no other code switches on the method.  A planned method would have a row with
+ * method = -1: scene_load refuses it as "not supported yet".
+ *
+ * Layering: this header includes no other of the project's (scene.h includes it for the
+ * method enum); the scene, the sim and a direction pass's statistics are named by their
+ * struct tags.
  */
 #ifndef SIPD_METHOD_H
 #define SIPD_METHOD_H
 
 #include <stddef.h>
 
-#include "backend.h"
-#include "scene.h"
+struct sipd_scene;
+struct sipd_sim;
+struct sipd_solve_result;
+struct sipd_dir_stats;
+
+/* Solvers (docs/design.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
+ * true per-vertex Hessian block (PSD-projected), diag-jacobi its diagonal, gd the mass term
+ * only, newton the full sparse Hessian (element Hessians PSD-projected) solved by PCG. */
+typedef enum {
+    SIPD_METHOD_SIPD = 0, SIPD_METHOD_VBD = 1, SIPD_METHOD_BLOCK_JACOBI = 2,
+    SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5, SIPD_METHOD_MIXED = 6
+} sipd_method;      /* what each is made of: the table below */
+
+/* A solver family (src/solvers/): what the driver (driver.c, sim_init / sim_step / sim_free)
+ * calls, and nothing else.  init allocates what only this family uses (NULL: nothing), solve
+ * runs one step's iterations from begin_step to the final iterate (its residual measured in
+ * *last), free releases what init made (NULL: nothing; also called after a failed init).
+ * direction: the family's own direction after the backend's direction pass (Newton's sparse
+ * solve; NULL: the pass's dy).  state: the solver state carried across steps, which a
+ * checkpoint keeps and a stop inside a step puts back (mixed FEM's stretches; NULL: none). */
+typedef struct sipd_solver {
+    const char *name;
+    int (*init)(struct sipd_sim *s);
+    int (*solve)(struct sipd_sim *s, struct sipd_solve_result *res, struct sipd_dir_stats *last);
+    void (*free)(struct sipd_sim *s);
+    int (*direction)(struct sipd_sim *s, struct sipd_dir_stats *st);
+    double *(*state)(struct sipd_sim *s, long *n);
+} sipd_solver;
+
+/* the families: solvers/jacobi.c (Jacobi sweep, Chebyshev, two-level: sipd, block-jacobi,
+   diag-jacobi, gd), solvers/gauss_seidel.c (vbd, sipd gauss-seidel), solvers/newton.c,
+   solvers/mixed_fem.c */
+extern const sipd_solver sipd_solver_jacobi, sipd_solver_gauss_seidel, sipd_solver_newton, sipd_solver_mixed;
 
 /* sweep of a row: a sipd_sweep, or SIPD_SWEEP_SCENE (solver.sweep chooses) */
 #define SIPD_SWEEP_SCENE (-1)
@@ -41,26 +77,32 @@ typedef struct {
     int chebyshev;              /* solver.chebyshev applies (on a Jacobi sweep)               */
     const char *no_quasistatic; /* NULL, or why time.quasistatic = true is refused            */
     int stall_min;              /* stall rule: at least this many iterations without a 10%   */
-                                /* drop at the update floor (driver.c, stall_check)           */
+                                /* drop at the update floor (solvers/common.c,               */
+                                /* solver_stall_check)                                       */
     unsigned backends;          /* SIPD_BACKEND_* that run it (see also method_cpu_only)     */
+    const sipd_solver *solver;  /* its solver family; a Gauss–Seidel sweep (sipd with        */
+                                /* solver.sweep) takes sipd_solver_gauss_seidel: method_solver */
 } sipd_method_info;
 
 /* Row i of the table (planned methods included), NULL past the end. */
 const sipd_method_info *method_row(int i);
 /* The row of an implemented method, NULL when there is none. */
 const sipd_method_info *method_info(int method);
-/* The sweep the scene's method uses (vbd Gauss–Seidel, sipd solver.sweep, the rest Jacobi). */
-sipd_sweep method_sweep(const sipd_scene *sc);
+/* The sweep the scene's method uses (a sipd_sweep: vbd Gauss–Seidel, sipd solver.sweep, the
+ * rest Jacobi). */
+int method_sweep(const struct sipd_scene *sc);
+/* The solver family the scene's method runs: the row's, or Gauss–Seidel on that sweep. */
+const sipd_solver *method_solver(const struct sipd_scene *sc);
 /* Whether Chebyshev acceleration applies: solver.chebyshev, a Jacobi sweep, a method that
  * takes it. */
-int method_chebyshev(const sipd_scene *sc);
+int method_chebyshev(const struct sipd_scene *sc);
 /* 0 when the CUDA backend can run the scene's method; else 1 and `why` (n bytes) says what
  * keeps it on the CPU ("method mixed-fem", "method newton with contact pairs", "contact with a
  * Gauss-Seidel sweep (sipd gauss-seidel, vbd)"). */
-int method_cpu_only(const sipd_scene *sc, char *why, size_t n);
+int method_cpu_only(const struct sipd_scene *sc, char *why, size_t n);
 /* 1 (and `why`) when `--device auto` should keep a scene the CUDA backend can run on the CPU
  * anyway: newton, the float64 reference the other methods are measured against (`--device
  * cuda` runs it in float32). */
-int method_auto_cpu(const sipd_scene *sc, char *why, size_t n);
+int method_auto_cpu(const struct sipd_scene *sc, char *why, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /* mixed.h — the mixed variational FEM solve (docs/design.md §3.11, seed 002): the host side of one
  * outer iteration over the shared element math of physics/mixed.h.
  *
- * The driver (driver.c, solve_mixed) owns the iteration: residual of the real energy, line
+ * The driver (solvers/mixed_fem.c, solve_mixed) owns the iteration: residual of the real energy, line
  * search on the Lagrangian, stopping.  This module owns the per-element unknowns — s (carried
  * across steps and stored in checkpoints) and λ (restarting at 0 each step, recomputed in closed
  * form each outer iteration) — and the global system: the backend's non-elastic blocks

@@ -10,17 +10,11 @@
 
 #include <stdio.h>
 
+#include "method.h"             /* sipd_method, with the method table */
 #include "physics/material.h"   /* sipd_material_model */
 
 #define SIPD_MAX_BOXES 16
 
-/* Solvers (docs/design.md §3.7). SIPD uses the K⁺ split of `projection`; vbd and block-jacobi the
- * true per-vertex Hessian block (PSD-projected), diag-jacobi its diagonal, gd the mass term
- * only, newton the full sparse Hessian (element Hessians PSD-projected) solved by PCG. */
-typedef enum {
-    SIPD_METHOD_SIPD = 0, SIPD_METHOD_VBD = 1, SIPD_METHOD_BLOCK_JACOBI = 2,
-    SIPD_METHOD_DIAG_JACOBI = 3, SIPD_METHOD_GD = 4, SIPD_METHOD_NEWTON = 5, SIPD_METHOD_MIXED = 6
-} sipd_method;      /* what each is made of: the method table, method.h */
 /* The global linear solve of newton and mixed-fem (solver.linear). */
 typedef enum { SIPD_LINEAR_PCG = 0, SIPD_LINEAR_CHOLMOD = 1 } sipd_linear;
 typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
@@ -135,7 +129,7 @@ typedef struct {
     int box_list[2];
 } sipd_scene_body;
 
-typedef struct {
+typedef struct sipd_scene {
     /* time */
     double dt;         /* frame time step, default 1/60 s        */
     int substeps;      /* default 1                              */

@@ -22,8 +22,15 @@
  *   momentum    the logged momentum error equals the measured change of Σ m v; flagged when
  *               the solves are under-converged, not when converged
  *   newton_roundoff  Newton + "auto" on a 1 GPa beam converges without restoring a snapshot
+ *   table       every implemented method-table row names a solver family with a solve, and
+ *               method_solver picks the family the driver runs for each method and sweep
+ *               (also at compile time: method.h includes no scene.h, issue 30)
  */
 #define _POSIX_C_SOURCE 200809L
+#include "method.h"   /* first: on its own it must not bring in the scene (layering) */
+#ifdef SIPD_SCENE_H
+#error "method.h includes scene.h: the scene includes method.h for the method enum, not the other way"
+#endif
 #include <math.h>
 
 #include "physics/tet.h"
@@ -753,6 +760,47 @@ static void test_backend_fail(void)
     }
 }
 
+/* The method table's solver column (method.h): what sim_step runs for each method and sweep. */
+static void test_table(void)
+{
+    static const struct {
+        int method, sweep;
+        const sipd_solver *want;
+    } cases[] = {
+        {SIPD_METHOD_SIPD, SIPD_SWEEP_JACOBI, &sipd_solver_jacobi},
+        {SIPD_METHOD_SIPD, SIPD_SWEEP_GS, &sipd_solver_gauss_seidel},
+        {SIPD_METHOD_VBD, SIPD_SWEEP_JACOBI, &sipd_solver_gauss_seidel},   /* vbd sweeps GS whatever solver.sweep */
+        {SIPD_METHOD_BLOCK_JACOBI, SIPD_SWEEP_GS, &sipd_solver_jacobi},    /* and block-jacobi Jacobi */
+        {SIPD_METHOD_DIAG_JACOBI, SIPD_SWEEP_JACOBI, &sipd_solver_jacobi},
+        {SIPD_METHOD_GD, SIPD_SWEEP_JACOBI, &sipd_solver_jacobi},
+        {SIPD_METHOD_NEWTON, SIPD_SWEEP_GS, &sipd_solver_newton},
+        {SIPD_METHOD_MIXED, SIPD_SWEEP_JACOBI, &sipd_solver_mixed},
+    };
+    const sipd_method_info *mi;
+    int i, rows = 0;
+    for (i = 0; (mi = method_row(i)) != NULL; i++) {
+        if (mi->method < 0)
+            continue;   /* planned: no solver yet */
+        rows++;
+        CHECK(mi->solver && mi->solver->solve && mi->solver->name, "row %s: no solver family or no solve", mi->name);
+    }
+    CHECK(rows == SIPD_METHOD_MIXED + 1, "%d implemented rows, the test knows %d (a new row: add its cases)", rows,
+          SIPD_METHOD_MIXED + 1);
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        sipd_scene sc;
+        memset(&sc, 0, sizeof sc);
+        sc.method = (sipd_method)cases[i].method;
+        sc.sweep = (sipd_sweep)cases[i].sweep;
+        CHECK(method_solver(&sc) == cases[i].want, "%s with sweep %d: solver %s, want %s",
+              scene_method_name(sc.method), cases[i].sweep, method_solver(&sc) ? method_solver(&sc)->name : "none",
+              cases[i].want->name);
+    }
+    /* what only Newton and mixed FEM have: Newton's own direction, mixed FEM's carried stretches */
+    CHECK(sipd_solver_newton.direction && !sipd_solver_jacobi.direction && !sipd_solver_gauss_seidel.direction);
+    CHECK(sipd_solver_mixed.state && !sipd_solver_newton.state && !sipd_solver_jacobi.state);
+    printf("table: %d rows, %d method/sweep cases\n", rows, (int)(sizeof cases / sizeof cases[0]));
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -773,6 +821,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "momentum") || !strcmp(which, "all")) test_momentum();
     if (!strcmp(which, "newton_roundoff") || !strcmp(which, "all")) test_newton_roundoff();
     if (!strcmp(which, "backend_fail") || !strcmp(which, "all")) test_backend_fail();
+    if (!strcmp(which, "table") || !strcmp(which, "all")) test_table();
     scratch_close();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
