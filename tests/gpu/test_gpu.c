@@ -57,6 +57,7 @@
 #include "scene.h"
 #include "util.h"
 #include "check.h"
+#include "runner.h"
 
 #define POS_TOL 1e-3        /* of the bounding-box diagonal                                  */
 #define E_REL_TOL 1e-6      /* energy rises allowed beyond the driver's own round-off allowance */
@@ -809,14 +810,11 @@ static int test_contact_force(const char *path)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* the device, or the CPU backend standing in (SIPD_TEST_GPU_SELFTEST=1); 77 without either */
+static int prog_setup(const char *which, int argc, char **argv)
 {
     char desc[256];
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu scene FILE | kinds FILE [MODEL] | energy | big | methods | splits | "
-                        "materials | profile [FILE]\n");
-        return 2;
-    }
+    (void)which, (void)argc, (void)argv;
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {
         gpu_ops = &sipd_backend_cpu;
         printf("self-test: the CPU backend stands in for the GPU\n");
@@ -829,35 +827,43 @@ int main(int argc, char **argv)
         printf("device: %s\n", desc);
     }
     sipd_quiet = 1;
-    if (!strcmp(argv[1], "scene") && argc > 2) {
-        if (test_scene(argv[2]) == 77)
-            return 77;
-    }
-    else if (!strcmp(argv[1], "kinds") && argc > 2) {
-        if (test_kinds(argv[2], argc > 3 ? argv[3] : NULL) == 77)
-            return 77;
-    }
-    else if (!strcmp(argv[1], "contact_force") && argc > 2)
-        test_contact_force(argv[2]);
-    else if (!strcmp(argv[1], "energy"))
-        test_energy();
-    else if (!strcmp(argv[1], "big"))
-        test_big();
-    else if (!strcmp(argv[1], "splits"))
-        test_splits();
-    else if (!strcmp(argv[1], "methods"))
-        test_methods();
-    else if (!strcmp(argv[1], "profile"))
-        test_profile(argc > 2 ? argv[2] : NULL);
-    else if (!strcmp(argv[1], "materials")) {
-        if (test_materials() == 77)
-            return 77;
-    }
-    else {
-        fprintf(stderr, "test_gpu: unknown case '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    return 0;
 }
+
+static int case_scene(int argc, char **argv)
+{
+    (void)argc;
+    return test_scene(argv[2]);
+}
+
+static int case_kinds(int argc, char **argv)
+{
+    return test_kinds(argv[2], argc > 3 ? argv[3] : NULL);
+}
+
+static int case_contact_force(int argc, char **argv)
+{
+    (void)argc;
+    test_contact_force(argv[2]);
+    return 0;
+}
+
+static int case_profile(int argc, char **argv)
+{
+    test_profile(argc > 2 ? argv[2] : NULL);
+    return 0;
+}
+
+static const test_case cases[] = {
+    {"scene", .run_args = case_scene, .args = "FILE"},
+    {"kinds", .run_args = case_kinds, .args = "FILE [MODEL]"},
+    {"contact_force", .run_args = case_contact_force, .args = "FILE"},
+    {"energy", .run = test_energy},
+    {"big", .run = test_big},
+    {"splits", .run = test_splits},
+    {"methods", .run = test_methods},
+    {"profile", .run_args = case_profile, .args = "[FILE]"},
+    {"materials", .run_rc = test_materials},
+};
+static const test_program program = {"test_gpu", TEST_CASES(cases), .setup = prog_setup};
+TEST_MAIN(program)

@@ -34,6 +34,7 @@
 #include "backend_cuda.h"
 #include "coarse.h"
 #include "fixture.h"
+#include "runner.h"
 #include "method.h"
 
 #define H_TOL 2e-5   /* of max|H| and max|g|: float32 against float64 (see above) */
@@ -354,10 +355,11 @@ static void test_newton(void)
     }
 }
 
-int main(int argc, char **argv)
+/* the device, or the CPU backend standing in (SIPD_TEST_GPU_SELFTEST=1); 77 without either */
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "ops";
     char desc[256];
+    (void)argc, (void)argv;
     if (getenv("SIPD_TEST_GPU_SELFTEST") && atoi(getenv("SIPD_TEST_GPU_SELFTEST"))) {
         gpu_ops = &sipd_backend_cpu;
         printf("self-test: the CPU backend stands in for the GPU\n");
@@ -370,22 +372,15 @@ int main(int argc, char **argv)
         printf("device: %s\n", desc);
     }
     sipd_quiet = 1;
-    if (scratch_open("gpu_coarse", which))
-        return 1;
-    if (strcmp(which, "ops") == 0)
-        test_ops();
-    else if (strcmp(which, "solve") == 0)
-        test_solve();
-    else if (strcmp(which, "budget") == 0)
-        test_budget();
-    else if (strcmp(which, "newton") == 0)
-        test_newton();
-    else {
-        fprintf(stderr, "unknown case %s\n", which);
-        failures++;
-    }
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return scratch_open("gpu_coarse", which);
 }
+
+static const test_case cases[] = {
+    {"ops", .run = test_ops},
+    {"solve", .run = test_solve},
+    {"budget", .run = test_budget},
+    {"newton", .run = test_newton},
+};
+static const test_program program = {"test_gpu_coarse", TEST_CASES(cases), .dflt = "ops", .setup = prog_setup,
+                                     .teardown = scratch_close};
+TEST_MAIN(program)

@@ -32,6 +32,7 @@
  * Each prints what it measured and exits non-zero when a check fails.
  */
 #include "fixture.h"
+#include "runner.h"
 
 #include <math.h>
 
@@ -601,23 +602,26 @@ static void test_methods(void)
     free(ref);
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "all";
+    (void)argc, (void)argv;
     if (scratch_open("bodies", which))
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!strcmp(which, "balls") || !strcmp(which, "all")) test_balls();
-    if (!strcmp(which, "stack") || !strcmp(which, "all")) test_stack();
-    if (!strcmp(which, "obstacle") || !strcmp(which, "all")) test_obstacle();
-    if (!strcmp(which, "tilt") || !strcmp(which, "all")) test_tilt();
-    if (!strcmp(which, "creep") || !strcmp(which, "all")) test_creep();
-    if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
-    if (!strcmp(which, "self") || !strcmp(which, "all")) test_self();
-    if (!strcmp(which, "noodles") || !strcmp(which, "all")) test_noodles();
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    return 0;
 }
+
+static const test_case cases[] = {
+    {"balls", .run = test_balls},
+    {"stack", .run = test_stack},
+    {"obstacle", .run = test_obstacle},
+    {"tilt", .run = test_tilt},
+    {"creep", .run = test_creep},
+    {"methods", .run = test_methods},
+    {"self", .run = test_self},
+    {"noodles", .run = test_noodles},
+};
+static const test_program program = {"test_bodies", TEST_CASES(cases), .dflt = "all", .all = 1, .setup = prog_setup,
+                                     .teardown = scratch_close};
+TEST_MAIN(program)

@@ -24,6 +24,7 @@
 
 #include "coarse.h"
 #include "fixture.h"
+#include "runner.h"
 
 static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, double lz, const char *scene_fmt)
 {
@@ -445,30 +446,21 @@ static void test_scene(void)
            (unsigned)(sizeof bad / sizeof bad[0]));
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "partition";
+    (void)argc, (void)argv;
     sipd_quiet = 1;
-    if (scratch_open("coarse", which))
-        return 1;
-    if (strcmp(which, "partition") == 0)
-        test_partition();
-    else if (strcmp(which, "galerkin") == 0)
-        test_galerkin();
-    else if (strcmp(which, "newton") == 0)
-        test_newton();
-    else if (strcmp(which, "budget") == 0)
-        test_budget();
-    else if (strcmp(which, "energy") == 0)
-        test_energy();
-    else if (strcmp(which, "scene") == 0)
-        test_scene();
-    else {
-        fprintf(stderr, "unknown case %s\n", which);
-        failures++;
-    }
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return scratch_open("coarse", which);
 }
+
+static const test_case cases[] = {
+    {"partition", .run = test_partition},
+    {"galerkin", .run = test_galerkin},
+    {"newton", .run = test_newton},
+    {"budget", .run = test_budget},
+    {"energy", .run = test_energy},
+    {"scene", .run = test_scene},
+};
+static const test_program program = {"test_coarse", TEST_CASES(cases), .dflt = "partition", .setup = prog_setup,
+                                     .teardown = scratch_close};
+TEST_MAIN(program)

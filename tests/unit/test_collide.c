@@ -57,6 +57,7 @@
 
 #include "check.h"
 #include "rng.h"
+#include "runner.h"
 
 /* ---------------------------------------------------------------- random numbers */
 /* rng_seed, rng_u64, rnd, rndu, rnd_log, rnd_int: the default stream of rng.h (tests/common) */
@@ -1172,32 +1173,16 @@ static int test_rest(void)
 
 /* ---------------------------------------------------------------- main */
 
-int main(int argc, char **argv)
-{
-    static const struct { const char *name; int (*fn)(void); } tests[] = {
-        {"pt_tri", test_pt_tri},         {"edge_edge", test_edge_edge},     {"brute", test_brute},
-        {"threads", test_threads},       {"exclusions", test_exclusions},   {"orientation", test_orientation},
-        {"outside", test_outside},       {"hysteresis", test_hysteresis},   {"rest", test_rest},
-    };
-    int i, ran = 0, all = argc > 1 && strcmp(argv[1], "all") == 0;
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_collide pt_tri|edge_edge|brute|threads|exclusions|orientation|outside|"
-                        "hysteresis|rest|all\n");
-        return 2;
-    }
-    for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); i++)
-        if (all || strcmp(argv[1], tests[i].name) == 0) {
-            tests[i].fn();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_collide: unknown test '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures) {
-        fprintf(stderr, "test_collide %s: %d check(s) failed\n", argv[1], failures);
-        return 1;
-    }
-    printf("test_collide %s: all checks passed\n", argv[1]);
-    return 0;
-}
+static const test_case cases[] = {
+    {"pt_tri", .run_rc = test_pt_tri},
+    {"edge_edge", .run_rc = test_edge_edge},
+    {"brute", .run_rc = test_brute},
+    {"threads", .run_rc = test_threads},
+    {"exclusions", .run_rc = test_exclusions},
+    {"orientation", .run_rc = test_orientation},
+    {"outside", .run_rc = test_outside},
+    {"hysteresis", .run_rc = test_hysteresis},
+    {"rest", .run_rc = test_rest},
+};
+static const test_program program = {"test_collide", TEST_CASES(cases), .all = 1};
+TEST_MAIN(program)

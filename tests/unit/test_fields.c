@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "fixture.h"   /* CHECK, failures */
+#include "runner.h"
 #include "physics/fields.h"
 
 static const double E_Y = 1.0e6, NU = 0.3;
@@ -253,19 +254,10 @@ static void test_edge(void)
     CHECK(fabs(f.von_mises - E_Y * 0.1) < 1e-9 * E_Y, "edge compression stress %.9g", f.von_mises);
 }
 
-int main(int argc, char **argv)
-{
-    const char *which = argc > 1 ? argv[1] : "all";
-    int all = !strcmp(which, "all");
-    if (all || !strcmp(which, "solid"))
-        test_solid();
-    if (all || !strcmp(which, "membrane"))
-        test_membrane();
-    if (all || !strcmp(which, "edge"))
-        test_edge();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    else
-        printf("fields %s: ok\n", which);
-    return failures ? 1 : 0;
-}
+static const test_case cases[] = {
+    {"solid", .run = test_solid},
+    {"membrane", .run = test_membrane},
+    {"edge", .run = test_edge},
+};
+static const test_program program = {"test_fields", TEST_CASES(cases), .dflt = "all", .all = 1};
+TEST_MAIN(program)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "runner.h"
 
 enum { NV = 8 };
 static char dir[512];
@@ -277,26 +278,20 @@ static void test_history(void)
     CHECK(s_none < s10 && s10 < s_all, "file sizes do not shrink with the history kept");
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 2 ? argv[2] : "all";
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s scratch-dir [stream|seconds|history]\n", argv[0]);
-        return 2;
-    }
+    (void)which, (void)argc;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     snprintf(dir, sizeof dir, "%s", argv[1]);
     mkdir(dir, 0777);
-    if (!strcmp(which, "stream") || !strcmp(which, "all"))
-        test_stream();
-    if (!strcmp(which, "seconds") || !strcmp(which, "all"))
-        test_seconds();
-    if (!strcmp(which, "history") || !strcmp(which, "all"))
-        test_history();
-    if (failures) {
-        fprintf(stderr, "test_h5out_log: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_h5out_log: all checks passed\n");
     return 0;
 }
+
+static const test_case cases[] = {
+    {"stream", .run = test_stream},
+    {"seconds", .run = test_seconds},
+    {"history", .run = test_history},
+};
+static const test_program program = {"test_h5out_log", TEST_CASES(cases), .lead = "SCRATCH_DIR", .dflt = "all",
+                                     .all = 1, .setup = prog_setup};
+TEST_MAIN(program)

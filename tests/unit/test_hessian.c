@@ -31,6 +31,7 @@
 #include "check.h"
 #include "fd.h"
 #include "rng.h"
+#include "runner.h"
 
 /* ---------------------------------------------------------------- random numbers: rng.h (tests/common) */
 
@@ -680,33 +681,13 @@ static void test_split(void)
 }
 
 /* ================================================================ main */
-typedef struct { const char *name; void (*fn)(void); } test_entry;
-static const test_entry g_tests[] = {
-    {"eig", test_eig}, {"dpdf", test_dpdf}, {"vblock", test_vblock}, {"element", test_element}, {"split", test_split},
+static const test_case cases[] = {
+    {"eig", .run = test_eig},
+    {"dpdf", .run = test_dpdf},
+    {"vblock", .run = test_vblock},
+    {"element", .run = test_element},
+    {"split", .run = test_split},
 };
-
-int main(int argc, char **argv)
-{
-    size_t i, n = sizeof g_tests / sizeof g_tests[0];
-    int ran = 0, k;
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s all|eig|dpdf|vblock|element|split\n", argv[0]);
-        return 2;
-    }
-    for (k = 1; k < argc; k++)
-        for (i = 0; i < n; i++)
-            if (!strcmp(argv[k], "all") || !strcmp(argv[k], g_tests[i].name)) {
-                g_tests[i].fn();
-                ran++;
-            }
-    if (!ran) {
-        fprintf(stderr, "unknown test '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("OK (%s hessian)\n", SIPD_REAL_NAME);
-    return 0;
-}
+static const test_program program = {"test_hessian", TEST_CASES(cases), .all = 1,
+                                     .note = "(" SIPD_REAL_NAME " hessian)"};
+TEST_MAIN(program)

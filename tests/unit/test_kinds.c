@@ -31,6 +31,7 @@
 #include "physics/tri.h"
 #include "physics/eig.h"
 #include "fixture.h"
+#include "runner.h"
 #include "fd.h"
 #include "rng.h"
 
@@ -906,42 +907,43 @@ static void test_model(void)
     }
 }
 
-int main(int argc, char **argv)
+/* the case "fd": the solid-kind and shell finite differences */
+static void case_fd(void)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_kinds fd|cantilever|chain|methods|model\n");
-        return 2;
-    }
-    sipd_quiet = 1;
-    if (scratch_open("kinds", argv[1]))
-        return 1;
-    if (!strcmp(argv[1], "fd")) {
-        test_fd();
-        test_fd_shell();
-    }
-    else if (!strcmp(argv[1], "cantilever"))
-        test_cantilever();
-    else if (!strcmp(argv[1], "chain"))
-        test_chain();
-    else if (!strcmp(argv[1], "methods"))
-        test_methods();
-    else if (!strcmp(argv[1], "strip"))
-        test_strip();
-    else if (!strcmp(argv[1], "membrane"))
-        test_membrane();
-    else if (!strcmp(argv[1], "cloth_methods"))
-        test_cloth_methods(argc > 2 ? argv[2] : NULL);
-    else if (!strcmp(argv[1], "meshes") && argc > 2)
-        test_meshes(argv[2]);
-    else if (!strcmp(argv[1], "model"))
-        test_model();
-    else {
-        fprintf(stderr, "test_kinds: unknown case '%s'\n", argv[1]);
-        scratch_close();
-        return 2;
-    }
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    test_fd();
+    test_fd_shell();
 }
+
+static int case_cloth_methods(int argc, char **argv)
+{
+    test_cloth_methods(argc > 2 ? argv[2] : NULL);
+    return 0;
+}
+
+static int case_meshes(int argc, char **argv)
+{
+    (void)argc;
+    test_meshes(argv[2]);
+    return 0;
+}
+
+static int prog_setup(const char *which, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sipd_quiet = 1;
+    return scratch_open("kinds", which);
+}
+
+static const test_case cases[] = {
+    {"fd", .run = case_fd},
+    {"cantilever", .run = test_cantilever},
+    {"chain", .run = test_chain},
+    {"methods", .run = test_methods},
+    {"strip", .run = test_strip},
+    {"membrane", .run = test_membrane},
+    {"cloth_methods", .run_args = case_cloth_methods, .args = "[MODEL]"},
+    {"meshes", .run_args = case_meshes, .args = "MESHDIR"},
+    {"model", .run = test_model},
+};
+static const test_program program = {"test_kinds", TEST_CASES(cases), .setup = prog_setup, .teardown = scratch_close};
+TEST_MAIN(program)

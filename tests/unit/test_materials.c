@@ -54,6 +54,7 @@
 #include "physics/hessian.h"
 #include "fixture.h"
 #include "rng.h"
+#include "runner.h"
 
 /* ---------------------------------------------------------------- random numbers: rng.h (tests/common) */
 
@@ -1354,35 +1355,20 @@ static void test_membrane_stretch(void)
 }
 
 /* ================================================================ main */
-typedef struct { const char *name; void (*fn)(void); } test_entry;
-static const test_entry g_tests[] = {
-    {"polar", test_polar}, {"polar32", test_polar32}, {"fd", test_fd}, {"kplus", test_kplus}, {"kf", test_kf},
-    {"majorize", test_majorize}, {"small", test_small}, {"nhguard", test_nhguard}, {"methods", test_methods},
-    {"stretch", test_stretch}, {"membrane", test_membrane}, {"membrane_stretch", test_membrane_stretch},
+static const test_case cases[] = {
+    {"polar", .run = test_polar},
+    {"polar32", .run = test_polar32},
+    {"fd", .run = test_fd},
+    {"kplus", .run = test_kplus},
+    {"kf", .run = test_kf},
+    {"majorize", .run = test_majorize},
+    {"small", .run = test_small},
+    {"nhguard", .run = test_nhguard},
+    {"methods", .run = test_methods},
+    {"stretch", .run = test_stretch},
+    {"membrane", .run = test_membrane},
+    {"membrane_stretch", .run = test_membrane_stretch},
 };
-
-int main(int argc, char **argv)
-{
-    size_t i, n = sizeof g_tests / sizeof g_tests[0];
-    int ran = 0, k;
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s all|polar|polar32|fd|kplus|kf|majorize|small|nhguard|methods|stretch|membrane\n", argv[0]);
-        return 2;
-    }
-    for (k = 1; k < argc; k++)
-        for (i = 0; i < n; i++)
-            if (!strcmp(argv[k], "all") || !strcmp(argv[k], g_tests[i].name)) {
-                g_tests[i].fn();
-                ran++;
-            }
-    if (!ran) {
-        fprintf(stderr, "unknown test '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("OK (%s materials)\n", SIPD_REAL_NAME);
-    return 0;
-}
+static const test_program program = {"test_materials", TEST_CASES(cases), .all = 1,
+                                     .note = "(" SIPD_REAL_NAME " materials)"};
+TEST_MAIN(program)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "runner.h"
 
 static const char *data_dir = ".";
 static char tmp_dir[256];
@@ -981,49 +982,29 @@ static void rm_tmp(void)
         fprintf(stderr, "could not remove %s\n", tmp_dir);
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which;
     const char *tmp = getenv("TMPDIR");
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s <case> <data-dir>\n", argv[0]);
-        return 2;
-    }
-    which = argv[1];
+    (void)which, (void)argc;
     data_dir = argv[2];
     snprintf(tmp_dir, sizeof tmp_dir, "%s/sipd-mesh-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmp_dir)) {
         perror("mkdtemp");
         return 1;
     }
-    if (strcmp(which, "gmsh_variants") == 0)
-        test_gmsh_variants();
-    else if (strcmp(which, "tetgen") == 0)
-        test_tetgen();
-    else if (strcmp(which, "volume") == 0)
-        test_volume();
-    else if (strcmp(which, "surface") == 0)
-        test_surface();
-    else if (strcmp(which, "sparse") == 0)
-        test_sparse();
-    else if (strcmp(which, "tetgen_hand") == 0)
-        test_tetgen_hand();
-    else if (strcmp(which, "malformed") == 0)
-        test_malformed();
-    else if (strcmp(which, "kinds") == 0)
-        test_kinds();
-    else if (strcmp(which, "perf") == 0)
-        test_perf();
-    else {
-        fprintf(stderr, "unknown case %s\n", which);
-        rm_tmp();
-        return 2;
-    }
-    rm_tmp();
-    if (failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", which, failures);
-        return 1;
-    }
-    printf("%s: ok\n", which);
     return 0;
 }
+
+static const test_case cases[] = {
+    {"gmsh_variants", .run = test_gmsh_variants, .args = "DATA_DIR"},
+    {"tetgen", .run = test_tetgen, .args = "DATA_DIR"},
+    {"volume", .run = test_volume, .args = "DATA_DIR"},
+    {"surface", .run = test_surface, .args = "DATA_DIR"},
+    {"sparse", .run = test_sparse, .args = "DATA_DIR"},
+    {"tetgen_hand", .run = test_tetgen_hand, .args = "DATA_DIR"},
+    {"malformed", .run = test_malformed, .args = "DATA_DIR"},
+    {"kinds", .run = test_kinds, .args = "DATA_DIR"},
+    {"perf", .run = test_perf, .args = "DATA_DIR"},
+};
+static const test_program program = {"test_mesh", TEST_CASES(cases), .setup = prog_setup, .teardown = rm_tmp};
+TEST_MAIN(program)

@@ -23,6 +23,7 @@
 #include "physics/bend.h"
 #include "physics/midedge.h"
 #include "fixture.h"
+#include "runner.h"
 #include "fd.h"
 #include "rng.h"
 
@@ -419,31 +420,31 @@ static void test_strip(const char *dir)
     CHECK(fabs(r[2] - 1) < 0.025, "finest gmsh strip: ratio %.5f, not within 2.5%%", r[2]);
 }
 
-int main(int argc, char **argv)
+static int case_patch(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "fd") && argc < 3)) {
-        fprintf(stderr, "usage: test_midedge fd | patch MESH | strip MESHDIR\n");
-        return 2;
-    }
-    sipd_quiet = 1;
-    if (scratch_open("midedge", argv[1]))
-        return 1;
-    if (!strcmp(argv[1], "fd"))
-        test_fd();
-    else if (!strcmp(argv[1], "patch"))
-        test_patch(argv[2]);
-    else if (!strcmp(argv[1], "strip"))
-        test_strip(argv[2]);
-    else {
-        fprintf(stderr, "test_midedge: unknown case %s\n", argv[1]);
-        scratch_close();
-        return 2;
-    }
-    scratch_close();
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("all checks passed\n");
+    (void)argc;
+    test_patch(argv[2]);
     return 0;
 }
+
+static int case_strip(int argc, char **argv)
+{
+    (void)argc;
+    test_strip(argv[2]);
+    return 0;
+}
+
+static int prog_setup(const char *which, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sipd_quiet = 1;
+    return scratch_open("midedge", which);
+}
+
+static const test_case cases[] = {
+    {"fd", .run = test_fd},
+    {"patch", .run_args = case_patch, .args = "MESH"},
+    {"strip", .run_args = case_strip, .args = "MESHDIR"},
+};
+static const test_program program = {"test_midedge", TEST_CASES(cases), .setup = prog_setup, .teardown = scratch_close};
+TEST_MAIN(program)

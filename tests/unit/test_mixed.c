@@ -34,6 +34,7 @@
 #include <math.h>
 
 #include "fixture.h"
+#include "runner.h"
 #include "rng.h"
 #include "mixed.h"
 #include "physics/mixed.h"
@@ -924,42 +925,26 @@ static void test_backend_fail(void)
     }
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "";
+    (void)argc, (void)argv;
     sipd_quiet = 1;
-    if (scratch_open("mixed", which))
-        return 1;
-    if (!strcmp(which, "derivs"))
-        test_derivs();
-    else if (!strcmp(which, "models"))
-        test_models();
-    else if (!strcmp(which, "newton"))
-        test_newton();
-    else if (!strcmp(which, "trajectory"))
-        test_trajectory();
-    else if (!strcmp(which, "linear"))
-        test_linear();
-    else if (!strcmp(which, "contact"))
-        test_contact();
-    else if (!strcmp(which, "contact_cholmod"))
-        test_contact_cholmod();
-    else if (!strcmp(which, "tri_derivs"))
-        test_tri_derivs();
-    else if (!strcmp(which, "cloth"))
-        test_cloth();
-    else if (!strcmp(which, "edge_derivs"))
-        test_edge_derivs();
-    else if (!strcmp(which, "kinds"))
-        test_kinds();
-    else if (!strcmp(which, "backend_fail"))
-        test_backend_fail();
-    else {
-        fprintf(stderr, "unknown case '%s'\n", which);
-        failures++;
-    }
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return scratch_open("mixed", which);
 }
+
+static const test_case cases[] = {
+    {"derivs", .run = test_derivs},
+    {"models", .run = test_models},
+    {"newton", .run = test_newton},
+    {"trajectory", .run = test_trajectory},
+    {"linear", .run = test_linear},
+    {"contact", .run = test_contact},
+    {"contact_cholmod", .run = test_contact_cholmod},
+    {"tri_derivs", .run = test_tri_derivs},
+    {"cloth", .run = test_cloth},
+    {"edge_derivs", .run = test_edge_derivs},
+    {"kinds", .run = test_kinds},
+    {"backend_fail", .run = test_backend_fail},
+};
+static const test_program program = {"test_mixed", TEST_CASES(cases), .setup = prog_setup, .teardown = scratch_close};
+TEST_MAIN(program)

@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "rng.h"
+#include "runner.h"
 
 /* ---------------------------------------------------------------- random numbers */
 /* rng_seed, rng_u64, rnd, rndu, rnd_log, rnd_int: the default stream of rng.h (tests/common) */
@@ -1051,36 +1052,17 @@ static void test_inertia(void)
 }
 
 /* ================================================================ main */
-typedef struct { const char *name; void (*fn)(void); } test_entry;
-static const test_entry g_tests[] = {
-    {"pairwise", test_pairwise}, {"fd", test_fd},           {"rest", test_rest},
-    {"lame", test_lame},         {"kplus", test_kplus},     {"none", test_none},
-    {"descent", test_descent},   {"majorize", test_majorize}, {"inertia", test_inertia},
+static const test_case cases[] = {
+    {"pairwise", .run = test_pairwise},
+    {"fd", .run = test_fd},
+    {"rest", .run = test_rest},
+    {"lame", .run = test_lame},
+    {"kplus", .run = test_kplus},
+    {"none", .run = test_none},
+    {"descent", .run = test_descent},
+    {"majorize", .run = test_majorize},
+    {"inertia", .run = test_inertia},
 };
-
-int main(int argc, char **argv)
-{
-    size_t i, n = sizeof g_tests / sizeof g_tests[0];
-    int ran = 0, k;
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s all|", argv[0]);
-        for (i = 0; i < n; i++) fprintf(stderr, "%s%s", g_tests[i].name, i + 1 < n ? "|" : "\n");
-        return 2;
-    }
-    for (k = 1; k < argc; k++)
-        for (i = 0; i < n; i++)
-            if (!strcmp(argv[k], "all") || !strcmp(argv[k], g_tests[i].name)) {
-                g_tests[i].fn();
-                ran++;
-            }
-    if (!ran) {
-        fprintf(stderr, "unknown test '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("OK (%s physics)\n", SIPD_REAL_NAME);
-    return 0;
-}
+static const test_program program = {"test_physics", TEST_CASES(cases), .all = 1,
+                                     .note = "(" SIPD_REAL_NAME " physics)"};
+TEST_MAIN(program)

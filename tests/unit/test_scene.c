@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "runner.h"
 
 #define CHECK_STR(a, b)                                                                          \
     do {                                                                                         \
@@ -663,36 +664,29 @@ static void test_bad(const char *path)
     free(err);
 }
 
-int main(int argc, char **argv)
+static int case_bad(int argc, char **argv)
 {
-    if (argc < 3 && !(argc == 2 && strcmp(argv[1], "names") == 0)) {
-        fprintf(stderr, "usage: test_scene full|minimal|roundtrip|accepted|names|missing_file|models "
-                        "SCENES_DIR | bad FIXTURE\n");
-        return 2;
-    }
-    const char *what = argv[1];
-    scenes = argc > 2 ? argv[2] : ".";
-    if (strcmp(what, "full") == 0)
-        test_full();
-    else if (strcmp(what, "minimal") == 0)
-        test_minimal();
-    else if (strcmp(what, "roundtrip") == 0)
-        test_roundtrip();
-    else if (strcmp(what, "accepted") == 0)
-        test_accepted();
-    else if (strcmp(what, "names") == 0)
-        test_names();
-    else if (strcmp(what, "missing_file") == 0)
-        test_missing_file();
-    else if (strcmp(what, "models") == 0)
-        test_models();
-    else if (strcmp(what, "bad") == 0)
-        test_bad(argv[2]);
-    else {
-        fprintf(stderr, "unknown test '%s'\n", what);
-        return 2;
-    }
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    (void)argc;
+    test_bad(argv[2]);
+    return 0;
 }
+
+static int prog_setup(const char *which, int argc, char **argv)
+{
+    (void)which;
+    scenes = argc > 2 ? argv[2] : ".";
+    return 0;
+}
+
+static const test_case cases[] = {
+    {"full", .run = test_full, .args = "SCENES_DIR"},
+    {"minimal", .run = test_minimal, .args = "SCENES_DIR"},
+    {"roundtrip", .run = test_roundtrip, .args = "SCENES_DIR"},
+    {"accepted", .run = test_accepted, .args = "SCENES_DIR"},
+    {"names", .run = test_names, .args = "[SCENES_DIR]"},
+    {"missing_file", .run = test_missing_file, .args = "SCENES_DIR"},
+    {"models", .run = test_models, .args = "SCENES_DIR"},
+    {"bad", .run_args = case_bad, .args = "FIXTURE"},
+};
+static const test_program program = {"test_scene", TEST_CASES(cases), .setup = prog_setup};
+TEST_MAIN(program)

@@ -35,6 +35,7 @@
 
 #include "physics/tet.h"
 #include "fixture.h"
+#include "runner.h"
 
 /* Write box mesh nx*ny*nz (size lx*ly*lz) and a scene (text with %s for the mesh base) and
  * load everything. */
@@ -801,29 +802,32 @@ static void test_table(void)
     printf("table: %d rows, %d method/sweep cases\n", rows, (int)(sizeof cases / sizeof cases[0]));
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "all";
+    (void)argc, (void)argv;
     if (scratch_open("test_solver", which))
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!strcmp(which, "energy") || !strcmp(which, "all")) test_energy();
-    if (!strcmp(which, "release") || !strcmp(which, "all")) test_release();
-    if (!strcmp(which, "uniaxial") || !strcmp(which, "all")) test_uniaxial();
-    if (!strcmp(which, "beam") || !strcmp(which, "all")) test_beam();
-    if (!strcmp(which, "sweeps") || !strcmp(which, "all")) test_sweeps();
-    if (!strcmp(which, "kinematic") || !strcmp(which, "all")) test_kinematic();
-    if (!strcmp(which, "methods") || !strcmp(which, "all")) test_methods();
-    if (!strcmp(which, "budget") || !strcmp(which, "all")) test_budget();
-    if (!strcmp(which, "ground") || !strcmp(which, "all")) test_ground();
-    if (!strcmp(which, "incline") || !strcmp(which, "all")) test_incline();
-    if (!strcmp(which, "momentum") || !strcmp(which, "all")) test_momentum();
-    if (!strcmp(which, "newton_roundoff") || !strcmp(which, "all")) test_newton_roundoff();
-    if (!strcmp(which, "backend_fail") || !strcmp(which, "all")) test_backend_fail();
-    if (!strcmp(which, "table") || !strcmp(which, "all")) test_table();
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    return 0;
 }
+
+static const test_case cases[] = {
+    {"energy", .run = test_energy},
+    {"release", .run = test_release},
+    {"uniaxial", .run = test_uniaxial},
+    {"beam", .run = test_beam},
+    {"sweeps", .run = test_sweeps},
+    {"kinematic", .run = test_kinematic},
+    {"methods", .run = test_methods},
+    {"budget", .run = test_budget},
+    {"ground", .run = test_ground},
+    {"incline", .run = test_incline},
+    {"momentum", .run = test_momentum},
+    {"newton_roundoff", .run = test_newton_roundoff},
+    {"backend_fail", .run = test_backend_fail},
+    {"table", .run = test_table},
+};
+static const test_program program = {"test_solver", TEST_CASES(cases), .dflt = "all", .all = 1, .setup = prog_setup,
+                                     .teardown = scratch_close};
+TEST_MAIN(program)

@@ -21,6 +21,7 @@
 #include "sparse.h"
 #include "util.h"
 #include "check.h"
+#include "runner.h"
 #include "rng.h"
 
 /* A = shift I + Σ_e G_eᵀ G_e, G_e a random 12x12 on the element's 4 vertices (symmetric PSD),
@@ -200,18 +201,9 @@ static void test_stop(void)
     free(b), free(x0), free(x), free(Pinv), free(work);
 }
 
-int main(int argc, char **argv)
-{
-    const char *which = argc > 1 ? argv[1] : "chol";
-    if (strcmp(which, "chol") == 0)
-        test_chol();
-    else if (strcmp(which, "stop") == 0)
-        test_stop();
-    else {
-        fprintf(stderr, "unknown case %s\n", which);
-        return 2;
-    }
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
-}
+static const test_case cases[] = {
+    {"chol", .run = test_chol},
+    {"stop", .run = test_stop},
+};
+static const test_program program = {"test_sparse", TEST_CASES(cases), .dflt = "chol"};
+TEST_MAIN(program)

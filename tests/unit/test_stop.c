@@ -15,6 +15,7 @@
  *     positions and velocities bit-identical to the uninterrupted run's.
  */
 #include "fixture.h"
+#include "runner.h"
 
 #include "checkpoint.h"
 
@@ -213,22 +214,30 @@ out:
     sipd_stop_flag = 0;
 }
 
-int main(int argc, char **argv)
+static void case_stop(const void *c)
 {
-    const char *which = argc > 1 ? argv[1] : "all";
-    unsigned i;
+    run_case(c);
+}
+
+static int prog_setup(const char *which, int argc, char **argv)
+{
+    (void)argc, (void)argv;
     if (scratch_open("test_stop", which))
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(which, "all") || !strcmp(which, cases[i].name))
-            run_case(&cases[i]);
-    scratch_close();
-    if (failures) {
-        fprintf(stderr, "test_stop: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_stop: all checks passed\n");
     return 0;
+}
+
+/* one runner case per row of cases[] */
+int main(int argc, char **argv)
+{
+    enum { N = sizeof cases / sizeof cases[0] };
+    test_case table[N];
+    test_program program = {"test_stop", table, N, .dflt = "all", .all = 1, .setup = prog_setup,
+                            .teardown = scratch_close};
+    unsigned i;
+    for (i = 0; i < N; i++)
+        table[i] = (test_case){cases[i].name, .run_data = case_stop, .data = &cases[i]};
+    return test_main(&program, argc, argv);
 }

@@ -52,6 +52,7 @@
  * Each prints what it measured and exits non-zero when a check fails.
  */
 #include "fixture.h"
+#include "runner.h"
 
 #include <math.h>
 
@@ -676,34 +677,21 @@ static void test_stiffness(void)
     fixture_free(&f);
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "";
-    if (scratch_open("test_thin", which))
-        return 1;
-    if (!strcmp(which, "ground"))
-        test_ground();
-    else if (!strcmp(which, "fold"))
-        test_fold();
-    else if (!strcmp(which, "rods"))
-        test_rods();
-    else if (!strcmp(which, "drape"))
-        test_drape();
-    else if (!strcmp(which, "slope"))
-        test_slope();
-    else if (!strcmp(which, "methods"))
-        test_methods();
-    else if (!strcmp(which, "rodself"))
-        test_rodself();
-    else if (!strcmp(which, "stiffness"))
-        test_stiffness();
-    else {
-        fprintf(stderr, "usage: test_thin ground|fold|rods|drape|slope|methods|rodself|stiffness\n");
-        scratch_close();
-        return 2;
-    }
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    (void)argc, (void)argv;
+    return scratch_open("test_thin", which);
 }
+
+static const test_case cases[] = {
+    {"ground", .run = test_ground},
+    {"fold", .run = test_fold},
+    {"rods", .run = test_rods},
+    {"drape", .run = test_drape},
+    {"slope", .run = test_slope},
+    {"methods", .run = test_methods},
+    {"rodself", .run = test_rodself},
+    {"stiffness", .run = test_stiffness},
+};
+static const test_program program = {"test_thin", TEST_CASES(cases), .setup = prog_setup, .teardown = scratch_close};
+TEST_MAIN(program)

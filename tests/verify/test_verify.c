@@ -23,6 +23,7 @@
 #include "physics/material.h"
 #include "physics/tet.h"
 #include "fixture.h"
+#include "runner.h"
 
 static const char *plate_mesh = NULL; /* argv[2] of the plate_hole case */
 
@@ -700,9 +701,8 @@ static void test_full_step(void)
     CHECK(rc_none.nonspd > 0, "the none split reported no non-SPD block under 60%% compression");
 }
 
-int main(int argc, char **argv)
+static int prog_setup(const char *which, int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "all";
     static char mesh_abs[4096];
     if (argc > 2) /* the scene resolves mesh paths against its own directory: make it absolute */
         plate_mesh = realpath(argv[2], mesh_abs) ? mesh_abs : argv[2];
@@ -710,11 +710,14 @@ int main(int argc, char **argv)
         return 1;
     sipd_quiet = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!strcmp(which, "plate_hole") || !strcmp(which, "all")) test_plate_hole();
-    if (!strcmp(which, "cantilever_linear") || !strcmp(which, "all")) test_cantilever_linear();
-    if (!strcmp(which, "full_step") || !strcmp(which, "all")) test_full_step();
-    scratch_close();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    return 0;
 }
+
+static const test_case cases[] = {
+    {"plate_hole", .run = test_plate_hole, .args = "[MESH]"},
+    {"cantilever_linear", .run = test_cantilever_linear},
+    {"full_step", .run = test_full_step},
+};
+static const test_program program = {"test_verify", TEST_CASES(cases), .dflt = "all", .all = 1, .setup = prog_setup,
+                                     .teardown = scratch_close};
+TEST_MAIN(program)
