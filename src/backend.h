@@ -168,7 +168,7 @@ typedef struct {
     int (*step_load)(sipd_backend *b, double *fmax);
     /* Newton (precond NEWTON; driver.c solves H dy = −g by PCG, sparse.h).  After a direction
        pass at y — which then computes g and the element Hessians and leaves dy = 0 — assemble
-       the PSD-projected Hessian at y into H (pattern: bsr_pattern over the model's tets):
+       the PSD-projected Hessian at y into H (pattern: sipd_bsr_pattern over the model's tets):
        m/h² I + ground contact/friction blocks + the pairs' diagonal blocks + Σ element blocks,
        Dirichlet rows and columns eliminated (identity rows); copy g out (nv*3); *extra = the
        contact pairs' couplings, applied matrix-free (valid until the next detect).

@@ -464,7 +464,7 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
-/* H (pattern: bsr_pattern over the model's tets) = the PSD-projected Hessian at y: row a =
+/* H (pattern: sipd_bsr_pattern over the model's tets) = the PSD-projected Hessian at y: row a =
  * m/h² I + contact blocks + Σ element blocks, Dirichlet rows/columns eliminated; g copied
  * out; the pairs' couplings as *extra. */
 /* elements = 0 (mixed FEM): no element blocks, and gbase (nv*3) gets the gradient of the

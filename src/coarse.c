@@ -27,9 +27,9 @@ void coarse_free(sipd_coarse *c)
     free(c->t_off);
     free(c->t_v);
     free(c->t_w);
-    bsr_free(&c->Hc);
+    sipd_bsr_free(&c->Hc);
     if (c->analysed)
-        chol_free(&c->C);
+        sipd_chol_free(&c->C);
     free(c->rc);
     free(c->ec);
     free(c->pos);
@@ -240,11 +240,11 @@ int coarse_factor(sipd_coarse *c, const sipd_bsr *H)
     t1 = sipd_now();
     c->t_assemble += t1 - t0;
     if (!c->analysed) {
-        if ((rc = chol_analyse(&c->C, &c->Hc)) != SIPD_OK)
+        if ((rc = sipd_chol_analyse(&c->C, &c->Hc)) != SIPD_OK)
             return rc;
         c->analysed = 1;
     }
-    rc = chol_factor(&c->C, &c->Hc);
+    rc = sipd_chol_factor(&c->C, &c->Hc);
     if (rc == SIPD_ESIGNAL)
         return rc;   /* a stop request (util.h): the factor is abandoned */
     if (rc != SIPD_OK) {   /* a coarse space too fine for its mesh leaves Hc (nearly) singular */
@@ -262,7 +262,7 @@ int coarse_factor(sipd_coarse *c, const sipd_bsr *H)
             D[4] += 1e-10 * dmax;
             D[8] += 1e-10 * dmax;
         }
-        rc = chol_factor(&c->C, &c->Hc);
+        rc = sipd_chol_factor(&c->C, &c->Hc);
     }
     c->t_factor += sipd_now() - t1;
     if (rc != SIPD_OK)
@@ -279,7 +279,7 @@ int coarse_apply(sipd_coarse *c, const double *g, double *dy)
     c->corrections++;
     coarse_restrict(c, g, c->rc);
     for (i = 0; i < 3 * c->nc; i++) c->rc[i] = -c->rc[i];
-    if ((rc = chol_solve(&c->C, c->rc, c->ec)) != SIPD_OK)
+    if ((rc = sipd_chol_solve(&c->C, c->rc, c->ec)) != SIPD_OK)
         return rc;
     coarse_prolong(c, c->ec, dy);
     c->t_solve += sipd_now() - t0;

@@ -46,7 +46,7 @@ typedef struct {
     int npos;
     /* statistics of a run */
     long corrections, factor_failures;
-    double t_assemble, t_factor, t_solve;   /* seconds in Pᵀ H P, chol_factor, the rest     */
+    double t_assemble, t_factor, t_solve;   /* seconds in Pᵀ H P, sipd_chol_factor, the rest */
 } sipd_coarse;
 
 /* The 8 trilinear weights of point x in the grid (origin, cell, dims): cell corner l =
@@ -136,7 +136,7 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
 }
 
 /* Build the coarse space of model m with `size` cells along the longest edge of its initial
- * bounding box and Hc's pattern from H's (the fine pattern, bsr_pattern over the tets).
+ * bounding box and Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).
  * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size);
 void coarse_free(sipd_coarse *c);

@@ -145,7 +145,7 @@ void sim_free(sipd_sim *s)
     free(s->hforce);
     free(s->hwall);
     free(s->hdisp);
-    bsr_free(&s->H);
+    sipd_bsr_free(&s->H);
     free(s->ng);
     free(s->ndy);
     if (s->coarse) {

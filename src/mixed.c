@@ -54,7 +54,7 @@ void mixed_free(sipd_mixed *mx)
     }
     free(mx->s); free(mx->ds); free(mx->lam);
     free(mx->y); free(mx->dx); free(mx->rhs); free(mx->Pinv); free(mx->work);
-    direct_free(&mx->direct);
+    sipd_direct_free(&mx->direct);
     free(mx);
 }
 
@@ -226,21 +226,21 @@ int mixed_direction(sipd_mixed *mx, sipd_bsr *H, const sipd_bsr_extra *extra, co
         }
         for (j = 0; j < mx->ngrp; j++) {   /* Σ element blocks, as Newton's (sparse.h) */
             const mixed_group *G = &mx->grp[j];
-            bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner,
-                                   mx->ngrp == 1 && m->ngroups == 1 ? NULL : m->inc_group, G->g,
-                                   m->groups[G->g].v, G->nc, G->e_off, m->fixed, G->K);
+            sipd_bsr_gather_element_row(H, m->inc_off[a], m->inc_off[a + 1], m->inc_elem, m->inc_corner,
+                                        mx->ngrp == 1 && m->ngroups == 1 ? NULL : m->inc_group, G->g,
+                                        m->groups[G->g].v, G->nc, G->e_off, m->fixed, G->K);
         }
         for (k = 0; k < 3; k++) mx->rhs[3 * a + k] = ra[k] - gbase[3 * a + k];
     }
     /* the global solve */
     if (mx->linear == SIPD_LINEAR_CHOLMOD) {
-        int rc = direct_solve(&mx->direct, H, extra, mx->rhs, mx->dx);
+        int rc = sipd_direct_solve(&mx->direct, H, extra, mx->rhs, mx->dx);
         if (rc != SIPD_OK)
             return rc;   /* SIPD_EFAIL, or SIPD_ESIGNAL after a stop request */
     } else {
         int maxit = 4 * n > 200 ? 4 * n : 200;
-        bsr_block_jacobi(H, mx->Pinv);
-        *cg_iters = pcg(H, extra, mx->Pinv, mx->rhs, mx->dx, maxit, mx->cg_tol, mx->work);
+        sipd_bsr_block_jacobi(H, mx->Pinv);
+        *cg_iters = sipd_pcg(H, extra, mx->Pinv, mx->rhs, mx->dx, maxit, mx->cg_tol, mx->work);
         if (*cg_iters < 0)
             return SIPD_ESIGNAL;
     }

@@ -6,10 +6,10 @@
  * across steps and stored in checkpoints) and λ (restarting at 0 each step, recomputed in closed
  * form each outer iteration) — and the global system: the backend's non-elastic blocks
  * (inertia, contact; backend.h mixed_terms) plus Σ_e w (BJ)ᵀ H_e (BJ) assembled into the same
- * block-CSR pattern as Newton's (sparse.h, bsr_pattern; rows gathered per vertex over its
+ * block-CSR pattern as Newton's (sparse.h, sipd_bsr_pattern; rows gathered per vertex over its
  * incidences, no races), solved by CHOLMOD (symbolic analysis once per pattern — contact pairs
  * join it, so it is redone when the pair set's pattern changes — numeric factorisation per outer
- * iteration; sparse.h direct_solve) or block-Jacobi PCG.
+ * iteration; sparse.h sipd_direct_solve) or block-Jacobi PCG.
  *
  * Element kinds: tets (6 stretch entries), edges — springs and a rod's stretching (1: s = |F|) —
  * are stretch elements (physics/mixed.h); rod bending and hinges are plain elastic terms of the

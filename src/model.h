@@ -110,7 +110,7 @@ void model_free(sipd_model *m);
  * elements, bounding box, pinned and moved vertices (--dry-run). */
 void model_print_bodies(FILE *f, const sipd_scene *sc, const sipd_model *m);
 /* The most corners of an element of m (its groups' nc; 4 for a tets-only model, 12 with mid-edge
- * bending): the width of Newton's pattern (model_pattern_elements, bsr_pattern's k), so that a
+ * bending): the width of Newton's pattern (model_pattern_elements, sipd_bsr_pattern's k), so that a
  * model without 12-corner elements does not pay for them. */
 static inline int model_max_corners(const sipd_model *m)   /* inline: the CUDA backend (C++) calls it too */
 {
@@ -119,7 +119,7 @@ static inline int model_max_corners(const sipd_model *m)   /* inline: the CUDA b
     return k;
 }
 /* Every group's elements, one after another, each padded to model_max_corners vertices by
- * repeating its last corner (the vertex-coupling pattern of Newton's matrix, bsr_pattern with
+ * repeating its last corner (the vertex-coupling pattern of Newton's matrix, sipd_bsr_pattern with
  * k = model_max_corners; a tets-only model gives its tets).  *ne elements; free() the array. */
 int model_pattern_elements(const sipd_model *m, int **elems, int *ne);
 /* Round-off scale of element e of group g: its energy at unit strain ((μ+λ)V for tets). */

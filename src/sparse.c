@@ -11,7 +11,7 @@
 /* below this many rows a loop runs serially (as the CPU backend's PAR_MIN) */
 #define PAR_MIN 4096
 
-void bsr_free(sipd_bsr *A)
+void sipd_bsr_free(sipd_bsr *A)
 {
     free(A->row_off);
     free(A->col);
@@ -21,9 +21,9 @@ void bsr_free(sipd_bsr *A)
     memset(A, 0, sizeof *A);
 }
 
-void bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, const unsigned char *inc_corner,
-                            const unsigned char *inc_group, int group, const int *elems, int nc, int e_off,
-                            const unsigned char *skip, const double *Ke)
+void sipd_bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, const unsigned char *inc_corner,
+                                 const unsigned char *inc_group, int group, const int *elems, int nc, int e_off,
+                                 const unsigned char *skip, const double *Ke)
 {
     const int k = A->k, w = 3 * nc;
     int i;
@@ -44,7 +44,7 @@ void bsr_gather_element_row(sipd_bsr *A, int i0, int i1, const int *inc_elem, co
     }
 }
 
-int bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k)
+int sipd_bsr_pattern(sipd_bsr *A, int n, const int *elems, int ne, int k)
 {
     int a, e, l, c, i, cap = 0;
     int *inc_off = NULL, *inc = NULL, *mark = NULL, *tmp = NULL;
@@ -123,11 +123,11 @@ fail:
     free(inc);
     free(mark);
     free(tmp);
-    bsr_free(A);
+    sipd_bsr_free(A);
     return SIPD_EFAIL;
 }
 
-void bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, double *out)
+void sipd_bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, double *out)
 {
     sipd_bsr_row_fn row = extra ? extra->row : NULL;
     int a;
@@ -148,7 +148,7 @@ void bsr_mul(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *x, do
     }
 }
 
-void bsr_block_jacobi(const sipd_bsr *A, double *Pinv)
+void sipd_bsr_block_jacobi(const sipd_bsr *A, double *Pinv)
 {
     int a;
 #pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
@@ -162,7 +162,7 @@ void bsr_block_jacobi(const sipd_bsr *A, double *Pinv)
     }
 }
 
-double dot_n(const double *x, const double *y, int n)
+double sipd_dot(const double *x, const double *y, int n)
 {
     double s = 0;
     int i;
@@ -183,8 +183,8 @@ static void precond_apply(const double *Pinv, int nb, const double *r, double *z
     }
 }
 
-int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
-        int maxit, double rtol, double *work)
+int sipd_pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, const double *rhs, double *x,
+             int maxit, double rtol, double *work)
 {
     const int n = 3 * A->n;
     double *r = work, *z = work + n, *p = work + 2 * (size_t)n, *q = work + 3 * (size_t)n;
@@ -194,13 +194,13 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
     for (a = 0; a < n; a++) r[a] = rhs[a];
     precond_apply(Pinv, A->n, r, z);
     memcpy(p, z, sizeof(double) * (size_t)n);
-    rz = rz0 = dot_n(r, z, n);
+    rz = rz0 = sipd_dot(r, z, n);
     for (it = 0; it < maxit && rz > rtol * rtol * rz0 && rz > 0; it++) {
         double pq, al, rzn, be;
         if (sipd_stopping())
             return -1;   /* a stop request (util.h): the caller returns SIPD_ESIGNAL */
-        bsr_mul(A, extra, p, q);
-        pq = dot_n(p, q, n);
+        sipd_bsr_mul(A, extra, p, q);
+        pq = sipd_dot(p, q, n);
         if (!(pq > 0))
             break;   /* A is SPD by construction; stop on round-off trouble */
         al = rz / pq;
@@ -209,7 +209,7 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
             r[a] -= al * q[a];
         }
         precond_apply(Pinv, A->n, r, z);
-        rzn = dot_n(r, z, n);
+        rzn = sipd_dot(r, z, n);
         be = rzn / rz;
         rz = rzn;
         for (a = 0; a < n; a++) p[a] = z[a] + be * p[a];
@@ -233,7 +233,7 @@ int pcg(const sipd_bsr *A, const sipd_bsr_extra *extra, const double *Pinv, cons
  * returns SIPD_ESIGNAL at once and abandons the worker, which runs on until the process exits
  * (sipd-run then checkpoints the start of the step and exits; the factor is not needed for
  * that).  What the worker uses — the CHOLMOD common, the matrix, the factor and the job — is
- * then never freed (chol_free leaks it: the process is about to end).  Without a stop request
+ * then never freed (sipd_chol_free leaks it: the process is about to end).  Without a stop request
  * the result is the same call's, made from another thread: bit for bit what it was.
  * (The alternative, checkpointing the step's start before each long call so that the signal
  * handler itself could _exit, would write a checkpoint per step and leave exit_reason
@@ -386,7 +386,7 @@ static int chol_call(sipd_chol *c, int op, cholmod_dense *B, cholmod_dense **X, 
     return SIPD_OK;
 }
 
-void chol_free(sipd_chol *c)
+void sipd_chol_free(sipd_chol *c)
 {
     if (c->common && !c->busy) {   /* busy: an abandoned worker still uses them (see above) */
         cholmod_common *cm = c->common;
@@ -408,7 +408,7 @@ void chol_free(sipd_chol *c)
 /* Scalar column j = 3b + l of the lower triangle is scalar row j of the (symmetric) matrix
  * restricted to columns ≥ j: block row b, row l of each block whose column c ≥ b, entries
  * 3c + m ≥ j.  Blocks are sorted by column, so the row indices come out increasing. */
-int chol_analyse(sipd_chol *c, const sipd_bsr *A)
+int sipd_chol_analyse(sipd_chol *c, const sipd_bsr *A)
 {
     cholmod_common *cm;
     cholmod_sparse *S;
@@ -434,7 +434,7 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A)
     if (!S || !c->src) {
         if (S)
             cholmod_free_sparse(&S, cm);
-        chol_free(c);
+        sipd_chol_free(c);
         return SIPD_EFAIL;
     }
     c->A = S;
@@ -458,7 +458,7 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A)
         if (rc == SIPD_OK && !ok)
             rc = SIPD_EFAIL;
         if (rc != SIPD_OK) {
-            chol_free(c);   /* (after a stop: frees only what the worker does not use) */
+            sipd_chol_free(c);   /* (after a stop: frees only what the worker does not use) */
             return rc;
         }
         c->fl = cm->fl;     /* the analysis's estimates: which calls get a worker thread */
@@ -467,7 +467,7 @@ int chol_analyse(sipd_chol *c, const sipd_bsr *A)
     return SIPD_OK;
 }
 
-int chol_factor(sipd_chol *c, const sipd_bsr *A)
+int sipd_chol_factor(sipd_chol *c, const sipd_bsr *A)
 {
     cholmod_sparse *S = c->A;
     double *v = S->x;
@@ -484,7 +484,7 @@ int chol_factor(sipd_chol *c, const sipd_bsr *A)
     return SIPD_OK;
 }
 
-int chol_solve(sipd_chol *c, const double *rhs, double *x)
+int sipd_chol_solve(sipd_chol *c, const double *rhs, double *x)
 {
     cholmod_common *cm = c->common;
     cholmod_dense *B, *X = NULL;
@@ -515,7 +515,7 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int bsr_merge_extra(sipd_bsr *out, const sipd_bsr *A, const sipd_bsr_extra *extra, int *changed)
+int sipd_bsr_merge_extra(sipd_bsr *out, const sipd_bsr *A, const sipd_bsr_extra *extra, int *changed)
 {
     const int n = A->n;
     int cap = 64, a, nnz = 0, rc = SIPD_EFAIL;
@@ -574,7 +574,7 @@ int bsr_merge_extra(sipd_bsr *out, const sipd_bsr *A, const sipd_bsr_extra *extr
         double *val = sipd_malloc(((size_t)nnz + 1) * 9 * sizeof(double));
         if (!val)
             goto done;
-        bsr_free(out);
+        sipd_bsr_free(out);
         out->n = n;
         out->nnzb = nnz;
         out->row_off = row_off;
@@ -616,21 +616,21 @@ done:
     return rc;
 }
 
-int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra, const double *rhs, double *x)
+int sipd_direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra, const double *rhs, double *x)
 {
     const sipd_bsr *M = A;
     int merged = extra && extra->row != NULL, changed = 0;
     if (merged) {
-        if (bsr_merge_extra(&d->U, A, extra, &changed) != SIPD_OK)
+        if (sipd_bsr_merge_extra(&d->U, A, extra, &changed) != SIPD_OK)
             return SIPD_EFAIL;
         M = &d->U;
     }
     if (d->analysed && (d->merged != merged || changed)) {   /* a new pattern: a new analysis */
-        chol_free(&d->chol);
+        sipd_chol_free(&d->chol);
         d->analysed = 0;
     }
     if (!d->analysed) {
-        int rc = chol_analyse(&d->chol, M);
+        int rc = sipd_chol_analyse(&d->chol, M);
         if (rc != SIPD_OK)
             return rc;
         d->analysed = 1;
@@ -639,17 +639,17 @@ int direct_solve(sipd_direct *d, const sipd_bsr *A, const sipd_bsr_extra *extra,
     }
     d->factors++;
     {
-        int rc = chol_factor(&d->chol, M);
+        int rc = sipd_chol_factor(&d->chol, M);
         if (rc == SIPD_OK)
-            rc = chol_solve(&d->chol, rhs, x);
+            rc = sipd_chol_solve(&d->chol, rhs, x);
         return rc;
     }
 }
 
-void direct_free(sipd_direct *d)
+void sipd_direct_free(sipd_direct *d)
 {
     if (d->analysed)
-        chol_free(&d->chol);
-    bsr_free(&d->U);
+        sipd_chol_free(&d->chol);
+    sipd_bsr_free(&d->U);
     memset(d, 0, sizeof *d);
 }

@@ -173,7 +173,7 @@ int solver_kinds_pattern(sipd_bsr *H, const sipd_model *m)
     int *pe = NULL, npe = 0, rc;
     if (model_pattern_elements(m, &pe, &npe) != SIPD_OK)
         return SIPD_EFAIL;
-    rc = bsr_pattern(H, m->nv, pe, npe, model_max_corners(m));
+    rc = sipd_bsr_pattern(H, m->nv, pe, npe, model_max_corners(m));
     free(pe);
     return rc;
 }

@@ -40,7 +40,7 @@ static void newton_free(sipd_sim *s)
     free(s->nrhs);
     free(s->nPinv);
     free(s->nwork);
-    direct_free(&s->nchol);
+    sipd_direct_free(&s->nchol);
 }
 
 /* Newton's direction (method.h: SIPD_DIRECTION_NEWTON_CG): after the backend's direction pass
@@ -56,7 +56,7 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
         return rc;
     for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
     if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* contact pairs join the pattern (sparse.h) */
-        if ((rc = direct_solve(&s->nchol, &s->H, &extra, s->nrhs, s->ndy)) == SIPD_ESIGNAL)
+        if ((rc = sipd_direct_solve(&s->nchol, &s->H, &extra, s->nrhs, s->ndy)) == SIPD_ESIGNAL)
             return rc;   /* a stop request: the factorisation is abandoned (sparse.c) */
         if (rc != SIPD_OK) {
             snprintf(s->why, sizeof s->why, "CHOLMOD could not analyse or factorise Newton's matrix (not positive "
@@ -65,8 +65,8 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
         }
         st->cg_iters = 0;
     } else {
-        bsr_block_jacobi(&s->H, s->nPinv);
-        st->cg_iters = pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, s->sc->cg_tolerance, s->nwork);
+        sipd_bsr_block_jacobi(&s->H, s->nPinv);
+        st->cg_iters = sipd_pcg(&s->H, &extra, s->nPinv, s->nrhs, s->ndy, maxit, s->sc->cg_tolerance, s->nwork);
         if (st->cg_iters < 0)
             return SIPD_ESIGNAL;   /* a stop request inside CG */
     }

@@ -622,7 +622,7 @@ static void test_kinds(void)
 
 /* CHOLMOD with contact pairs: a block dropped onto another on the ground (pairs with friction),
  * 12 steps (the impact from step 5), with Newton and mixed-fem, each by PCG and by CHOLMOD (the pair blocks join the
- * pattern; sparse.h direct_solve re-analyses when it changes).  CHOLMOD agrees with PCG for the
+ * pattern; sparse.h sipd_direct_solve re-analyses when it changes).  CHOLMOD agrees with PCG for the
  * same method and mixed-fem with Newton; the symbolic analyses are counted against the narrow
  * phases (one per step in begin_step, plus the driver's re-detections, counted through a
  * wrapped detect op). */

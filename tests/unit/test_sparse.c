@@ -1,9 +1,9 @@
 /* test_sparse.c — the sparse module (sparse.h) against independent references:
  *   chol   CHOLMOD's solve of a random SPD block matrix (the pattern of random 4-vertex
  *          elements, values Σ_e GᵀG + shift) checked by its residual ‖Ax − b‖ / ‖b‖ with the
- *          product bsr_mul, against a tight PCG solve of the same system, and refactored with
+ *          product sipd_bsr_mul, against a tight PCG solve of the same system, and refactored with
  *          new values on the same analysis; an indefinite matrix is refused (SIPD_EFAIL) and
- *          chol_solve then refuses too.
+ *          sipd_chol_solve then refuses too.
  *   stop   a stop request (sipd_stop_flag, issue 31) ends a direct solve of a matrix whose
  *          factorisation takes a while (a 12³-cell box of tets: 6.6k unknowns) within a poll
  *          interval, raised before the call and in the middle of it (SIPD_ESIGNAL), ends PCG
@@ -56,7 +56,7 @@ static double rel_residual(const sipd_bsr *A, const double *x, const double *b)
 {
     int n = 3 * A->n, i;
     double *Ax = malloc(sizeof(double) * (size_t)n), num = 0, den = 0;
-    bsr_mul(A, NULL, x, Ax);
+    sipd_bsr_mul(A, NULL, x, Ax);
     for (i = 0; i < n; i++) {
         num += (Ax[i] - b[i]) * (Ax[i] - b[i]);
         den += b[i] * b[i];
@@ -84,15 +84,15 @@ static void test_chol(void)
             } while (dup || v < 0 || v >= nv);
             el[4 * e + i] = v;
         }
-    CHECK(bsr_pattern(&A, nv, el, ne, 4) == SIPD_OK, "pattern");
+    CHECK(sipd_bsr_pattern(&A, nv, el, ne, 4) == SIPD_OK, "pattern");
     fill(&A, ne, 11, 1e-3);
     for (i = 0; i < 3 * nv; i++) b[i] = rng_range(&rng, -1, 1);
-    CHECK(chol_analyse(&C, &A) == SIPD_OK, "analyse");
-    CHECK(chol_factor(&C, &A) == SIPD_OK, "factor");
-    CHECK(chol_solve(&C, b, xc) == SIPD_OK, "solve");
+    CHECK(sipd_chol_analyse(&C, &A) == SIPD_OK, "analyse");
+    CHECK(sipd_chol_factor(&C, &A) == SIPD_OK, "factor");
+    CHECK(sipd_chol_solve(&C, b, xc) == SIPD_OK, "solve");
     CHECK(rel_residual(&A, xc, b) < 1e-10, "CHOLMOD residual %.3g", rel_residual(&A, xc, b));
-    bsr_block_jacobi(&A, Pinv);
-    it = pcg(&A, NULL, Pinv, b, x, 20000, 1e-13, work);
+    sipd_bsr_block_jacobi(&A, Pinv);
+    it = sipd_pcg(&A, NULL, Pinv, b, x, 20000, 1e-13, work);
     for (i = 0; i < 3 * nv; i++) {
         diff = fmax(diff, fabs(x[i] - xc[i]));
         norm = fmax(norm, fabs(x[i]));
@@ -100,16 +100,16 @@ static void test_chol(void)
     CHECK(diff < 1e-6 * norm, "CHOLMOD vs PCG (%d its): %.3g of %.3g", it, diff, norm);
     /* new values on the same analysis */
     fill(&A, ne, 12, 0.5);
-    CHECK(chol_factor(&C, &A) == SIPD_OK, "refactor");
-    CHECK(chol_solve(&C, b, xc) == SIPD_OK, "solve 2");
+    CHECK(sipd_chol_factor(&C, &A) == SIPD_OK, "refactor");
+    CHECK(sipd_chol_solve(&C, b, xc) == SIPD_OK, "solve 2");
     CHECK(rel_residual(&A, xc, b) < 1e-10, "CHOLMOD residual after refactor %.3g", rel_residual(&A, xc, b));
     /* indefinite: refused, and the solve refuses until a factor succeeds */
     fill(&A, ne, 12, -1e3);
-    rc = chol_factor(&C, &A);
+    rc = sipd_chol_factor(&C, &A);
     CHECK(rc == SIPD_EFAIL, "indefinite matrix factored (rc %d)", rc);
-    CHECK(chol_solve(&C, b, xc) == SIPD_EFAIL, "solve after a failed factor");
-    chol_free(&C);
-    bsr_free(&A);
+    CHECK(sipd_chol_solve(&C, b, xc) == SIPD_EFAIL, "solve after a failed factor");
+    sipd_chol_free(&C);
+    sipd_bsr_free(&A);
     free(el), free(b), free(x), free(xc), free(Pinv), free(work);
 }
 
@@ -138,7 +138,7 @@ static void test_stop(void)
     int n, i, rc;
     pthread_t th;
     CHECK(meshgen_box(12, 12, 12, 1.0, 1.0, 1.0, &m) == SIPD_OK, "mesh");
-    CHECK(bsr_pattern(&A, m.nv, m.tets, m.nt, 4) == SIPD_OK, "pattern");
+    CHECK(sipd_bsr_pattern(&A, m.nv, m.tets, m.nt, 4) == SIPD_OK, "pattern");
     fill(&A, m.nt, 5, 1e-2);
     n = 3 * m.nv;
     b = malloc(sizeof(double) * n);
@@ -154,7 +154,7 @@ static void test_stop(void)
 
     /* uninterrupted */
     t0 = sipd_now();
-    rc = direct_solve(&d0, &A, NULL, b, x0);
+    rc = sipd_direct_solve(&d0, &A, NULL, b, x0);
     T = sipd_now() - t0;
     CHECK(rc == SIPD_OK && rel_residual(&A, x0, b) < 1e-10, "reference solve (rc %d)", rc);
     printf("stop: %d unknowns, analyse + factorise + solve %.3f s\n", n, T);
@@ -162,7 +162,7 @@ static void test_stop(void)
     /* a request already raised: the call returns at once */
     sipd_stop_flag = 1;
     t0 = sipd_now();
-    rc = direct_solve(&d1, &A, NULL, b, x);
+    rc = sipd_direct_solve(&d1, &A, NULL, b, x);
     dt = sipd_now() - t0;
     sipd_stop_flag = 0;
     CHECK(rc == SIPD_ESIGNAL, "stop raised before the solve: rc %d", rc);
@@ -173,7 +173,7 @@ static void test_stop(void)
     if (T > 0.15) {
         delay = T / 3;
         pthread_create(&th, NULL, raise_later, NULL);
-        rc = direct_solve(&d2, &A, NULL, b, x);
+        rc = sipd_direct_solve(&d2, &A, NULL, b, x);
         dt = sipd_now() - t_raised;
         pthread_join(th, NULL);
         sipd_stop_flag = 0;
@@ -184,19 +184,19 @@ static void test_stop(void)
         printf("stop: the solve takes %.3f s here: too short to interrupt in its middle (not checked)\n", T);
 
     /* CG */
-    bsr_block_jacobi(&A, Pinv);
+    sipd_bsr_block_jacobi(&A, Pinv);
     sipd_stop_flag = 1;
-    CHECK(pcg(&A, NULL, Pinv, b, x, 1000, 1e-12, work) == -1, "PCG with a stop request does not return -1");
+    CHECK(sipd_pcg(&A, NULL, Pinv, b, x, 1000, 1e-12, work) == -1, "PCG with a stop request does not return -1");
     sipd_stop_flag = 0;
 
     /* the abandoned solves leave nothing behind that a new one sees */
-    direct_free(&d1);
-    direct_free(&d2);
-    rc = direct_solve(&d3, &A, NULL, b, x);
+    sipd_direct_free(&d1);
+    sipd_direct_free(&d2);
+    rc = sipd_direct_solve(&d3, &A, NULL, b, x);
     CHECK(rc == SIPD_OK && memcmp(x, x0, sizeof(double) * n) == 0, "a solve after the stops differs (rc %d)", rc);
-    direct_free(&d0);
-    direct_free(&d3);
-    bsr_free(&A);
+    sipd_direct_free(&d0);
+    sipd_direct_free(&d3);
+    sipd_bsr_free(&A);
     mesh_free(&m);
     free(b), free(x0), free(x), free(Pinv), free(work);
 }
