@@ -236,14 +236,20 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
  * material stable neo-Hookean (the CUDA backend's specialised kernels, chosen per group on the
  * host): the kind switch folds to the tet case, the corner count to 4, and the material is a
  * local copy whose model is the constant, so the other models' branches (and their out-of-line
- * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same. */
+ * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same.
+ * On the CPU the *_fixed functions are always inlined into their SIPD_FIXED_NONE wrappers, which are
+ * then the functions they were: left to GCC, the extra level cost 12% per VBD and 18% per
+ * Gauss–Seidel iteration (results/perf-history.md). */
 enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
 
-SIPD_HD int pass_kind(const sipd_group_view *G, int fixed) { return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind; }
+SIPD_HD SIPD_ALWAYS_INLINE int pass_kind(const sipd_group_view *G, int fixed)
+{
+    return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind;
+}
 
 /* Element e's material, or (fixed = TET_SNH) *copy: the same values, the model a constant. */
-SIPD_HD const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e, int fixed,
-                                           sipd_material *copy)
+SIPD_HD SIPD_ALWAYS_INLINE const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e,
+                                                              int fixed, sipd_material *copy)
 {
     if (fixed == SIPD_FIXED_TET_SNH) {
         *copy = v->mats[G->mat[e]];
@@ -323,8 +329,8 @@ SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_gro
  * inside pass_element (out of line: its frame, sized by the other kinds, stops GCC inlining it)
  * the same arithmetic took about 15% longer per Jacobi iteration, bit for bit the same results
  * (docs/benchmarks.md, "The 29% Jacobi slowdown"). */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const sipd_material *mat, int precond, int split,
-                                                      const sipd_group_view *G, int e)
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const sipd_material *mat, int precond,
+                                                      int split, const sipd_group_view *G, int e)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
@@ -473,8 +479,8 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
 
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
  * `over` at q. */
-SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e, const sipd_real *dy,
-                                            sipd_real alpha, int over, vec3 q)
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e,
+                                                               const sipd_real *dy, sipd_real alpha, int over, vec3 q)
 {
     const sipd_group_view *G = &v->grp[gi];
     const int kind = pass_kind(G, fixed);
@@ -508,8 +514,9 @@ SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const s
 /* Gradient of element e of group gi on its corner l at y, the block that corner contributes to
  * D (SPLIT: w K⁺, BLOCK: the PSD vertex block, DIAG: its diagonal, MASS: 0; w = inc_w of the
  * incidence), the element's energy, and its round-off scale (μ + λ) V. */
-SIPD_HD vec3 pass_element_corner_fixed(const sipd_view *v, int fixed, int precond, int split, int gi, int e, int l,
-                                       sipd_real w, sym3 *D, sipd_real *energy, sipd_real *scale)
+SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, int fixed, int precond, int split, int gi,
+                                                          int e, int l, sipd_real w, sym3 *D, sipd_real *energy,
+                                                          sipd_real *scale)
 {
     const sipd_group_view *G = &v->grp[gi];
     const int kind = pass_kind(G, fixed);
@@ -719,7 +726,8 @@ SIPD_HD void pass_vertex_energy(const sipd_view *v, int a, sipd_real alpha, doub
 
 /* Energy of the terms that involve vertex a, with a placed at p (the rest at y); contact as
  * in pass_vertex. */
-SIPD_HD sipd_real pass_local_energy_fixed(const sipd_view *v, int fixed, int contact, int a, vec3 p)
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_local_energy_fixed(const sipd_view *v, int fixed, int contact, int a,
+                                                             vec3 p)
 {
     sipd_real E = inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
     int k;
@@ -748,8 +756,8 @@ typedef struct {
 /* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
  * backtracking line search from α = ω when ls; y_a updated in place.  Pairs use the exact block
  * β_a² D_z (one vertex moves at a time). */
-SIPD_HD void pass_gs_vertex_fixed(const sipd_view *v, int fixed, int precond, int split, int contact, int a, int ls,
-                                  sipd_real omega, sipd_gs_tally *t)
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fixed, int precond, int split, int contact,
+                                                     int a, int ls, sipd_real omega, sipd_gs_tally *t)
 {
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
