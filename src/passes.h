@@ -237,9 +237,10 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
  * host): the kind switch folds to the tet case, the corner count to 4, and the material is a
  * local copy whose model is the constant, so the other models' branches (and their out-of-line
  * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same.
- * On the CPU the *_fixed functions are always inlined into their SIPD_FIXED_NONE wrappers, which are
- * then the functions they were: left to GCC, the extra level cost 12% per VBD and 18% per
- * Gauss–Seidel iteration (results/perf-history.md). */
+ * On the CPU the Gauss–Seidel *_fixed functions (corner, local energy, vertex step) are always
+ * inlined into their SIPD_FIXED_NONE wrappers: left to GCC, the extra level cost 12% per VBD and
+ * 18% per Gauss–Seidel iteration.  pass_element_energy_fixed is not: forced inline, it cost the
+ * Jacobi iteration 6% (results/perf-history.md). */
 enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
 
 SIPD_HD SIPD_ALWAYS_INLINE int pass_kind(const sipd_group_view *G, int fixed)
@@ -479,8 +480,8 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
 
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
  * `over` at q. */
-SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e,
-                                                               const sipd_real *dy, sipd_real alpha, int over, vec3 q)
+SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e,
+                                            const sipd_real *dy, sipd_real alpha, int over, vec3 q)
 {
     const sipd_group_view *G = &v->grp[gi];
     const int kind = pass_kind(G, fixed);
