@@ -19,6 +19,7 @@
 #include "method.h"
 #include "model.h"
 #include "physics/common.h"
+#include "registry.h"
 #include "scene.h"
 #include "util.h"
 #ifdef SIPD_HAVE_CUDA
@@ -202,7 +203,8 @@ typedef struct {
     sipd_device device;
     const sipd_backend_ops *ops;
     const char *precision, *cpu_why;
-    char device_attr[320], cuda_desc[256], auto_why[300];
+    char device_attr[320], cuda_desc[256], auto_why[420];
+    sipd_backend_choice choice;
     /* build_model: the model and the resolved parameters (scene_print) */
     sipd_model model;
     int have_model;
@@ -318,15 +320,17 @@ static int load_scene(cli_run *r, const char *path)
     return SIPD_OK;
 }
 
-/* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU): cuda needs a CUDA device (else exit 1);
- * auto takes the CUDA backend when a device exists, else the CPU, and says which;
- * what the method table keeps on the CPU backend (method.h, method_cpu_only: mixed-fem, newton
- * with contact pairs, contact with a Gauss–Seidel sweep) runs there (with device cuda: exit 2,
- * a bad combination); auto also keeps newton there (method_auto_cpu: the float64 reference).
- * Sets r->ops, precision, device_attr (the output's attribute) and cpu_why (the log's reason). */
+/* Device selection (SIPD_DEVICE_CUDA / AUTO / CPU) by the backend registry (registry.h,
+ * registry_choose): cuda needs a CUDA device (else exit 1); auto takes the CUDA backend when a
+ * device exists, else the CPU, and says which; what the CUDA backend does not support (method.h,
+ * method_cpu_only: mixed-fem, newton with contact pairs, contact with a Gauss–Seidel sweep) runs
+ * on the CPU (with device cuda: exit 2, a bad combination); auto also keeps newton there
+ * (method_auto_cpu: the float64 reference).  Sets r->ops, precision, device_attr (the output's
+ * attribute), cpu_why (the log's reason) and choice (--dry-run's device line). */
 static int choose_device(cli_run *r)
 {
     const char *device_opt = r->device_opt;
+    int rc;
     r->device = r->sc.device;
     if (device_opt) {
         if (!strcmp(device_opt, "auto")) r->device = SIPD_DEVICE_AUTO;
@@ -337,50 +341,26 @@ static int choose_device(cli_run *r)
             return SIPD_EINPUT;
         }
     }
-    r->ops = &sipd_backend_cpu;
-    r->precision = SIPD_REAL_NAME;
+    rc = registry_choose(&r->sc, r->device, &r->choice);
+    if (rc != SIPD_OK) {
+        sipd_error("%s", r->choice.why);
+        return rc;
+    }
+    r->ops = r->choice.backend->ops;
+    r->precision = r->choice.backend->precision;
     r->cpu_why = "";
     strcpy(r->device_attr, "cpu");
+    if (r->choice.auto_fallback) {
+        snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s", r->choice.why);
+        r->cpu_why = r->auto_why;
+    }
 #ifdef SIPD_HAVE_CUDA
-    if (r->device != SIPD_DEVICE_CPU) {
-        char cpu_only[128];
-        int ndev = sipd_cuda_device_count(), on_cpu = method_cpu_only(&r->sc, cpu_only, sizeof cpu_only);
-        if (r->device == SIPD_DEVICE_CUDA && on_cpu) {
-            sipd_error("device cuda: %s runs on the CPU backend only so far; use --device cpu or auto", cpu_only);
-            return SIPD_EINPUT;
-        }
-        if (ndev == 0) {
-            sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
-            if (r->device == SIPD_DEVICE_CUDA) {
-                sipd_error("device cuda: no CUDA backend available: %s; use --device cpu or auto", r->cuda_desc);
-                return SIPD_EFAIL;
-            }
-            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s", r->cuda_desc);
-            r->cpu_why = r->auto_why;
-        } else if (on_cpu) {
-            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s runs on the CPU backend only", cpu_only);
-            r->cpu_why = r->auto_why;
-        } else if (r->device == SIPD_DEVICE_AUTO && method_auto_cpu(&r->sc, cpu_only, sizeof cpu_only)) {
-            snprintf(r->auto_why, sizeof r->auto_why, "; auto: %s stays on the CPU", cpu_only);
-            r->cpu_why = r->auto_why;
-        } else {
-            char name[256];
-            sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
-            sipd_cuda_device_name(name, sizeof name);
-            snprintf(r->device_attr, sizeof r->device_attr, "cuda: %s", name);
-            r->ops = &sipd_backend_cuda;
-            r->precision = "float32";
-        }
+    if (r->ops == &sipd_backend_cuda) {
+        char name[256];
+        sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
+        sipd_cuda_device_name(name, sizeof name);
+        snprintf(r->device_attr, sizeof r->device_attr, "cuda: %s", name);
     }
-#else
-    if (r->device == SIPD_DEVICE_CUDA) {
-        sipd_error("--device cuda: this build has no CUDA backend (nvcc not found at configure time, "
-                   "or a sanitizer build); "
-                   "use --device cpu or auto");
-        return SIPD_EFAIL;
-    }
-    if (r->device == SIPD_DEVICE_AUTO)
-        r->cpu_why = "; auto: no CUDA backend in this build";
 #endif
     return SIPD_OK;
 }
@@ -406,11 +386,12 @@ static int build_model(cli_run *r)
     return SIPD_OK;
 }
 
-/* --dry-run: the resolved parameters and the model's counts on stdout. */
+/* --dry-run: the resolved parameters, the chosen device and why, the model's counts on stdout. */
 static void print_dry_run(const cli_run *r)
 {
     const sipd_model *model = &r->model;
     fputs(r->resolved ? r->resolved : "", stdout);
+    printf("# device: %s (%s)\n", r->choice.backend->name, r->choice.why);   /* registry_choose's */
     printf("# model: %d bodies, %d vertices, %d tets, %d surface triangles, %d colours, "
            "mass %.6g kg, bbox diagonal %.6g\n",
            model->nbodies, model->nv, model->nt, model->nf, model->ncolors, model->total_mass, model->bbox_diag);

@@ -101,6 +101,39 @@ dry_run)
   # the summary lines are comments: the printed scene still reads back
   "$bin" --dry-run --output "$tmp/never.h5" "$tmp/out" >/dev/null 2>"$tmp/err" || fail "the dry-run output does not read back: $(cat "$tmp/err")"
   ;;
+dry_run_device)
+  # --dry-run's device line: the backend registry's choice and reason (src/registry.h), one line
+  "$bin" --dry-run --device cpu --output "$tmp/never.h5" "$src/scenes/drop.cfg" >"$tmp/out" 2>"$tmp/err" ||
+    fail "dry-run --device cpu exit $?"
+  [ "$(grep -c '^# device: ' "$tmp/out")" = 1 ] || fail "dry-run prints $(grep -c '^# device: ' "$tmp/out") device lines"
+  grep -qxF "# device: cpu (device cpu requested)" "$tmp/out" || fail "device line: $(grep '^# device' "$tmp/out")"
+  # auto with a CPU-only method: the CPU, and why (no CUDA backend, no device, or the method)
+  "$bin" --dry-run --device auto --output "$tmp/never.h5" "$src/scenes/mixed_fig4.cfg" >"$tmp/out" 2>"$tmp/err" ||
+    fail "dry-run --device auto (mixed-fem) exit $?"
+  grep -qxE "# device: cpu \((no CUDA backend in this build|no CUDA device.*|method mixed-fem runs on the CPU backend only)\)" \
+    "$tmp/out" || fail "auto device line for mixed-fem: $(grep '^# device' "$tmp/out")"
+  # auto on a scene the CUDA backend runs: cuda when a device exists, else the CPU saying why not
+  "$bin" --dry-run --device auto --output "$tmp/never.h5" "$src/scenes/drop.cfg" >"$tmp/out" 2>"$tmp/err" ||
+    fail "dry-run --device auto exit $?"
+  grep -qxE "# device: (cuda \(CUDA device found\)|cpu \((no CUDA backend in this build|no CUDA device.*)\))" "$tmp/out" ||
+    fail "auto device line: $(grep '^# device' "$tmp/out")"
+  # the scene's device key when there is no --device
+  { echo 'device = "cpu";'; sed "s|\"meshes/|\"$src/scenes/meshes/|" "$src/scenes/drop.cfg"; } >"$tmp/drop_cpu.cfg"
+  "$bin" --dry-run --output "$tmp/never.h5" "$tmp/drop_cpu.cfg" >"$tmp/out" 2>"$tmp/err" || fail "dry-run (device = cpu) exit $?"
+  grep -qxF "# device: cpu (device cpu requested)" "$tmp/out" || fail "scene device = cpu: $(grep '^# device' "$tmp/out")"
+  # a refused request is the run's error, with the run's exit status: 2 for a scene the CUDA
+  # backend does not run, 1 without a CUDA backend or device
+  if "$bin" --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/drop.cfg" >"$tmp/out" 2>"$tmp/err"; then
+    grep -qxF "# device: cuda (device cuda requested)" "$tmp/out" || fail "device cuda line: $(grep '^# device' "$tmp/out")"
+    expect_rc 2 "device cuda: method mixed-fem runs on the CPU backend only so far; use --device cpu or auto" -- \
+      --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/mixed_fig4.cfg"
+  else
+    expect_rc 1 "(this build has no CUDA backend|no CUDA backend available: no CUDA device)" -- \
+      --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/drop.cfg"
+    [ ! -s "$tmp/out" ] || fail "a refused device request printed: $(cat "$tmp/out")"
+  fi
+  [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"
+  ;;
 mistakes)
   # silent mistakes that sipd-run now points out (docs/troubleshooting.md)
   cp "$src/tests/data/scenes/tet.node" "$src/tests/data/scenes/tet.ele" "$tmp/"

@@ -2,12 +2,14 @@
  *
  * Every case exits 77 (CTest: skipped / "Not Run") when no CUDA device is usable.
  *   scene FILE   the example scene FILE, first few frames on the CPU (float64) and on the GPU
- *                (float32; contact scenes too, except with a Gauss–Seidel sweep, which the CUDA
- *                backend refuses with contact): positions after every frame agree within 1e-3 of the model's
+ *                (float32; contact scenes too): positions after every frame agree within 1e-3 of the model's
  *                bounding-box diagonal (2 frames from random initial positions: the
  *                untangling then branches on round-off); iteration counts are similar when
  *                every GPU solve converged; no GPU solve diverged or stalled other than at
- *                float32 round-off or where the CPU stalled too (see below)
+ *                float32 round-off or where the CPU stalled too (see below).
+ *                A scene the CUDA backend does not support (the backend registry, registry.h:
+ *                mixed-fem, contact with a Gauss–Seidel sweep) is checked to be refused instead
+ *                (check_cuda_refuses), and passes: every example scene has its gpu_scene_ test
  *   energy       the GPU's energy at the initial guess equals the CPU's within the driver's
  *                float32 round-off allowance (16 ε √Σ((μ+λ)V)²); with line_search = "always" the
  *                logged energy of the Jacobi variants (expanded/sign, + Chebyshev) never rises
@@ -54,6 +56,7 @@
 #include "meshgen.h"
 #include "model.h"
 #include "method.h"
+#include "registry.h"
 #include "scene.h"
 #include "util.h"
 #include "check.h"
@@ -196,6 +199,41 @@ static int gpu_refuses_materials(const sipd_scene *sc, const sipd_model *m)
     return 1;
 }
 
+/* A scene the registry says the CUDA backend does not support (why): choosing device cuda is
+ * refused with that reason (exit 2 in sipd-run), auto falls back to the CPU saying so, and the
+ * CUDA backend itself refuses it — at create, or in its first step (gs_sweep with contact) — so
+ * a registry that falls behind the backend fails here.  Passes; never 77 (make gpu-emu fails a
+ * skipped test): the refusal is the behaviour under test. */
+static void check_cuda_refuses(const char *path, const sipd_scene *sc, const sipd_model *m, const char *why)
+{
+    sipd_backend_choice c;
+    sipd_backend_params bp;
+    sipd_solve_result res;
+    sipd_sim s;
+    int rc;
+    printf("scene %s: the CUDA backend does not support it (registry: %s): checking that it refuses it\n", path,
+           why);
+    rc = registry_choose(sc, SIPD_DEVICE_CUDA, &c);
+    CHECK(rc == SIPD_EINPUT && strstr(c.why, why), "device cuda: status %d (expected 2), message '%s' without '%s'",
+          rc, c.why, why);
+    if (gpu_ops != &sipd_backend_cuda)   /* the self-test's CPU stands in: nothing refuses */
+        return;
+    rc = registry_choose(sc, SIPD_DEVICE_AUTO, &c);
+    CHECK(rc == SIPD_OK && c.backend == registry_find("cpu") && c.auto_fallback && strstr(c.why, why),
+          "device auto: status %d, backend %s, reason '%s' (expected the CPU because of '%s')", rc,
+          c.backend ? c.backend->name : "none", c.why, why);
+    sim_backend_params(sc, 0, &bp);
+    rc = sim_init(&s, sc, m, gpu_ops, &bp);
+    if (rc == SIPD_OK) {
+        rc = sim_step(&s, sc->dt / sc->substeps, &res);
+        sim_free(&s);
+    }
+    CHECK(rc != SIPD_OK, "the CUDA backend ran the first step of %s, which the registry says it does not support "
+          "(%s): update the registry (src/registry.c) or method_cpu_only", path, why);
+    if (rc != SIPD_OK)
+        printf("scene %s: refused as expected (the error above is the backend's)\n", path);
+}
+
 static int test_scene(const char *path)
 {
     sipd_scene sc;
@@ -210,21 +248,14 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 1;
     }
-    {   /* a method the CUDA backend does not run (method.h: mixed-fem; newton with pairs) */
-        char why[160];
-        const sipd_method_info *mi = method_info(sc.method);
-        if (mi && !(mi->backends & SIPD_BACKEND_CUDA) && method_cpu_only(&sc, why, sizeof why)) {
-            printf("scene %s: %s runs on the CPU backend only: skipped\n", path, why);
+    {   /* a scene the CUDA backend does not support (the registry: method.c's method_cpu_only) */
+        char why[256];
+        if (!registry_find("cuda")->supports(&sc, why, sizeof why)) {
+            check_cuda_refuses(path, &sc, &m, why);
             model_free(&m);
             scene_free(&sc);
-            return 77;
+            return 0;
         }
-    }
-    if (sc.contact && sim_sweep(&sc) == SIPD_SWEEP_GS) {   /* the CUDA backend refuses this combination */
-        printf("scene %s: contact with a Gauss-Seidel sweep runs on the CPU backend only so far: skipped\n", path);
-        model_free(&m);
-        scene_free(&sc);
-        return 77;
     }
     if (gpu_refuses_materials(&sc, &m)) {
         model_free(&m);
