@@ -875,34 +875,12 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
         if (p->mu > 0)
             CK(dalloc(b, (void **)&d->v.lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
         if (m->crad) {   /* thin bodies: the ground plane is raised by each vertex's half-thickness */
-            float *hr = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
-            if (!hr) {
-                sipd_error("cuda backend: out of host memory");
-                return SIPD_EFAIL;
-            }
-            for (i = 0; i < m->nv; i++) hr[i] = (float)m->crad[i];
-            if (dalloc(b, (void **)&d->v.vrad, (size_t)m->nv * sizeof(float), "contact thickness") != SIPD_OK ||
-                cudaMemcpy((void *)d->v.vrad, hr, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
-                free(hr);
-                sipd_error("cuda backend: upload of the contact thickness failed");
-                return SIPD_EFAIL;
-            }
-            free(hr);
+            CK(dalloc(b, (void **)&d->v.vrad, (size_t)m->nv * sizeof(float), "contact thickness"));
+            CK(upload_f(b, (float *)d->v.vrad, m->crad, (size_t)m->nv, "contact thickness"));
         }
         if (b->kv) {   /* bodies of different automatic stiffness: the ground's k_c per vertex */
-            float *hk = (float *)malloc(((size_t)m->nv + 1) * sizeof(float));
-            if (!hk) {
-                sipd_error("cuda backend: out of host memory");
-                return SIPD_EFAIL;
-            }
-            for (i = 0; i < m->nv; i++) hk[i] = (float)b->kv[i];
-            if (dalloc(b, (void **)&d->v.kv, (size_t)m->nv * sizeof(float), "contact stiffness") != SIPD_OK ||
-                cudaMemcpy((void *)d->v.kv, hk, (size_t)m->nv * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
-                free(hk);
-                sipd_error("cuda backend: upload of the contact stiffness failed");
-                return SIPD_EFAIL;
-            }
-            free(hk);
+            CK(dalloc(b, (void **)&d->v.kv, (size_t)m->nv * sizeof(float), "contact stiffness"));
+            CK(upload_f(b, (float *)d->v.kv, b->kv, (size_t)m->nv, "contact stiffness"));
         }
     }
     if (p->pairs) {
