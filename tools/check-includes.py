@@ -22,6 +22,8 @@ def modules(root):
     src = os.path.join(os.path.abspath(root), "src")
     files = []
     for d in (src, os.path.join(src, "physics"), os.path.join(src, "kinds")):
+        if not os.path.isdir(d):
+            continue
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")):
                 files.append(os.path.join(d, name))
