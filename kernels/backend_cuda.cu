@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
  * kind and model are compile-time constants here, so the kind switch of pass_element, the other
  * models' branches and their out-of-line calls (material_eval_other, which counted for every
  * kernel's registers) are not compiled in.  The material is a local copy with its model set to the
- * constant; the arithmetic is pass_element_tet's.  Chosen per group at launch (element_kernel). */
+ * constant; the arithmetic is kind_tet_element's (src/kinds/tet.h).  Chosen per group at launch (element_kernel). */
 template <int P, int S>
 __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g)
 {
@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
     {
         sipd_material m = d.v.mats[G->mat[e]];
         m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
-        pass_element_tet_mat(&d.v, &m, P, S, G, e);
+        kind_tet_element_mat(&d.v, &m, P, S, G, e);
     }
 }
 
@@ -775,7 +775,7 @@ static int create_state(sipd_backend *b, size_t n3)
     return SIPD_OK;
 }
 
-/* The model's element groups (physics/elements.h) on the device: connectivity, rest data,
+/* The model's element groups (src/kinds/kind.h) on the device: connectivity, rest data,
  * measures and materials uploaded; gradient, block and (newton, two-level SIPD: the hessian op)
  * Hessian space per element.  *ninc = the number of incidences (corners of all elements). */
 static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t *ninc)

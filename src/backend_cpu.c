@@ -573,7 +573,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         const int ne = G->ne;
         if (G->kind == SIPD_KIND_TET) {   /* the hot kind without the kind switch (passes.h) */
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) pass_element_tet(vw, precond, split, G, e);
+            for (e = 0; e < ne; e++) kind_tet_element(vw, &vw->mats[G->mat[e]], precond, split, G, e);
         } else {
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
             for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds/kinds.h"
 #include "physics/fields.h"
 #include "util.h"
 
@@ -13,7 +14,9 @@
 static const int field_ncomp[SIPD_FIELD_COUNT] = {3, 3, 3, 1, 1, 1, 6};
 
 /* the groups whose elements are in /mesh, in its order */
-static const int mesh_kinds[3] = {SIPD_KIND_TET, SIPD_KIND_TRI, SIPD_KIND_EDGE};
+#define MESH_KIND_(K, name) SIPD_KIND_##K,
+static const int mesh_kinds[3] = {SIPD_MESH_KINDS(MESH_KIND_)};
+#undef MESH_KIND_
 
 static int group_ne(const sipd_model *m, int kind)
 {
@@ -55,24 +58,19 @@ int fields_init(sipd_fields *f, const sipd_scene *sc, const sipd_model *m)
     return SIPD_OK;
 }
 
-/* Element e of group G (a /mesh kind) at positions x. */
+/* Element e of group G (a /mesh kind) at positions x (kinds/<kind>.h kind_<name>_fields). */
 static sipd_elem_fields element_fields(const sipd_fields *f, const sipd_model *m, const sipd_elem_group *G, int e,
                                        const double *x)
 {
     const int *v = G->v + (size_t)G->nc * e;
-    const double *r = G->rest + (size_t)kind_rest_size(G->kind) * e;
-    switch (G->kind) {
-    case SIPD_KIND_TET:
-        return field_tet(&m->mats[G->mat[e]], r, v3_load(x + 3 * v[0]), v3_load(x + 3 * v[1]), v3_load(x + 3 * v[2]),
-                         v3_load(x + 3 * v[3]));
-    case SIPD_KIND_TRI:
-        return field_tri(&m->mats[G->mat[e]], r, v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]),
-                         v3_load(m->X + 3 * v[2]), v3_load(x + 3 * v[0]), v3_load(x + 3 * v[1]),
-                         v3_load(x + 3 * v[2]));
-    default:   /* SIPD_KIND_EDGE: rest [L, k] */
-        return field_edge(r[0], r[1], f->edge_area[e], v3_load(m->X + 3 * v[0]), v3_load(m->X + 3 * v[1]),
-                          v3_load(x + 3 * v[0]), v3_load(x + 3 * v[1]));
+    vec3 X[SIPD_MAX_CORNERS], y[SIPD_MAX_CORNERS];
+    int c;
+    for (c = 0; c < G->nc; c++) {
+        X[c] = v3_load(m->X + 3 * v[c]);
+        y[c] = v3_load(x + 3 * v[c]);
     }
+    return kinds_fields(G->kind, G->mat ? &m->mats[G->mat[e]] : NULL, G->rest + (size_t)kind_rest_size(G->kind) * e, X, y,
+                        G->kind == SIPD_KIND_EDGE ? f->edge_area[e] : 0);
 }
 
 int fields_compute(sipd_fields *f, const sipd_model *m, const double *x, const double *v, const double *fc)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds/kinds.h"
 #include "physics/mixed.h"
 #include "scene.h"
 #include "util.h"
@@ -79,14 +80,10 @@ static void group_shat(const sipd_model *m, const mixed_group *G, int e, const d
 {
     const sipd_elem_group *E = &m->groups[G->g];
     const int *t = E->v + (size_t)G->nc * e;
-    switch (G->kind) {
-    case SIPD_KIND_TET:
-        mixed_tet_shat(E->rest + 9 * (size_t)e, ld(p, t[0]), ld(p, t[1]), ld(p, t[2]), ld(p, t[3]), shat);
-        break;
-    case SIPD_KIND_EDGE: shat[0] = mixed_edge_shat(E->rest[2 * (size_t)e], ld(p, t[0]), ld(p, t[1])); break;
-    case SIPD_KIND_TRI: mixed_tri_shat(E->rest + 4 * (size_t)e, ld(p, t[0]), ld(p, t[1]), ld(p, t[2]), shat); break;
-    default: break;
-    }
+    vec3 y[SIPD_MAX_CORNERS];
+    int c;
+    for (c = 0; c < G->nc; c++) y[c] = ld(p, t[c]);
+    kinds_mixed_shat(G->kind, E->rest + (size_t)kind_rest_size(G->kind) * e, y, shat);
 }
 
 int mixed_create(sipd_mixed **out, const sipd_model *m, int linear, double cg_tol)
@@ -173,21 +170,11 @@ static void group_system(const sipd_model *m, mixed_group *G, const double *y)
         const size_t os = (size_t)ns * e;
         double *K = G->K + (size_t)nd * nd * e, *r = G->r + (size_t)nd * e, *BJ = G->BJ + (size_t)ns * nd * e;
         double *Hs = G->Hs + (size_t)ns * ns * e;
-        switch (G->kind) {
-        case SIPD_KIND_TET:
-            mixed_tet_system(&m->mats[E->mat[e]], E->rest + 9 * (size_t)e, E->vol[e], ld(y, t[0]), ld(y, t[1]),
-                             ld(y, t[2]), ld(y, t[3]), G->s + os, K, r, BJ, Hs, G->gs + os, G->shat + os);
-            break;
-        case SIPD_KIND_EDGE:
-            mixed_edge_system(E->rest[2 * (size_t)e], E->rest[2 * (size_t)e + 1], ld(y, t[0]), ld(y, t[1]), G->s + os,
-                              K, r, BJ, Hs, G->gs + os, G->shat + os);
-            break;
-        case SIPD_KIND_TRI:
-            mixed_tri_system(&m->mats[E->mat[e]], E->rest + 4 * (size_t)e, E->vol[e], ld(y, t[0]), ld(y, t[1]),
-                             ld(y, t[2]), G->s + os, K, r, BJ, Hs, G->gs + os, G->shat + os);
-            break;
-        default: break;
-        }
+        vec3 yc[SIPD_MAX_CORNERS];
+        int c;
+        for (c = 0; c < G->nc; c++) yc[c] = ld(y, t[c]);
+        kinds_mixed_system(G->kind, &m->mats[E->mat[e]], E->rest + (size_t)kind_rest_size(G->kind) * e, E->vol[e], yc,
+                           G->s + os, K, r, BJ, Hs, G->gs + os, G->shat + os);
     }
 }
 
@@ -295,21 +282,8 @@ double mixed_lagrangian(const sipd_mixed *mx, double alpha)
             int c, k;
             for (c = 0; c < nc; c++) p[c] = v3_axpy(alpha, ld(mx->dx, t[c]), ld(mx->y, t[c]));
             for (k = 0; k < ns; k++) st[k] = G->s[os + k] + alpha * G->ds[os + k];
-            switch (G->kind) {
-            case SIPD_KIND_TET:
-                Lg += mixed_tet_lagrangian(&m->mats[E->mat[e]], E->rest + 9 * (size_t)e, E->vol[e], p[0], p[1], p[2],
-                                           p[3], st, G->lam + os);
-                break;
-            case SIPD_KIND_EDGE:
-                Lg += mixed_edge_lagrangian(E->rest[2 * (size_t)e], E->rest[2 * (size_t)e + 1], p[0], p[1], st,
-                                            G->lam + os);
-                break;
-            case SIPD_KIND_TRI:
-                Lg += mixed_tri_lagrangian(&m->mats[E->mat[e]], E->rest + 4 * (size_t)e, E->vol[e], p[0], p[1], p[2],
-                                           st, G->lam + os);
-                break;
-            default: break;
-            }
+            Lg += kinds_mixed_lagrangian(G->kind, &m->mats[E->mat[e]], E->rest + (size_t)kind_rest_size(G->kind) * e,
+                                         E->vol[e], p, st, G->lam + os);
         }
         L += Lg;
     }

@@ -12,6 +12,7 @@
 #include "physics/bend.h"
 #include "physics/edge.h"
 #include "physics/tri.h"
+#include "kinds/kinds.h"
 #include "physics/kinematic.h"
 #include "physics/midedge.h"
 #include "meshgen.h"
@@ -97,22 +98,10 @@ static void build_groups(sipd_model *m)
     }
 }
 
-/* SIPD's weight of corner l of element e of group G: V |∇N_l|². */
+/* SIPD's weight of corner l of element e of group G: V |∇N_l|² (kinds/<kind>.h). */
 static double corner_weight(const sipd_elem_group *G, int e, int l)
 {
-    switch (G->kind) {
-    case SIPD_KIND_TET: return G->vol[e] * v3_norm2(tet_gradN(G->rest + 9 * (size_t)e, l));
-    case SIPD_KIND_EDGE: return 1;       /* K = k(1 − L/l) I pairs the two ends with weight 1 */
-    case SIPD_KIND_ROD_BEND: return 1;   /* per-corner blocks (elements.h kind_split_per_corner) */
-    case SIPD_KIND_HINGE: return 1;
-    case SIPD_KIND_MIDEDGE: return 1;
-    case SIPD_KIND_TRI: {
-        sipd_real g[2];
-        tri_gradN(G->rest + 4 * (size_t)e, l, g);
-        return G->vol[e] * (g[0] * g[0] + g[1] * g[1]);
-    }
-    default: return NAN;
-    }
+    return kinds_weight(G->kind, G->rest + (size_t)kind_rest_size(G->kind) * e, G->vol[e], l);
 }
 
 static int build_incidence(sipd_model *m)
@@ -1250,15 +1239,8 @@ int model_pattern_elements(const sipd_model *m, int **elems, int *ne)
 double model_element_scale(const sipd_model *m, int g, int e)
 {
     const sipd_elem_group *G = &m->groups[g];
-    switch (G->kind) {
-    case SIPD_KIND_TET: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
-    case SIPD_KIND_EDGE: return G->rest[2 * e + 1] * G->rest[2 * e] * G->rest[2 * e];
-    case SIPD_KIND_ROD_BEND: return G->rest[2 * e + 1];
-    case SIPD_KIND_TRI: return (double)(m->mats[G->mat[e]].mu + m->mats[G->mat[e]].lambda) * G->vol[e];
-    case SIPD_KIND_HINGE: return G->rest[2 * e + 1];
-    case SIPD_KIND_MIDEDGE: return G->rest[(size_t)MIDEDGE_REST * e + 45];
-    default: return 0;
-    }
+    return kinds_scale(G->kind, G->mat ? &m->mats[G->mat[e]] : NULL, G->rest + (size_t)kind_rest_size(G->kind) * e,
+                       G->vol[e]);
 }
 
 void model_prescribed(const sipd_model *m, int a, double t, double out[3])

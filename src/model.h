@@ -8,7 +8,7 @@
 #ifndef SIPD_MODEL_H
 #define SIPD_MODEL_H
 
-#include "physics/elements.h"
+#include "kinds/kind.h"
 #include "physics/material.h"
 #include "mesh.h"
 #include "scene.h"
@@ -17,7 +17,7 @@ typedef struct {
     double center[3], velocity[3], omega[3];
 } sipd_motion;
 
-/* One group of elements of one kind (physics/elements.h): ne elements of nc corners. */
+/* One group of elements of one kind (src/kinds/kind.h): ne elements of nc corners. */
 typedef struct {
     int kind, nc, ne;
     int *v;          /* ne*nc vertex indices                                        */

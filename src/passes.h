@@ -9,7 +9,7 @@
  * SIPD_REAL_FLOAT).  Only allocation, transfers, launches and reductions are backend code: a
  * pass returns its contributions to the reductions in a small struct and the backend sums them.
  *
- * Elements are data: the view holds one group per element kind (physics/elements.h) and the
+ * Elements are data: the view holds one group per element kind (src/kinds/kind.h) and the
  * incidences of vertex a are (group, element, corner) triples in inc_group / inc_elem /
  * inc_corner [inc_off[a] .. inc_off[a+1]).  The preconditioner and split are explicit
  * arguments so a kernel instantiated per (P, S) folds them as constants.
@@ -22,69 +22,13 @@
 #define SIPD_PASSES_H
 
 #include "backend.h"
-#include "physics/bend.h"
+#include "kinds/kinds.h"
 #include "physics/contact.h"
-#include "physics/edge.h"
-#include "physics/elements.h"
 #include "physics/hessian.h"
 #include "physics/inertia.h"
 #include "physics/kinematic.h"
-#include "physics/midedge.h"
-#include "physics/tet.h"
-#include "physics/tri.h"
 
 #define SIPD_GS_MAX_HALVINGS 12   /* the local line search of a Gauss–Seidel vertex step */
-#define SIPD_INLINE_CORNERS 4     /* the most corners of the kinds evaluated inline (all but mid-edge bending) */
-
-typedef struct {
-    int kind, nc, ne;
-    const int *v;            /* ne*nc vertex indices                                          */
-    const sipd_real *rest;   /* ne*kind_rest_size                                              */
-    const sipd_real *vol;    /* ne                                                            */
-    const int *mat;          /* ne material indices                                           */
-    sipd_real *grad;         /* element pass: ne*kind_grad_size                               */
-    sipd_real *blk;          /* element pass: SPLIT ne*6 (K⁺), BLOCK/DIAG ne*6nc (vertex blocks) */
-    sipd_real *hess;         /* element pass, NEWTON: ne*kind_hessian_size (NULL otherwise)   */
-} sipd_group_view;
-
-typedef struct {
-    int nv, ngroups, quasistatic;
-    sipd_real inv_h2, gq[3];
-    /* state, nv*3 (backend.h): x, v, ỹ, y, y_prev, dy, g, snapshot; y0/g0 the step's first
-       iterate and its gradient (the Rayleigh estimate of the Chebyshev ρ) */
-    sipd_real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *y0, *g0;
-    /* vertices */
-    const sipd_real *mass, *X0, *motions;   /* motions: 9 per motion (centre, velocity, ω) */
-    const unsigned char *fixed;
-    const int *move_of;
-    /* elements */
-    sipd_group_view grp[SIPD_KIND_COUNT];
-    const sipd_material *mats;
-    const int *inc_off, *inc_elem;
-    const unsigned char *inc_group, *inc_corner;
-    const sipd_real *inc_w;                 /* V |∇N_corner|² per incidence (SIPD's D)       */
-    /* ground contact: plane pn·x = ph, penalty kc within dhat; lagged friction (lam_n per
-       vertex, NULL without friction), slip threshold eps = ε_v h */
-    int ground;
-    sipd_real pn[3], ph, dhat, kc, mu, eps;
-    sipd_real *lam_n;
-    const sipd_real *kv;     /* per vertex: the ground's k_c (model.h contact_kv), NULL: kc for all */
-    const sipd_real *vrad;   /* per vertex: the contact half-thickness (model.h crad; the ground
-                                plane is then ph + vrad[a] for vertex a), NULL: none (solids) */
-    /* pairs (npr of them): vertices, weights, normal, stiffness, lagged normal force; their
-       incidences on free vertices */
-    int npr;
-    const int *pr_v;
-    const sipd_real *pr_beta, *pr_n, *pr_k, *pr_lam;
-    const sipd_real *pr_h;   /* the pairs' thickness offsets (pairs.h h): gap = n·z − pr_h[p] */
-    const int *pv_off, *pv_pair;
-    const unsigned char *pv_slot;
-} sipd_view;
-
-SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t)i); }
-SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
-/* a NaN-propagating max (a diverged vertex must reach the driver's isfinite check) */
-SIPD_HD double pass_max(double a, double b) { return (a > b || a != a) ? a : b; }
 
 /* The ground plane's offset for vertex a: ph, raised by a thin body's contact half-thickness. */
 SIPD_HD sipd_real pass_ground_h(const sipd_view *v, int a) { return v->vrad ? v->ph + v->vrad[a] : v->ph; }
@@ -219,263 +163,14 @@ SIPD_HD vec3 pass_contact_force(const sipd_view *v, int a)
 
 /* ---- elements -------------------------------------------------------------------------------- */
 
-/* The corner positions of element e of group G at y + α dy (y alone when dy is NULL), corner
- * `over` (−1: none) at q. */
-SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *dy, sipd_real alpha,
-                          int over, vec3 q, vec3 *p)
-{
-    const int *t = G->v + (size_t)G->nc * e;
-    int l;
-    for (l = 0; l < G->nc; l++)
-        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
-}
-
-/* What a caller fixes at compile time (the `fixed` argument of the *_fixed passes below, a constant
- * in every call): SIPD_FIXED_NONE — nothing, the element's kind and material model are read at run
- * time (the CPU backend, the generic kernels); SIPD_FIXED_TET_SNH — the group is tets and every
- * material stable neo-Hookean (the CUDA backend's specialised kernels, chosen per group on the
- * host): the kind switch folds to the tet case, the corner count to 4, and the material is a
- * local copy whose model is the constant, so the other models' branches (and their out-of-line
- * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same.
- * On the CPU the Gauss–Seidel *_fixed functions (corner, local energy, vertex step) are always
- * inlined into their SIPD_FIXED_NONE wrappers: left to GCC, the extra level cost 12% per VBD and
- * 18% per Gauss–Seidel iteration.  pass_element_energy_fixed is not: forced inline, it cost the
- * Jacobi iteration 6% (results/perf-history.md). */
-enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
-
-SIPD_HD SIPD_ALWAYS_INLINE int pass_kind(const sipd_group_view *G, int fixed)
-{
-    return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind;
-}
-
-/* Element e's material, or (fixed = TET_SNH) *copy: the same values, the model a constant. */
-SIPD_HD SIPD_ALWAYS_INLINE const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e,
-                                                              int fixed, sipd_material *copy)
-{
-    if (fixed == SIPD_FIXED_TET_SNH) {
-        *copy = v->mats[G->mat[e]];
-        copy->model = SIPD_MAT_STABLE_NEOHOOKEAN;
-        return copy;
-    }
-    return &v->mats[G->mat[e]];
-}
-
-/* pass_corners with the corner count nc given (4 for fixed tets: a compile-time loop bound) */
-SIPD_HD void pass_corners_nc(const sipd_view *v, const sipd_group_view *G, int nc, int e, const sipd_real *dy,
-                             sipd_real alpha, int over, vec3 q, vec3 *p)
-{
-    const int *t = G->v + (size_t)nc * e;
-    int l;
-    for (l = 0; l < nc; l++)
-        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
-}
-
-/* Mid-edge bending (physics/midedge.h).  Its 12 corners' arrays live in these helpers, not in the
- * shared passes' locals.  The element pass is out of line: inlined, it took the SIPD element
- * kernel from 79 to 108–116 registers (ptxas, sm_90, float32), tets-only runs included.  The
- * energy and corner helpers are inline: out of line they cost the energy kernel 64 → 127 registers
- * and the Gauss–Seidel kernels up to 80 → 128 (a callee's registers count for its kernel).
- * The element pass: gradient, and the Jacobi-type blocks that majorise the element's Hessian
- * (weighted Cauchy–Schwarz, midedge.h) or Newton's 36x36. */
-SIPD_NOINLINE void pass_element_midedge(const sipd_view *v, int precond, const sipd_group_view *G, int e)
-{
-    const sipd_real *r = G->rest + MIDEDGE_REST * (size_t)e;
-    const int *t = G->v + MIDEDGE_NC * (size_t)e;
-    vec3 y[MIDEDGE_NC], gr[MIDEDGE_NC];
-    sym3 B[MIDEDGE_NC];
-    int l, jac = precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG;
-    for (l = 0; l < MIDEDGE_NC; l++) y[l] = view_ld(v->y, t[l]);
-    midedge_element(r, G->vol[e], y, gr, jac ? B : NULL, 1);
-    for (l = 0; l < MIDEDGE_NC; l++) v3_store(G->grad + 3 * MIDEDGE_NC * (size_t)e + 3 * l, gr[l]);
-    if (jac) {
-        for (l = 0; l < MIDEDGE_NC; l++) {
-            if (precond == SIPD_PRECOND_DIAG)
-                B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-            s3_store(G->blk + 6 * MIDEDGE_NC * (size_t)e + 6 * l, B[l]);
-        }
-    } else if (precond == SIPD_PRECOND_NEWTON) {
-        midedge_element_hessian(r, G->vol[e], y, G->hess + 9 * MIDEDGE_NC * MIDEDGE_NC * (size_t)e);
-    }
-}
-
-/* Its energy with its corners at y + α dy (dy may be NULL), corner `over` at q (the line searches). */
-SIPD_HD sipd_real pass_midedge_energy(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *dy,
-                                           sipd_real alpha, int over, vec3 q)
-{
-    vec3 p[MIDEDGE_NC];
-    pass_corners(v, G, e, dy, alpha, over, q, p);
-    return midedge_energy(G->rest + MIDEDGE_REST * (size_t)e, G->vol[e], p);
-}
-
-/* Corner l's gradient at y, its own Gauss–Newton block added to *D with weight w (every
- * preconditioner but MASS: Gauss–Seidel and VBD solve the exact vertex block), energy, scale. */
-SIPD_HD vec3 pass_midedge_corner(const sipd_view *v, int precond, const sipd_group_view *G, int e, int l, sipd_real w,
-                                      sym3 *D, sipd_real *energy, sipd_real *scale)
-{
-    const sipd_real *r = G->rest + MIDEDGE_REST * (size_t)e;
-    vec3 y[MIDEDGE_NC], ga;
-    sym3 B;
-    pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
-    ga = midedge_corner(r, G->vol[e], y, l, &B, energy);
-    *scale = r[45];   /* D: about the energy of a unit fold angle across an edge */
-    if (precond == SIPD_PRECOND_DIAG)
-        B.s[3] = B.s[4] = B.s[5] = 0;
-    if (precond != SIPD_PRECOND_MASS)
-        *D = s3_axpy(w, B, *D);
-    return ga;
-}
-
-/* The tet case of pass_element, its corners in four locals (no corner array through memory).
- * The CPU backend calls it directly for a tet group, inlined into its element loop: compiled
- * inside pass_element (out of line: its frame, sized by the other kinds, stops GCC inlining it)
- * the same arithmetic took about 15% longer per Jacobi iteration, bit for bit the same results
- * (docs/benchmarks.md, "The 29% Jacobi slowdown"). */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const sipd_material *mat, int precond,
-                                                      int split, const sipd_group_view *G, int e)
-{
-    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const vec3 y0 = view_ld(v->y, t[0]), y1 = view_ld(v->y, t[1]);
-    const vec3 y2 = view_ld(v->y, t[2]), y3 = view_ld(v->y, t[3]);
-    vec3 gr[4];
-    sym3 Kp;
-    int l;
-    tet_element(mat, split, Bm, vol, y0, y1, y2, y3, gr, &Kp);
-    for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
-    if (precond == SIPD_PRECOND_SPLIT) {
-        s3_store(G->blk + 6 * (size_t)e, Kp);
-    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-        mat3 F = tet_F(Bm, y0, y1, y2, y3);
-        for (l = 0; l < 4; l++) {
-            sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
-            if (precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            s3_store(G->blk + 24 * (size_t)e + 6 * l, B);
-        }
-    } else if (precond == SIPD_PRECOND_NEWTON) {
-        mat3 F = tet_F(Bm, y0, y1, y2, y3);
-        tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
-    }
-}
-
-/* pass_element_tet_mat with element e's own material (the CPU backend, pass_element).  The CUDA
- * backend also calls pass_element_tet_mat with a local copy of the material whose model is a
- * compile-time constant (kernels/backend_cuda.cu k_element_tet_snh): the other models' branches,
- * and their out-of-line calls, then fold away. */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet(const sipd_view *v, int precond, int split, const sipd_group_view *G, int e)
-{
-    pass_element_tet_mat(v, &v->mats[G->mat[e]], precond, split, G, e);
-}
-
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
  * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
- * the PSD-projected element Hessian (NEWTON).
- * Rod bending, hinges and mid-edge bending have no pairwise K: their Hessian is the Gauss–Newton term
- * Jᵀ W J over all nc corners (rank ≤ 3 resp. 1), and its diagonal blocks B_a alone do not
- * majorise it (uᵀ H u = |Σ_a W^½ J_a u_a|² can reach nc Σ_a u_aᵀ B_a u_a).  The Jacobi-type
- * preconditioners (SPLIT, BLOCK, DIAG) therefore store nc B_a, which does (Cauchy–Schwarz:
- * |Σ_a w_a|² ≤ nc Σ_a |w_a|²), as K⁺ does for the elastic kinds.  With the plain B_a every
- * Jacobi-type method failed to converge in 20000 iterations on the held-out unstructured gmsh
- * cloth and strip (tools/heldout-kinds.py, residual 1.6–91 relative); with nc B_a SIPD Jacobi +
- * Chebyshev converges in 576.  Gauss–Seidel and VBD solve each vertex's own block exactly (their
- * vertex pass, below) and need no factor. */
+ * the PSD-projected element Hessian (NEWTON); the kinds without a pairwise K store majorising
+ * blocks for the Jacobi-type preconditioners (kinds/common.h). */
 SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, int e)
 {
     const sipd_group_view *G = &v->grp[gi];
-    const sipd_material *mat = &v->mats[G->mat[e]];
-    vec3 y[SIPD_INLINE_CORNERS], gr[SIPD_INLINE_CORNERS];
-    sym3 Kp;
-    int l;
-    switch (G->kind) {
-    case SIPD_KIND_TET: pass_element_tet(v, precond, split, G, e); break;
-    case SIPD_KIND_EDGE: {   /* spring: K⁺ = k I; VBD/Newton: the PSD block (physics/edge.h) */
-        const sipd_real *r = G->rest + 2 * (size_t)e;
-        const int *t = G->v + 2 * (size_t)e;
-        vec3 g0;
-        y[0] = view_ld(v->y, t[0]);
-        y[1] = view_ld(v->y, t[1]);
-        g0 = spring_gradient0(r[0], r[1], y[0], y[1]);
-        v3_store(G->grad + 6 * (size_t)e, g0);
-        v3_store(G->grad + 6 * (size_t)e + 3, v3_scale(g0, -1));
-        if (precond == SIPD_PRECOND_SPLIT) {
-            s3_store(G->blk + 6 * (size_t)e, spring_kplus(r[0], r[1], y[0], y[1], split));
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            sym3 B = spring_block_psd(r[0], r[1], y[0], y[1]);
-            if (precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            s3_store(G->blk + 12 * (size_t)e, B);
-            s3_store(G->blk + 12 * (size_t)e + 6, B);
-        } else if (precond == SIPD_PRECOND_NEWTON) {
-            spring_element_hessian(r[0], r[1], y[0], y[1], G->hess + 36 * (size_t)e);
-        }
-        break;
-    }
-    case SIPD_KIND_ROD_BEND: {   /* per-corner PSD blocks for every preconditioner */
-        const sipd_real *r = G->rest + 2 * (size_t)e;
-        const int *t = G->v + 3 * (size_t)e;
-        sym3 B[3];
-        for (l = 0; l < 3; l++) y[l] = view_ld(v->y, t[l]);
-        rod_bend_element(r[0], r[1], y[0], y[1], y[2], gr, B);
-        for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
-        if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            for (l = 0; l < 3; l++) {
-                B[l] = s3_axpy(SIPD_R(3), B[l], s3_zero());   /* nc B_a majorises the element's Hessian (above) */
-                if (precond == SIPD_PRECOND_DIAG)
-                    B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-                s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
-            }
-        } else if (precond == SIPD_PRECOND_NEWTON) {
-            rod_bend_element_hessian(r[0], r[1], y[0], y[1], y[2], G->hess + 81 * (size_t)e);
-        }
-        break;
-    }
-    case SIPD_KIND_TRI: {   /* membrane: one in-plane K⁺ per triangle (physics/tri.h) */
-        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
-        const int *t = G->v + 3 * (size_t)e;
-        for (l = 0; l < 3; l++) y[l] = view_ld(v->y, t[l]);
-        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
-        for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
-        if (precond == SIPD_PRECOND_SPLIT) {
-            s3_store(G->blk + 6 * (size_t)e, Kp);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_NEWTON) {
-            vec3 f0, f1;
-            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
-            if (precond == SIPD_PRECOND_NEWTON) {
-                tri_element_hessian(mat, Bm, vol, f0, f1, G->hess + 81 * (size_t)e);
-            } else {
-                sym3 B[3];
-                tri_vertex_blocks_psd(mat, Bm, vol, f0, f1, B);
-                for (l = 0; l < 3; l++) {
-                    if (precond == SIPD_PRECOND_DIAG)
-                        B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-                    s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
-                }
-            }
-        }
-        break;
-    }
-    case SIPD_KIND_HINGE: {   /* dihedral bending: per-corner Gauss–Newton blocks (physics/bend.h) */
-        const sipd_real *r = G->rest + 2 * (size_t)e;
-        const int *t = G->v + 4 * (size_t)e;
-        sym3 B[4];
-        for (l = 0; l < 4; l++) y[l] = view_ld(v->y, t[l]);
-        hinge_element(r[0], r[1], y[0], y[1], y[2], y[3], gr, B);
-        for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
-        if (precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            for (l = 0; l < 4; l++) {
-                B[l] = s3_axpy(SIPD_R(4), B[l], s3_zero());   /* nc B_a majorises the element's Hessian (above) */
-                if (precond == SIPD_PRECOND_DIAG)
-                    B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-                s3_store(G->blk + 24 * (size_t)e + 6 * l, B[l]);
-            }
-        } else if (precond == SIPD_PRECOND_NEWTON) {
-            hinge_element_hessian(r[1], y[0], y[1], y[2], y[3], G->hess + 144 * (size_t)e);
-        }
-        break;
-    }
-    case SIPD_KIND_MIDEDGE: pass_element_midedge(v, precond, G, e); break;
-    default: break;
-    }
+    kinds_element(v, &v->mats[G->mat[e]], precond, split, G, e);
 }
 
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
@@ -484,26 +179,9 @@ SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int g
                                             const sipd_real *dy, sipd_real alpha, int over, vec3 q)
 {
     const sipd_group_view *G = &v->grp[gi];
-    const int kind = pass_kind(G, fixed);
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
-    vec3 p[SIPD_INLINE_CORNERS];
-    if (kind == SIPD_KIND_MIDEDGE)
-        return pass_midedge_energy(v, G, e, dy, alpha, over, q);
-    if (fixed == SIPD_FIXED_TET_SNH)
-        pass_corners_nc(v, G, 4, e, dy, alpha, over, q, p);
-    else
-        pass_corners(v, G, e, dy, alpha, over, q, p);
-    switch (kind) {
-    case SIPD_KIND_TET: return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
-    case SIPD_KIND_EDGE: return spring_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1]);
-    case SIPD_KIND_ROD_BEND:
-        return rod_bend_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2]);
-    case SIPD_KIND_TRI: return tri_energy(mat, G->rest + 4 * (size_t)e, G->vol[e], p[0], p[1], p[2]);
-    case SIPD_KIND_HINGE:
-        return hinge_energy(G->rest[2 * (size_t)e], G->rest[2 * (size_t)e + 1], p[0], p[1], p[2], p[3]);
-    default: return SIPD_R(0) / SIPD_R(0);   /* an unknown kind is a bug: NaN stops the run */
-    }
+    return kinds_energy(v, mat, pass_kind(G, fixed), G, e, dy, alpha, over, q);
 }
 
 SIPD_HD sipd_real pass_element_energy(const sipd_view *v, int gi, int e, const sipd_real *dy, sipd_real alpha, int over,
@@ -520,102 +198,9 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
                                                           sipd_real *scale)
 {
     const sipd_group_view *G = &v->grp[gi];
-    const int kind = pass_kind(G, fixed);
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
-    vec3 y[SIPD_INLINE_CORNERS], ga = v3(0, 0, 0);
-    if (kind == SIPD_KIND_MIDEDGE)
-        return pass_midedge_corner(v, precond, G, e, l, w, D, energy, scale);
-    if (fixed == SIPD_FIXED_TET_SNH)
-        pass_corners_nc(v, G, 4, e, NULL, 0, -1, v3(0, 0, 0), y);
-    else
-        pass_corners(v, G, e, NULL, 0, -1, v3(0, 0, 0), y);
-    switch (kind) {
-    case SIPD_KIND_TET: {
-        const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-        sym3 Kp;
-        ga = tet_vertex_eval(mat, split, Bm, vol, y[0], y[1], y[2], y[3], l, &Kp, energy);
-        *scale = (mat->mu + mat->lambda) * vol;
-        if (precond == SIPD_PRECOND_SPLIT) {
-            *D = s3_axpy(w, Kp, *D);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            mat3 F = tet_F(Bm, y[0], y[1], y[2], y[3]);
-            sym3 B = tet_vertex_block_psd(mat, Bm, vol, F, l);
-            if (precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            *D = s3_add(*D, B);
-        }
-        break;
-    }
-    case SIPD_KIND_EDGE: {
-        const sipd_real L = G->rest[2 * (size_t)e], kk = G->rest[2 * (size_t)e + 1];
-        ga = spring_gradient0(L, kk, y[0], y[1]);
-        if (l == 1)
-            ga = v3_scale(ga, -1);
-        *energy = spring_energy(L, kk, y[0], y[1]);
-        *scale = kk * L * L;   /* the energy at unit strain */
-        if (precond == SIPD_PRECOND_SPLIT) {
-            *D = s3_axpy(w, spring_kplus(L, kk, y[0], y[1], split), *D);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            sym3 B = spring_block_psd(L, kk, y[0], y[1]);
-            if (precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            *D = s3_add(*D, B);
-        }
-        break;
-    }
-    case SIPD_KIND_ROD_BEND: {
-        const sipd_real kbar = G->rest[2 * (size_t)e], kb = G->rest[2 * (size_t)e + 1];
-        vec3 gr[3];
-        sym3 B[3];
-        rod_bend_element(kbar, kb, y[0], y[1], y[2], gr, B);
-        ga = gr[l];
-        *energy = rod_bend_energy(kbar, kb, y[0], y[1], y[2]);
-        *scale = kb;   /* the energy at a unit curvature binormal */
-        if (precond == SIPD_PRECOND_DIAG)
-            B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-        if (precond != SIPD_PRECOND_MASS)
-            *D = s3_axpy(w, B[l], *D);
-        break;
-    }
-    case SIPD_KIND_TRI: {
-        const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
-        vec3 gr[3];
-        sym3 Kp;
-        tri_element(mat, split, Bm, vol, y[0], y[1], y[2], gr, &Kp);
-        ga = gr[l];
-        *energy = tri_energy(mat, Bm, vol, y[0], y[1], y[2]);
-        *scale = (mat->mu + mat->lambda) * vol;
-        if (precond == SIPD_PRECOND_SPLIT) {
-            *D = s3_axpy(w, Kp, *D);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
-            vec3 f0, f1;
-            sym3 B;
-            tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
-            B = tri_vertex_block_psd(mat, Bm, vol, f0, f1, l);
-            if (precond == SIPD_PRECOND_DIAG)
-                B.s[3] = B.s[4] = B.s[5] = 0;
-            *D = s3_add(*D, B);
-        }
-        break;
-    }
-    case SIPD_KIND_HINGE: {
-        const sipd_real thbar = G->rest[2 * (size_t)e], ke = G->rest[2 * (size_t)e + 1];
-        vec3 gr[4];
-        sym3 B[4];
-        hinge_element(thbar, ke, y[0], y[1], y[2], y[3], gr, B);
-        ga = gr[l];
-        *energy = hinge_energy(thbar, ke, y[0], y[1], y[2], y[3]);
-        *scale = ke;   /* the energy at a unit angle */
-        if (precond == SIPD_PRECOND_DIAG)
-            B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
-        if (precond != SIPD_PRECOND_MASS)
-            *D = s3_axpy(w, B[l], *D);
-        break;
-    }
-    default: *energy = SIPD_R(0) / SIPD_R(0); *scale = 0; break;
-    }
-    return ga;
+    return kinds_corner(v, mat, pass_kind(G, fixed), precond, split, G, e, l, w, D, energy, scale);
 }
 
 SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int gi, int e, int l, sipd_real w,

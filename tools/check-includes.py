@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check-includes.py [--allow M,M,...] ROOT, or --selftest — is the include graph of src/ free of circles?
 
-Reads every src/*.c, src/*.h and src/physics/*.h under ROOT, joins a .c with its .h into one
+Reads every src/*.c, src/*.h, src/physics/*.h and src/kinds/*.h under ROOT, joins a .c with its .h into one
 module (src/model.c and src/model.h are "model"; src/physics/tet.h is "physics/tet"), and draws
 an edge from module A to module B when a file of A includes a header of B ("..." includes that
 resolve under src/).  Prints every circle (a strongly connected set of two or more modules) and
@@ -21,7 +21,9 @@ import tempfile
 def modules(root):
     src = os.path.join(os.path.abspath(root), "src")
     files = []
-    for d in (src, os.path.join(src, "physics")):
+    for d in (src, os.path.join(src, "physics"), os.path.join(src, "kinds")):
+        if not os.path.isdir(d):
+            continue
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")):
                 files.append(os.path.join(d, name))

@@ -1,4 +1,4 @@
-/* edge.h — springs and rod bending (docs/design.md §3.9), the edge kinds of physics/elements.h.
+/* edge.h — springs and rod bending (docs/design.md §3.9), the edge kinds of src/kinds/ (edge.h, rod_bend.h).
  *
  * Spring (kind SIPD_KIND_EDGE, corners a = 0, 1; rest data [L, k]):
  *   E = k/2 (l − L)²,  l = |y1 − y0|,  d̂ = (y1 − y0)/l

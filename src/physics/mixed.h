@@ -33,7 +33,7 @@
 
 #include "eig.h"
 #include "edge.h"
-#include "elements.h"
+#include "../kinds/kind.h"
 #include "material.h"
 #include "polar.h"
 #include "tet.h"
@@ -431,10 +431,7 @@ SIPD_HD sipd_real mixed_tri_lagrangian(const sipd_material *mat, const sipd_real
 /* Stretch entries per element of kind k: 6 (tets), 3 (triangles), 1 (edges); 0 for the kinds
  * that are not stretch elements (rod bending, hinges: the mixed solve takes them as plain
  * elastic terms, their PSD Hessian and gradient in the global system, as Newton does). */
-SIPD_HD int mixed_kind_stretch(int kind)
-{
-    return kind == SIPD_KIND_TET ? 6 : kind == SIPD_KIND_TRI ? 3 : kind == SIPD_KIND_EDGE ? 1 : 0;
-}
+SIPD_HD int mixed_kind_stretch(int kind) { return kind_mixed_stretch(kind); }
 
 /* Sym weight of stretch entry k of kind `kind` (off-diagonal entries of S count twice). */
 SIPD_HD sipd_real mixed_kind_sym(int kind, int k)

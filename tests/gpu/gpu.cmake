@@ -27,6 +27,10 @@ if(TARGET sipd_cuda)
     add_test(NAME gpu_kinds_${n} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
     list(APPEND sipd_gpu_tests gpu_kinds_${n})
   endforeach()
+  # every element kind of SIPD_KINDS in one scene (the conformance test's fixture,
+  # tests/unit/test_conformance.c): a new kind's body there runs here too, CPU against CUDA
+  add_test(NAME gpu_kinds_every_kind COMMAND test_gpu kinds ${SIPD_TEST_DATA}/conformance/every_kind.cfg)
+  list(APPEND sipd_gpu_tests gpu_kinds_every_kind)
   # the curtain (cloth) with each of the other membrane models (physics/tri.h's out-of-line forms)
   foreach(model neohookean arap corotational stvk)
     add_test(NAME gpu_kinds_curtain_${model} COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg ${model})

@@ -18,7 +18,7 @@
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "physics/broad.h"
-#include "physics/elements.h"
+#include "kinds/kind.h"
 #include "physics/edge.h"
 #include "physics/tri.h"
 #include "physics/bend.h"
@@ -268,7 +268,7 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         }
     }
 
-    /* elements.h (the kinds' sizes) */
+    /* kinds/kind.h (the kinds' sizes) */
     acc += (sipd_real)(kind_corners(split) + kind_rest_size(split) + kind_grad_size(split) +
                        kind_block_size(split, split) + kind_hessian_size(split) + kind_split_per_corner(split));
 

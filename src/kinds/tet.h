@@ -1,0 +1,113 @@
+/* tet.h — the tetrahedron kind (solids): linear tets, rest Bm = Dm⁻¹ (9), measure V, any of the
+ * five materials (physics/tet.h, physics/material.h).  One K⁺ per element (SIPD's split). */
+#ifndef SIPD_KINDS_TET_H
+#define SIPD_KINDS_TET_H
+
+#include "common.h"
+#include "../physics/fields.h"
+#include "../physics/hessian.h"
+#include "../physics/mixed.h"
+#include "../physics/tet.h"
+
+/* The element pass with material *mat, its corners in four locals (no corner array through
+ * memory).  The CPU backend calls kind_tet_element directly for a tet group, inlined into its
+ * element loop: compiled inside pass_element (out of line: its frame, sized by the other kinds,
+ * stops GCC inlining it) the same arithmetic took about 15% longer per Jacobi iteration, bit for
+ * bit the same results (docs/benchmarks.md, "The 29% Jacobi slowdown").  The CUDA backend calls
+ * kind_tet_element_mat with a local copy of the material whose model is a compile-time constant
+ * (kernels/backend_cuda.cu k_element_tet_snh): the other models' branches, and their out-of-line
+ * calls, then fold away. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const sipd_material *mat, int precond,
+                                                      int split, const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const vec3 y0 = view_ld(v->y, t[0]), y1 = view_ld(v->y, t[1]);
+    const vec3 y2 = view_ld(v->y, t[2]), y3 = view_ld(v->y, t[3]);
+    vec3 gr[4];
+    sym3 Kp;
+    int l;
+    tet_element(mat, split, Bm, vol, y0, y1, y2, y3, gr, &Kp);
+    for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
+    if (precond == SIPD_PRECOND_SPLIT) {
+        s3_store(G->blk + 6 * (size_t)e, Kp);
+    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+        mat3 F = tet_F(Bm, y0, y1, y2, y3);
+        for (l = 0; l < 4; l++) kind_store_block(precond, G, 4, e, l, tet_vertex_block_psd(mat, Bm, vol, F, l));
+    } else if (precond == SIPD_PRECOND_NEWTON) {
+        mat3 F = tet_F(Bm, y0, y1, y2, y3);
+        tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
+    }
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
+                                                  const sipd_group_view *G, int e)
+{
+    kind_tet_element_mat(v, mat, precond, split, G, e);
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_tet_energy(const sipd_view *v, const sipd_material *mat,
+                                                     const sipd_group_view *G, int e, const sipd_real *dy,
+                                                     sipd_real alpha, int over, vec3 q)
+{
+    vec3 p[4];
+    pass_corners_nc(v, G, 4, e, dy, alpha, over, q, p);
+    return tet_energy(mat, G->rest + 9 * (size_t)e, G->vol[e], p[0], p[1], p[2], p[3]);
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner(const sipd_view *v, const sipd_material *mat, int precond, int split,
+                                                const sipd_group_view *G, int e, int l, sipd_real w, sym3 *D,
+                                                sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    vec3 y[4], ga;
+    sym3 Kp;
+    pass_corners_nc(v, G, 4, e, NULL, 0, -1, v3(0, 0, 0), y);
+    ga = tet_vertex_eval(mat, split, Bm, vol, y[0], y[1], y[2], y[3], l, &Kp, energy);
+    *scale = (mat->mu + mat->lambda) * vol;
+    if (precond == SIPD_PRECOND_SPLIT)
+        *D = s3_axpy(w, Kp, *D);
+    else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG)
+        kind_add_block(precond, tet_vertex_block_psd(mat, Bm, vol, tet_F(Bm, y[0], y[1], y[2], y[3]), l), D);
+    return ga;
+}
+
+/* SIPD's weight of corner l: V |∇N_l|² */
+SIPD_HD sipd_real kind_tet_weight(const sipd_real *rest, sipd_real vol, int l)
+{
+    return vol * v3_norm2(tet_gradN(rest, l));
+}
+/* the element's energy scale (μ + λ) V */
+SIPD_HD sipd_real kind_tet_scale(const sipd_material *mat, const sipd_real *rest, sipd_real vol)
+{
+    (void)rest;
+    return (mat->mu + mat->lambda) * vol;
+}
+
+/* mixed FEM (src/mixed.c): ŝ, the element system and the Lagrangian term (physics/mixed.h) */
+SIPD_HD void kind_tet_mixed_shat(const sipd_real *rest, const vec3 *y, sipd_real *shat)
+{
+    mixed_tet_shat(rest, y[0], y[1], y[2], y[3], shat);
+}
+SIPD_HD void kind_tet_mixed_system(const sipd_material *mat, const sipd_real *rest, sipd_real vol, const vec3 *y,
+                                   const sipd_real *s, sipd_real *K, sipd_real *r, sipd_real *BJ, sipd_real *Hs,
+                                   sipd_real *gs, sipd_real *shat)
+{
+    mixed_tet_system(mat, rest, vol, y[0], y[1], y[2], y[3], s, K, r, BJ, Hs, gs, shat);
+}
+SIPD_HD sipd_real kind_tet_mixed_lagrangian(const sipd_material *mat, const sipd_real *rest, sipd_real vol,
+                                            const vec3 *y, const sipd_real *s, const sipd_real *lam)
+{
+    return mixed_tet_lagrangian(mat, rest, vol, y[0], y[1], y[2], y[3], s, lam);
+}
+
+/* output.fields (src/fields.c): the element's strain and stress at x */
+SIPD_HD sipd_elem_fields kind_tet_fields(const sipd_material *mat, const sipd_real *rest, const vec3 *X, const vec3 *x,
+                                         sipd_real area)
+{
+    (void)X;
+    (void)area;
+    return field_tet(mat, rest, x[0], x[1], x[2], x[3]);
+}
+
+#endif

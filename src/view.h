@@ -1,0 +1,131 @@
+/* view.h — what a per-item pass sees: raw arrays of the state, the vertices, one group per
+ * element kind and the contact terms (sipd_view), and what D is in a direction (sipd_precond).
+ * The passes (passes.h) and the element kinds (kinds/) are functions of a view and an item index;
+ * a backend fills the view with its own arrays (double on the CPU, float32 on the device).
+ *
+ * Layering: this header includes only the physics layer and kinds/kind.h (the kind enum), so the
+ * kinds' headers can be included by the model (model.c: incidence weights) without a circle.
+ */
+#ifndef SIPD_VIEW_H
+#define SIPD_VIEW_H
+
+#include "kinds/kind.h"
+#include "physics/material.h"
+#include "physics/mat3.h"
+
+/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7). */
+typedef enum {
+    SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
+    SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
+    SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
+    SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
+    SIPD_PRECOND_NEWTON = 4, /* the full sparse Hessian (element Hessians PSD-projected),   */
+                             /* assembled by `hessian` and solved by the driver's block-    */
+                             /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
+    SIPD_PRECOND_MIXED = 5   /* mixed FEM (src/mixed.h): the direction pass only computes g  */
+                             /* (the real energy's, for the residual) and leaves dy = 0;    */
+                             /* the driver assembles and solves the mixed system            */
+} sipd_precond;
+
+typedef struct {
+    int kind, nc, ne;
+    const int *v;            /* ne*nc vertex indices                                          */
+    const sipd_real *rest;   /* ne*kind_rest_size                                              */
+    const sipd_real *vol;    /* ne                                                            */
+    const int *mat;          /* ne material indices                                           */
+    sipd_real *grad;         /* element pass: ne*kind_grad_size                               */
+    sipd_real *blk;          /* element pass: SPLIT ne*6 (K⁺), BLOCK/DIAG ne*6nc (vertex blocks) */
+    sipd_real *hess;         /* element pass, NEWTON: ne*kind_hessian_size (NULL otherwise)   */
+} sipd_group_view;
+
+typedef struct {
+    int nv, ngroups, quasistatic;
+    sipd_real inv_h2, gq[3];
+    /* state, nv*3 (backend.h): x, v, ỹ, y, y_prev, dy, g, snapshot; y0/g0 the step's first
+       iterate and its gradient (the Rayleigh estimate of the Chebyshev ρ) */
+    sipd_real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *y0, *g0;
+    /* vertices */
+    const sipd_real *mass, *X0, *motions;   /* motions: 9 per motion (centre, velocity, ω) */
+    const unsigned char *fixed;
+    const int *move_of;
+    /* elements */
+    sipd_group_view grp[SIPD_KIND_COUNT];
+    const sipd_material *mats;
+    const int *inc_off, *inc_elem;
+    const unsigned char *inc_group, *inc_corner;
+    const sipd_real *inc_w;                 /* V |∇N_corner|² per incidence (SIPD's D)       */
+    /* ground contact: plane pn·x = ph, penalty kc within dhat; lagged friction (lam_n per
+       vertex, NULL without friction), slip threshold eps = ε_v h */
+    int ground;
+    sipd_real pn[3], ph, dhat, kc, mu, eps;
+    sipd_real *lam_n;
+    const sipd_real *kv;     /* per vertex: the ground's k_c (model.h contact_kv), NULL: kc for all */
+    const sipd_real *vrad;   /* per vertex: the contact half-thickness (model.h crad; the ground
+                                plane is then ph + vrad[a] for vertex a), NULL: none (solids) */
+    /* pairs (npr of them): vertices, weights, normal, stiffness, lagged normal force; their
+       incidences on free vertices */
+    int npr;
+    const int *pr_v;
+    const sipd_real *pr_beta, *pr_n, *pr_k, *pr_lam;
+    const sipd_real *pr_h;   /* the pairs' thickness offsets (pairs.h h): gap = n·z − pr_h[p] */
+    const int *pv_off, *pv_pair;
+    const unsigned char *pv_slot;
+} sipd_view;
+
+SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t)i); }
+SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
+/* a NaN-propagating max (a diverged vertex must reach the driver's isfinite check) */
+SIPD_HD double pass_max(double a, double b) { return (a > b || a != a) ? a : b; }
+
+/* The corner positions of element e of group G at y + α dy (y alone when dy is NULL), corner
+ * `over` (−1: none) at q. */
+SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *dy, sipd_real alpha,
+                          int over, vec3 q, vec3 *p)
+{
+    const int *t = G->v + (size_t)G->nc * e;
+    int l;
+    for (l = 0; l < G->nc; l++)
+        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
+}
+
+/* What a caller fixes at compile time (the `fixed` argument of the *_fixed passes below, a constant
+ * in every call): SIPD_FIXED_NONE — nothing, the element's kind and material model are read at run
+ * time (the CPU backend, the generic kernels); SIPD_FIXED_TET_SNH — the group is tets and every
+ * material stable neo-Hookean (the CUDA backend's specialised kernels, chosen per group on the
+ * host): the kind switch folds to the tet case, the corner count to 4, and the material is a
+ * local copy whose model is the constant, so the other models' branches (and their out-of-line
+ * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same.
+ * On the CPU the Gauss–Seidel *_fixed functions (corner, local energy, vertex step) are always
+ * inlined into their SIPD_FIXED_NONE wrappers: left to GCC, the extra level cost 12% per VBD and
+ * 18% per Gauss–Seidel iteration.  pass_element_energy_fixed is not: forced inline, it cost the
+ * Jacobi iteration 6% (results/perf-history.md). */
+enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
+
+SIPD_HD SIPD_ALWAYS_INLINE int pass_kind(const sipd_group_view *G, int fixed)
+{
+    return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind;
+}
+
+/* Element e's material, or (fixed = TET_SNH) *copy: the same values, the model a constant. */
+SIPD_HD SIPD_ALWAYS_INLINE const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e,
+                                                              int fixed, sipd_material *copy)
+{
+    if (fixed == SIPD_FIXED_TET_SNH) {
+        *copy = v->mats[G->mat[e]];
+        copy->model = SIPD_MAT_STABLE_NEOHOOKEAN;
+        return copy;
+    }
+    return &v->mats[G->mat[e]];
+}
+
+/* pass_corners with the corner count nc given (4 for fixed tets: a compile-time loop bound) */
+SIPD_HD void pass_corners_nc(const sipd_view *v, const sipd_group_view *G, int nc, int e, const sipd_real *dy,
+                             sipd_real alpha, int over, vec3 q, vec3 *p)
+{
+    const int *t = G->v + (size_t)nc * e;
+    int l;
+    for (l = 0; l < nc; l++)
+        p[l] = l == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[l]), view_ld(v->y, t[l])) : view_ld(v->y, t[l]);
+}
+
+#endif
