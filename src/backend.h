@@ -14,23 +14,10 @@
 #define SIPD_BACKEND_H
 
 #include "model.h"
+#include "precond.h"            /* sipd_precond: what D is in dy = −D⁻¹g */
 #include "sparse.h"
 
 typedef struct sipd_backend sipd_backend;
-
-/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7). */
-typedef enum {
-    SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
-    SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
-    SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
-    SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4, /* the full sparse Hessian (element Hessians PSD-projected),   */
-                             /* assembled by `hessian` and solved by the driver's block-    */
-                             /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
-    SIPD_PRECOND_MIXED = 5   /* mixed FEM (src/mixed.h): the direction pass only computes g  */
-                             /* (the real energy's, for the residual) and leaves dy = 0;    */
-                             /* the driver assembles and solves the mixed system            */
-} sipd_precond;
 
 typedef struct {
     int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
