@@ -860,8 +860,7 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
     if (p->contact || p->pairs) {
         d->v.dhat = (float)p->dhat;
         /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
-        b->kc = p->kc > 0 ? p->kc : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
-        b->kv = p->kc > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
+        b->kc = pair_contact_k(m, p->kc, &b->kv);
         d->v.kc = (float)b->kc;
         d->v.mu = (float)p->mu;
         b->eps_v = p->eps_v;
@@ -884,7 +883,7 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
         }
     }
     if (p->pairs) {
-        b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
+        b->detect_every = pair_detect_every(p->detect_every);
         CK(collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat));
         if (!(getenv("SIPD_CUDA_HOST_DETECT") && atoi(getenv("SIPD_CUDA_HOST_DETECT")) != 0))
             CK(sipd_cuda_broad_create(&b->gb, b->det));
@@ -1172,9 +1171,8 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
     if (!b->det)
         return SIPD_OK;
     if (!run) {
-        double lim = SIPD_DETECT_MOVE(b->dhat);
         int gv = grid_for(b, b->d.v.nv);
-        if (++b->since >= b->detect_every) {
+        if (pair_detect_count(&b->since, b->detect_every)) {
             *flag = 1;
             return SIPD_OK;
         }
@@ -1184,7 +1182,7 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
         prof_end(b);
         if (rc != SIPD_OK)
             return SIPD_EFAIL;
-        *flag = b->red_h[0] > lim * lim;
+        *flag = pair_detect_moved(b->red_h[0], b->dhat);
         return SIPD_OK;
     }
     if (b->gb) {   /* on the device: no positions cross the bus */
