@@ -81,6 +81,7 @@ extern "C" {
 #include "collide.h"
 #include "collide_cuda.h"
 #include "pairs.h"
+#include "step_load.h"
 }
 
 #define NT 256              /* threads per block                                    */
@@ -584,15 +585,10 @@ extern "C" __global__ void __launch_bounds__(NT) k_contact_force(const __grid_co
     GRID_STRIDE(a, d.v.nv) view_st(out, a, pass_contact_force(&d.v, a));
 }
 
-/* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
- * ones where begin_step put them. */
+/* The "do nothing" state of the step (backend.h, step_load; src/step_load.h). */
 extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(const __grid_constant__ dview d)
 {
-    GRID_STRIDE(i, 3 * d.v.nv)
-    {
-        if (!d.v.fixed[i / 3])
-            d.v.y[i] = d.v.x[i];
-    }
+    GRID_STRIDE(i, 3 * d.v.nv) step_load_state(d.v.fixed, d.v.x, d.v.y, (size_t)i);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */

@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "collide.h"
 #include "pairs.h"
+#include "step_load.h"
 #include "passes.h"
 #include "physics/mixed.h"
 #include "util.h"
@@ -337,12 +338,11 @@ static int step_load_eval(sipd_backend *b)
     const sipd_model *m = b->m;
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
     sipd_dir_stats st;
-    int a, precond = b->precond, rc;
+    int precond = b->precond, rc;
+    size_t i;
     double t0 = prof_begin(b);
     memcpy(b->ys, b->y, n3);
-    for (a = 0; a < m->nv; a++)
-        if (!m->fixed[a])
-            memcpy(b->y + 3 * a, b->x + 3 * a, 3 * sizeof(double));
+    for (i = 0; i < (size_t)m->nv * 3; i++) step_load_state(m->fixed, b->x, b->y, i);
     prof_end(b, SIPD_PHASE_OTHER, t0);
     memset(&st, 0, sizeof st);
     b->precond = SIPD_PRECOND_MASS;

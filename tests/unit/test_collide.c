@@ -42,7 +42,7 @@
  *               collide_narrow's (v, β, n exact); a filled pair's padding is zero; the detection
  *               schedule (detect_every 0 → 4, due on the every-th count, motion beyond
  *               SIPD_DETECT_MOVE(d̂)); the contact stiffness (contact.stiffness, else one value,
- *               else per vertex)
+ *               else per vertex); the step load's "do nothing" state (src/step_load.h)
  *   all         every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -50,6 +50,7 @@
 #include "collide.h"
 #include "meshgen.h"
 #include "pairs.h"
+#include "step_load.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "util.h"
@@ -1242,6 +1243,14 @@ static int test_policy(void)
     m.contact_k_one = 0;
     k = pair_contact_k(&m, 0, &kvp);
     CHECK(k == 7 && kvp == kv, "per vertex: k %g, kv %p", k, (const void *)kvp);
+    {   /* the step load's "do nothing" state: free vertices at x, a Dirichlet one stays at y */
+        static const unsigned char fixed[2] = {0, 1};
+        double xs[6] = {1, 2, 3, 4, 5, 6}, ys[6] = {-1, -2, -3, -4, -5, -6};
+        size_t c3;
+        for (c3 = 0; c3 < 6; c3++) step_load_state(fixed, xs, ys, c3);
+        CHECK(ys[0] == 1 && ys[1] == 2 && ys[2] == 3 && ys[3] == -4 && ys[4] == -5 && ys[5] == -6,
+              "do-nothing state %g %g %g %g %g %g", ys[0], ys[1], ys[2], ys[3], ys[4], ys[5]);
+    }
     return failures > f0;
 }
 
