@@ -81,6 +81,7 @@ extern "C" {
 #include "collide.h"
 #include "collide_cuda.h"
 #include "pairs.h"
+#include "step_load.h"
 }
 
 #define NT 256              /* threads per block                                    */
@@ -584,15 +585,10 @@ extern "C" __global__ void __launch_bounds__(NT) k_contact_force(const __grid_co
     GRID_STRIDE(a, d.v.nv) view_st(out, a, pass_contact_force(&d.v, a));
 }
 
-/* The "do nothing" state of the step (backend.h, step_load): free vertices at x, Dirichlet
- * ones where begin_step put them. */
+/* The "do nothing" state of the step (backend.h, step_load; src/step_load.h). */
 extern "C" __global__ void __launch_bounds__(NT) k_free_at_x(const __grid_constant__ dview d)
 {
-    GRID_STRIDE(i, 3 * d.v.nv)
-    {
-        if (!d.v.fixed[i / 3])
-            d.v.y[i] = d.v.x[i];
-    }
+    GRID_STRIDE(i, 3 * d.v.nv) step_load_state(d.v.fixed, d.v.x, d.v.y, (size_t)i);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -860,8 +856,7 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
     if (p->contact || p->pairs) {
         d->v.dhat = (float)p->dhat;
         /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
-        b->kc = p->kc > 0 ? p->kc : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
-        b->kv = p->kc > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
+        b->kc = pair_contact_k(m, p->kc, &b->kv);
         d->v.kc = (float)b->kc;
         d->v.mu = (float)p->mu;
         b->eps_v = p->eps_v;
@@ -884,7 +879,7 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
         }
     }
     if (p->pairs) {
-        b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
+        b->detect_every = pair_detect_every(p->detect_every);
         CK(collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat));
         if (!(getenv("SIPD_CUDA_HOST_DETECT") && atoi(getenv("SIPD_CUDA_HOST_DETECT")) != 0))
             CK(sipd_cuda_broad_create(&b->gb, b->det));
@@ -1172,9 +1167,8 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
     if (!b->det)
         return SIPD_OK;
     if (!run) {
-        double lim = SIPD_DETECT_MOVE(b->dhat);
         int gv = grid_for(b, b->d.v.nv);
-        if (++b->since >= b->detect_every) {
+        if (pair_detect_count(&b->since, b->detect_every)) {
             *flag = 1;
             return SIPD_OK;
         }
@@ -1184,7 +1178,7 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
         prof_end(b);
         if (rc != SIPD_OK)
             return SIPD_EFAIL;
-        *flag = b->red_h[0] > lim * lim;
+        *flag = pair_detect_moved(b->red_h[0], b->dhat);
         return SIPD_OK;
     }
     if (b->gb) {   /* on the device: no positions cross the bus */

@@ -2,9 +2,10 @@
  * results, shared by kernels/collide_cuda.cu (the kernel and its host side) and the host
  * stand-in of tests/gpu/test_gpu_collide.c (tests/gpu/gpu_collide_emu.c, SIPD_TEST_GPU_SELFTEST=1).
  *
- * narrow_rec is src/collide.c's narrow_one in float32: the same rule, dist_candidate of
- * src/physics/distance.h (VF only when the closest point is inside the face, EE only with
- * interior closest points of non-parallel edges, then only when gap < d̂), with the hysteresis
+ * narrow_rec is src/collide.c's narrow_one in float32: the same candidate, src/candidate.h (its
+ * vertices and the rule, dist_candidate of src/physics/distance.h: VF only when the closest
+ * point is inside the face, EE only with interior closest points of non-parallel edges, then
+ * only when gap < d̂), with the hysteresis
  * of later narrow phases when given the per-candidate flags (sipd_cuda_broad_narrow), without
  * it otherwise (sipd_cuda_collide_narrow).  It writes one record per candidate; narrow_compact
  * (host) or the scan and scatter of collide_cuda.cu (device, narrow_pair_of) turn the kept
@@ -24,6 +25,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "candidate.h"
 #include "collide.h"
 #include "physics/distance.h"
 #ifdef __cplusplus
@@ -55,25 +57,20 @@ typedef struct {
                              NULL when the model has none (solids) */
 } narrow_in;
 
-SIPD_HD vec3 narrow_ld(const float *x, int i) { return v3_load(x + 3 * (size_t)i); }
+/* The primitives (a, b) of candidate k (VF for k < nvf, then EE; candidate.h). */
+SIPD_HD void narrow_ab(const narrow_in *in, long long k, int *a, int *b)
+{
+    const int *ab = k < in->nvf ? in->vf + 2 * (size_t)k : in->ee + 2 * (size_t)(k - in->nvf);
+    *a = ab[0];
+    *b = ab[1];
+}
 
 /* The model vertices of candidate k (VF: vertex, face corners; EE: p0, p1, q0, q1). */
 SIPD_HD void narrow_verts(const narrow_in *in, long long k, int *v)
 {
-    if (k < in->nvf) {
-        const int *t = in->tris + 3 * (size_t)in->vf[2 * k + 1];
-        v[0] = in->vf[2 * k];
-        v[1] = t[0];
-        v[2] = t[1];
-        v[3] = t[2];
-    } else {
-        const int *e1 = in->edges + 2 * (size_t)in->ee[2 * (k - in->nvf)];
-        const int *e2 = in->edges + 2 * (size_t)in->ee[2 * (k - in->nvf) + 1];
-        v[0] = e1[0];
-        v[1] = e1[1];
-        v[2] = e2[0];
-        v[3] = e2[1];
-    }
+    int a, b;
+    narrow_ab(in, k, &a, &b);
+    candidate_verts(k < in->nvf, a, b, in->tris, in->edges, v);
 }
 
 /* Candidate k (VF for k < nvf, then EE): *r = the record (keep 0 or 1).  The rule is
@@ -82,19 +79,12 @@ SIPD_HD void narrow_verts(const narrow_in *in, long long k, int *v)
  * phase after a broad phase) when it is NULL. */
 SIPD_HD void narrow_rec_of(const narrow_in *in, long long k, narrow_rec *r)
 {
-    sipd_real beta[4] = {0, 0, 0, 0}, gap = 0;
-    vec3 n = v3(0, 0, 0), ys[4], xs[4];
-    int keep, j, v[4], is_vf = k < in->nvf;
-    narrow_verts(in, k, v);
-    sipd_real rad[4] = {0, 0, 0, 0};
-    for (j = 0; j < 4; j++) {
-        ys[j] = narrow_ld(in->y, v[j]);
-        xs[j] = narrow_ld(in->x0, v[j]);
-        if (in->rad)
-            rad[j] = in->rad[v[j]];
-    }
-    keep = dist_candidate(is_vf, ys, xs, in->tiny, in->dhat, in->was ? in->was[k] : 0, in->rad ? rad : NULL,
-                          !is_vf && in->ee[2 * (k - in->nvf)] >= in->ne_tri, beta, &n, &gap);
+    sipd_real beta[4] = {0, 0, 0, 0};
+    vec3 n = v3(0, 0, 0);
+    int keep, j, a, b, v[4];
+    narrow_ab(in, k, &a, &b);
+    keep = candidate_test(k < in->nvf, a, b, in->tris, in->edges, (int)in->ne_tri, in->x0, in->y, in->rad, in->tiny,
+                          in->dhat, in->was ? in->was[k] : 0, v, beta, &n);
     if (in->was)
         in->was[k] = (unsigned char)keep;
     r->keep = keep;
@@ -120,17 +110,10 @@ SIPD_HD void narrow_pair_of(const narrow_in *in, long long k, const narrow_rec *
     p->kind = k < in->nvf ? 0 : 1;
 }
 
-/* a narrow_pair as collide.c fills a sipd_contact_pair (zeroed first: padding too) */
+/* a narrow_pair as collide.c fills a sipd_contact_pair (collide.h collide_pair_set) */
 static inline void narrow_pair_out(const narrow_pair *q, sipd_contact_pair *p)
 {
-    int j;
-    memset(p, 0, sizeof *p);
-    for (j = 0; j < 4; j++) {
-        p->v[j] = q->v[j];
-        p->beta[j] = q->beta[j];
-    }
-    for (j = 0; j < 3; j++) p->n[j] = q->n[j];
-    p->kind = q->kind;
+    collide_pair_set(p, q->v, q->beta, q->n, q->kind);
 }
 
 /* Host: the kept records of the nvf + nee candidates of v, in candidate order, into out

@@ -14,6 +14,7 @@
 #define SIPD_BACKEND_H
 
 #include "model.h"
+#include "precond.h"            /* sipd_precond: what D is in dy = −D⁻¹g */
 #include "sparse.h"
 #include "view.h"
 

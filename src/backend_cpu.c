@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "collide.h"
 #include "pairs.h"
+#include "step_load.h"
 #include "passes.h"
 #include "physics/mixed.h"
 #include "util.h"
@@ -213,8 +214,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->contact = p->contact;
     b->dhat = p->dhat;
     /* contact.stiffness, else the bodies' own (one scalar when they all agree; model.c) */
-    b->kc = p->kc > 0 ? p->kc : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
-    b->kv = p->kc > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
+    b->kc = pair_contact_k(m, p->kc, &b->kv);
     b->mu = p->mu;
     b->eps_v = p->eps_v;
     if (p->contact) {
@@ -226,7 +226,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
             return SIPD_EFAIL;
         }
     }
-    b->detect_every = p->detect_every > 0 ? p->detect_every : 4;
+    b->detect_every = pair_detect_every(p->detect_every);
     if (p->pairs && (collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat) != SIPD_OK ||
                      pair_data_init(&b->pd, m->nv) != SIPD_OK ||
                      !(b->ydet = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
@@ -280,9 +280,9 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     if (!b->det)
         return SIPD_OK;
     if (!run) {
-        double lim = SIPD_DETECT_MOVE(b->dhat), mv = 0;
+        double mv = 0;
         int a;
-        if (++b->since >= b->detect_every) {
+        if (pair_detect_count(&b->since, b->detect_every)) {
             *flag = 1;
             return SIPD_OK;
         }
@@ -293,7 +293,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
             mv = d2 > mv ? d2 : mv;
         }
         prof_end(b, SIPD_PHASE_NARROW, t0);
-        *flag = mv > lim * lim;
+        *flag = pair_detect_moved(mv, b->dhat);
         return SIPD_OK;
     }
     /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
@@ -338,12 +338,11 @@ static int step_load_eval(sipd_backend *b)
     const sipd_model *m = b->m;
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
     sipd_dir_stats st;
-    int a, precond = b->precond, rc;
+    int precond = b->precond, rc;
+    size_t i;
     double t0 = prof_begin(b);
     memcpy(b->ys, b->y, n3);
-    for (a = 0; a < m->nv; a++)
-        if (!m->fixed[a])
-            memcpy(b->y + 3 * a, b->x + 3 * a, 3 * sizeof(double));
+    for (i = 0; i < (size_t)m->nv * 3; i++) step_load_state(m->fixed, b->x, b->y, i);
     prof_end(b, SIPD_PHASE_OTHER, t0);
     memset(&st, 0, sizeof st);
     b->precond = SIPD_PRECOND_MASS;

@@ -22,6 +22,7 @@
  */
 #include "collide.h"
 
+#include "candidate.h"
 #include "physics/broad.h"
 #include "physics/distance.h"
 #include "util.h"
@@ -799,40 +800,16 @@ void collide_candidate_arrays(const sipd_collide *c, sipd_collide_view *v)
 static int narrow_one(sipd_collide *c, const double *x0, const double *y, size_t k, sipd_contact_pair *p)
 {
     const sipd_model *m = c->m;
-    sipd_real beta[4], gap, rad[4];
-    vec3 n, ys[4], xs[4];
-    int j, v[4], is_vf = k < c->nvf, keep;
-    if (is_vf) {
-        const int *t = m->tris + 3 * c->vf[k].b;
-        v[0] = c->vf[k].a;
-        v[1] = t[0];
-        v[2] = t[1];
-        v[3] = t[2];
-    } else {
-        const cand *cd = &c->ee[k - c->nvf];
-        const int *e1 = c->edges + 2 * cd->a, *e2 = c->edges + 2 * cd->b;
-        v[0] = e1[0];
-        v[1] = e1[1];
-        v[2] = e2[0];
-        v[3] = e2[1];
-    }
-    for (j = 0; j < 4; j++) {
-        ys[j] = ld(y, v[j]);
-        xs[j] = ld(x0, v[j]);
-        rad[j] = m->crad ? m->crad[v[j]] : 0;
-    }
-    keep = dist_candidate(is_vf, ys, xs, c->tiny, c->dhat, c->was[k], m->crad ? rad : NULL,
-                          !is_vf && c->ee[k - c->nvf].a >= c->ne_tri, beta, &n, &gap);
+    sipd_real beta[4];
+    vec3 n;
+    int v[4], is_vf = k < c->nvf, keep;
+    const cand *cd = is_vf ? &c->vf[k] : &c->ee[k - c->nvf];
+    keep = candidate_test(is_vf, cd->a, cd->b, m->tris, c->edges, c->ne_tri, x0, y, m->crad, c->tiny, c->dhat,
+                          c->was[k], v, beta, &n);
     c->was[k] = (unsigned char)keep;
     if (!keep)
         return 0;
-    memset(p, 0, sizeof *p);   /* padding too: the output is deterministic byte for byte */
-    for (j = 0; j < 4; j++) {
-        p->v[j] = v[j];
-        p->beta[j] = beta[j];
-    }
-    for (j = 0; j < 3; j++) p->n[j] = n.v[j];
-    p->kind = is_vf ? 0 : 1;
+    collide_pair_set(p, v, beta, n.v, is_vf ? 0 : 1);
     return 1;
 }
 

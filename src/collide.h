@@ -94,6 +94,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {   /* kernels/collide_cuda.cu calls collide_candidate_arrays */
@@ -105,6 +106,22 @@ typedef struct {
     double n[3];      /* unit normal, oriented by the side at the start of the step        */
     int kind;         /* 0 VF, 1 EE                                                        */
 } sipd_contact_pair;
+
+/* A kept candidate (candidate.h) as a pair, the one place both narrow phases fill one
+ * (collide.c; kernels/collide_narrow.h for the GPU's): zeroed first, padding too, so the output
+ * is deterministic byte for byte.  kind 0 VF, 1 EE; beta and n in the caller's sipd_real. */
+static inline void collide_pair_set(sipd_contact_pair *p, const int *v, const sipd_real *beta, const sipd_real *n,
+                                    int kind)
+{
+    int j;
+    memset(p, 0, sizeof *p);
+    for (j = 0; j < 4; j++) {
+        p->v[j] = v[j];
+        p->beta[j] = beta[j];
+    }
+    for (j = 0; j < 3; j++) p->n[j] = n[j];
+    p->kind = kind;
+}
 
 typedef struct sipd_collide sipd_collide;
 

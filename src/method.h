@@ -9,16 +9,17 @@
  * this table; no other code switches on the method.  A planned method would have a row with
  * method = -1: scene_load refuses it as "not supported yet".
  *
- * Layering: this header includes no other of the project's (scene.h includes it for the
- * method enum); the scene, the sim and a direction pass's statistics are named by their
- * struct tags.
+ * Layering: the module sits below the scene (scene.h includes this header for the method and
+ * sweep enums; scene.c validates solver.method against the table).  This header includes no
+ * other of the project's, method.c only precond.h; the scene, the sim and a direction pass's
+ * statistics are named by their struct tags, and what reads a scene (method_sweep, …) is in
+ * scene.c.
  */
 #ifndef SIPD_METHOD_H
 #define SIPD_METHOD_H
 
 #include <stddef.h>
 
-struct sipd_scene;
 struct sipd_sim;
 struct sipd_solve_result;
 struct sipd_dir_stats;
@@ -52,6 +53,9 @@ typedef struct sipd_solver {
    solvers/mixed_fem.c */
 extern const sipd_solver sipd_solver_jacobi, sipd_solver_gauss_seidel, sipd_solver_newton, sipd_solver_mixed;
 
+/* The sweep of an iteration (solver.sweep; a row's sweep column). */
+typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
+
 /* sweep of a row: a sipd_sweep, or SIPD_SWEEP_SCENE (solver.sweep chooses) */
 #define SIPD_SWEEP_SCENE (-1)
 
@@ -71,7 +75,7 @@ enum { SIPD_BACKEND_CPU = 1, SIPD_BACKEND_CUDA = 2 };
 typedef struct {
     const char *name;           /* solver.method value                                       */
     int method;                 /* sipd_method; -1: planned, refused as "not supported yet"   */
-    int precond;                /* sipd_precond (backend.h)                                   */
+    int precond;                /* sipd_precond (precond.h)                                   */
     int sweep;                  /* sipd_sweep or SIPD_SWEEP_SCENE                             */
     int direction;              /* SIPD_DIRECTION_*                                           */
     int chebyshev;              /* solver.chebyshev applies (on a Jacobi sweep)               */
@@ -88,21 +92,8 @@ typedef struct {
 const sipd_method_info *method_row(int i);
 /* The row of an implemented method, NULL when there is none. */
 const sipd_method_info *method_info(int method);
-/* The sweep the scene's method uses (a sipd_sweep: vbd Gauss–Seidel, sipd solver.sweep, the
- * rest Jacobi). */
-int method_sweep(const struct sipd_scene *sc);
-/* The solver family the scene's method runs: the row's, or Gauss–Seidel on that sweep. */
-const sipd_solver *method_solver(const struct sipd_scene *sc);
-/* Whether Chebyshev acceleration applies: solver.chebyshev, a Jacobi sweep, a method that
- * takes it. */
-int method_chebyshev(const struct sipd_scene *sc);
-/* 0 when the CUDA backend can run the scene's method; else 1 and `why` (n bytes) says what
- * keeps it on the CPU ("method mixed-fem", "method newton with contact pairs", "contact with a
- * Gauss-Seidel sweep (sipd gauss-seidel, vbd)"). */
-int method_cpu_only(const struct sipd_scene *sc, char *why, size_t n);
-/* 1 (and `why`) when `--device auto` should keep a scene the CUDA backend can run on the CPU
- * anyway: newton, the float64 reference the other methods are measured against (`--device
- * cuda` runs it in float32). */
-int method_auto_cpu(const struct sipd_scene *sc, char *why, size_t n);
+/* The functions that apply a row to a scene (method_sweep, method_solver, method_chebyshev,
+ * method_cpu_only, method_auto_cpu) read a scene: they are declared in scene.h and defined in
+ * scene.c, so this module stays below the scene. */
 
 #endif

@@ -44,6 +44,12 @@ double pair_stiffness(const double *kv, const int v[4], double kc)
     return k > 0 ? k : kc;
 }
 
+double pair_contact_k(const sipd_model *m, double kc_set, const double **kv)
+{
+    *kv = kc_set > 0 || m->contact_k_one > 0 ? NULL : m->contact_kv;
+    return kc_set > 0 ? kc_set : m->contact_k_one > 0 ? m->contact_k_one : m->contact_k_auto;
+}
+
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
                     double kc, const double *kv, double mu, double dhat)
 {

@@ -18,6 +18,20 @@
 #define SIPD_DETECT_FACTOR 2.0
 #define SIPD_DETECT_MOVE(dhat) (0.25 * (SIPD_DETECT_FACTOR - 1) * (dhat))
 
+/* The detection schedule both backends keep (backend.h detect): a narrow phase is due every
+ * `every` iterations (contact.detect_every; pair_detect_every: 4 when the parameters leave it
+ * 0) or sooner, once a vertex moved more than SIPD_DETECT_MOVE(d̂) since the last one.
+ * pair_detect_count counts this iteration in *since (set to 0 by each narrow phase) and says
+ * whether the count alone makes one due; pair_detect_moved, given the largest squared motion
+ * since the last narrow phase, whether the motion does. */
+static inline int pair_detect_every(int every) { return every > 0 ? every : 4; }
+static inline int pair_detect_count(int *since, int every) { return ++*since >= every; }
+static inline int pair_detect_moved(double move2, double dhat)
+{
+    double lim = SIPD_DETECT_MOVE(dhat);
+    return move2 > lim * lim;
+}
+
 typedef struct {
     int nv, npr, cap;
     int *v;        /* 4 npr: the pair's vertices (sipd_contact_pair.v)   */
@@ -39,6 +53,11 @@ int pair_data_init(sipd_pair_data *d, int nv);
  * automatic value for the whole scene), else the smallest positive kv of its vertices (the
  * softer deformable side; model.h contact_kv), kc when none is positive. */
 double pair_stiffness(const double *kv, const int v[4], double kc);
+/* The contact stiffness both backends use, for pairs and the ground: kc_set (contact.stiffness)
+ * when > 0, else the bodies' own (model.c): one scalar when they all agree (contact_k_one),
+ * else per vertex (*kv = m->contact_kv, and the scene-wide contact_k_auto returned for vertices
+ * without one).  *kv is NULL when one value holds everywhere. */
+double pair_contact_k(const sipd_model *m, double kc_set, const double **kv);
 /* Fill from the pairs pr[0..npr) of model m (x0: step-start positions); each pair's k_c is
  * pair_stiffness(kv, its vertices, kc). */
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,

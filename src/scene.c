@@ -43,6 +43,63 @@
  * output, so that a finite input cannot overflow it on the first step */
 #define SCENE_MAX_FLOAT 1e30
 
+/* ---------------------------------------------------------------- the scene's method */
+/* The method table (method.h) applied to the scene's solver group; scene.h says what each
+ * answers.  They read a scene, so they are here and not in method.c, which stays below the
+ * scene (docs/architecture.md: Layers). */
+
+int method_sweep(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (!mi || mi->sweep == SIPD_SWEEP_SCENE)
+        return sc->sweep;
+    return mi->sweep;
+}
+
+const sipd_solver *method_solver(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (method_sweep(sc) == SIPD_SWEEP_GS)
+        return &sipd_solver_gauss_seidel;
+    return mi ? mi->solver : NULL;
+}
+
+int method_chebyshev(const sipd_scene *sc)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    return sc->chebyshev && method_sweep(sc) == SIPD_SWEEP_JACOBI && mi && mi->chebyshev;
+}
+
+int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (!mi || !(mi->backends & SIPD_BACKEND_CUDA)) {
+        snprintf(why, n, "method %s", mi ? mi->name : "?");
+        return 1;
+    }
+    /* Newton on CUDA: H and g come to the host, the pairs' matrix-free couplings do not */
+    if (mi->direction == SIPD_DIRECTION_NEWTON_CG && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+        snprintf(why, n, "method %s with contact pairs", mi->name);
+        return 1;
+    }
+    /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
+    if (sc->contact && method_sweep(sc) == SIPD_SWEEP_GS) {
+        snprintf(why, n, "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
+        return 1;
+    }
+    return 0;
+}
+
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n)
+{
+    const sipd_method_info *mi = method_info(sc->method);
+    if (mi && mi->direction == SIPD_DIRECTION_NEWTON_CG) {
+        snprintf(why, n, "method %s (the float64 reference; --device cuda runs it in float32)", mi->name);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- names */
 
 const char *scene_method_name(sipd_method m)

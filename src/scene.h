@@ -10,14 +10,13 @@
 
 #include <stdio.h>
 
-#include "method.h"             /* sipd_method, with the method table */
+#include "method.h"             /* sipd_method and sipd_sweep, with the method table */
 #include "physics/material.h"   /* sipd_material_model */
 
 #define SIPD_MAX_BOXES 16
 
 /* The global linear solve of newton and mixed-fem (solver.linear). */
 typedef enum { SIPD_LINEAR_PCG = 0, SIPD_LINEAR_CHOLMOD = 1 } sipd_linear;
-typedef enum { SIPD_SWEEP_JACOBI = 0, SIPD_SWEEP_GS = 1 } sipd_sweep;
 typedef enum { SIPD_LS_AUTO = 0, SIPD_LS_ALWAYS = 1, SIPD_LS_NEVER = 2 } sipd_line_search;
 /* SIPD positive/negative split of K = P F^-1 (docs/design.md §3.4). */
 typedef enum {
@@ -213,6 +212,26 @@ void scene_free(sipd_scene *sc);
 void scene_print(FILE *f, const sipd_scene *sc);
 /* Print every key the parser accepts, one dotted path a line ("time.dt", "bodies[].pin.box_min"). */
 void scene_print_keys(FILE *f);
+
+/* The scene's method: the method table (method.h) applied to the scene's solver group.  These
+ * read a scene, so they live in the scene layer; method.c is the table and functions of a method
+ * id only (docs/architecture.md: Layers). */
+/* The sweep the scene's method uses (a sipd_sweep: vbd Gauss–Seidel, sipd solver.sweep, the
+ * rest Jacobi). */
+int method_sweep(const sipd_scene *sc);
+/* The solver family the scene's method runs: the row's, or Gauss–Seidel on that sweep. */
+const sipd_solver *method_solver(const sipd_scene *sc);
+/* Whether Chebyshev acceleration applies: solver.chebyshev, a Jacobi sweep, a method that
+ * takes it. */
+int method_chebyshev(const sipd_scene *sc);
+/* 0 when the CUDA backend can run the scene's method; else 1 and `why` (n bytes) says what
+ * keeps it on the CPU ("method mixed-fem", "method newton with contact pairs", "contact with a
+ * Gauss-Seidel sweep (sipd gauss-seidel, vbd)"). */
+int method_cpu_only(const sipd_scene *sc, char *why, size_t n);
+/* 1 (and `why`) when `--device auto` should keep a scene the CUDA backend can run on the CPU
+ * anyway: newton, the float64 reference the other methods are measured against (`--device
+ * cuda` runs it in float32). */
+int method_auto_cpu(const sipd_scene *sc, char *why, size_t n);
 
 const char *scene_method_name(sipd_method m);
 const char *scene_sweep_name(sipd_sweep s);

@@ -1,31 +1,19 @@
 /* view.h — what a per-item pass sees: raw arrays of the state, the vertices, one group per
- * element kind and the contact terms (sipd_view), and what D is in a direction (sipd_precond).
+ * element kind and the contact terms (sipd_view); what D is in a direction is precond.h.
  * The passes (passes.h) and the element kinds (kinds/) are functions of a view and an item index;
  * a backend fills the view with its own arrays (double on the CPU, float32 on the device).
  *
- * Layering: this header includes only the physics layer and kinds/kind.h (the kind enum), so the
+ * Layering: this header includes only the physics layer, precond.h and kinds/kind.h (the kind enum), so the
  * kinds' headers can be included by the model (model.c: incidence weights) without a circle.
  */
 #ifndef SIPD_VIEW_H
 #define SIPD_VIEW_H
 
 #include "kinds/kind.h"
+#include "precond.h"
 #include "physics/material.h"
 #include "physics/mat3.h"
 
-/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7). */
-typedef enum {
-    SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
-    SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
-    SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
-    SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4, /* the full sparse Hessian (element Hessians PSD-projected),   */
-                             /* assembled by `hessian` and solved by the driver's block-    */
-                             /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
-    SIPD_PRECOND_MIXED = 5   /* mixed FEM (src/mixed.h): the direction pass only computes g  */
-                             /* (the real energy's, for the residual) and leaves dy = 0;    */
-                             /* the driver assembles and solves the mixed system            */
-} sipd_precond;
 
 typedef struct {
     int kind, nc, ne;

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """check-includes.py [--allow M,M,...] ROOT, or --selftest — is the include graph of src/ free of circles?
 
-Reads every src/*.c, src/*.h, src/physics/*.h and src/kinds/*.h under ROOT, joins a .c with its .h into one
-module (src/model.c and src/model.h are "model"; src/physics/tet.h is "physics/tet"), and draws
+Reads every .c and .h under ROOT/src and its folders (physics/, solvers/, …), joins a .c with
+its .h into one module (src/model.c and src/model.h are "model"; src/physics/tet.h is
+"physics/tet", src/solvers/common.c and .h "solvers/common"), and draws
 an edge from module A to module B when a file of A includes a header of B ("..." includes that
 resolve under src/).  Prints every circle (a strongly connected set of two or more modules) and
 exits 1 when there is one, 0 when there is none (docs/architecture.md: Layers).
 
---selftest       check the checker: a made-up tree with a circle fails, one without passes.
+--selftest       check the checker: a made-up tree with a circle fails, one without passes, and
+                 a circle through a folder of src/ is found.
 --allow M,M,...  a circle of exactly these modules is known and reported as such, without failing
                  (one --allow per known circle); an allowed circle that has gone is reported too,
                  so the allowance can be removed.
@@ -21,10 +23,9 @@ import tempfile
 def modules(root):
     src = os.path.join(os.path.abspath(root), "src")
     files = []
-    for d in (src, os.path.join(src, "physics"), os.path.join(src, "kinds")):
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
+    for d, dirs, names in os.walk(src):
+        dirs.sort()
+        for name in sorted(names):
             if name.endswith((".c", ".h")):
                 files.append(os.path.join(d, name))
     graph = {}
@@ -104,9 +105,17 @@ def selftest():
         with open(os.path.join(root, "src/top.h"), "w") as f:
             f.write("")
         found = circles(modules(root))
-    ok = clean == [] and missing == [] and found == [["low", "mid", "top"]]
-    print(f"check-includes selftest: clean {clean}, include of a missing header {missing}, circle {found}: "
-          f"{'ok' if ok else 'FAILED'}")
+    with tempfile.TemporaryDirectory() as root:   # a circle through a folder below src/physics
+        os.makedirs(os.path.join(root, "src", "deep", "er"))
+        files = {"src/a.h": "", "src/a.c": '#include "a.h"\n#include "deep/er/b.h"\n',
+                 "src/deep/er/b.h": "", "src/deep/er/b.c": '#include "b.h"\n#include "../../a.h"\n'}
+        for rel, text in files.items():
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        nested = circles(modules(root))
+    ok = clean == [] and missing == [] and found == [["low", "mid", "top"]] and nested == [["a", "deep/er/b"]]
+    print(f"check-includes selftest: clean {clean}, include of a missing header {missing}, circle {found}, "
+          f"circle through a folder {nested}: {'ok' if ok else 'FAILED'}")
     return 0 if ok else 1
 
 

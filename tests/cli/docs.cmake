@@ -27,13 +27,14 @@ if(NOT SIPD_SANITIZE)
   add_test(NAME docs_install COMMAND bash ${SIPD_DOCS_SH} install ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 endif()
 set_tests_properties(docs_man_help PROPERTIES SKIP_RETURN_CODE 77)
-# docs/architecture.md "Layers": no include circle among src/ modules (tools/check-includes.py);
-# the one known circle, scene -> method -> backend -> model -> scene (issue 30 item 4: the
-# method enum moves to the method table), is allowed until it is gone; the selftest shows that
-# the check finds a circle
+# docs/architecture.md "Layers": no include circle among the modules of src/ and its folders
+# (tools/check-includes.py; scene -> method -> backend -> model -> scene, the last circle between
+# layers, ended with issue 30 item 4); the one known circle inside the solving layer,
+# driver <-> solvers/common (driver.c uses the solvers' BK and coarse_correction_init), is allowed until it is gone; the
+# selftest shows that the check finds a circle
 find_program(SIPD_PYTHON3 python3)
 if(SIPD_PYTHON3)
   add_test(NAME docs_include_layers COMMAND ${SIPD_PYTHON3} ${CMAKE_SOURCE_DIR}/tools/check-includes.py
-           --allow backend,method,model,scene ${CMAKE_SOURCE_DIR})
+           --allow driver,solvers/common ${CMAKE_SOURCE_DIR})
   add_test(NAME docs_include_layers_selftest COMMAND ${SIPD_PYTHON3} ${CMAKE_SOURCE_DIR}/tools/check-includes.py --selftest)
 endif()

@@ -37,11 +37,20 @@
  *               (self-contact, a folded noodle, Dirichlet bodies) equals an O(n²) enumeration of
  *               the pairs within one body that share no vertex and are closer than d̂ in the
  *               rest shape
+ *   policy      what both backends share, written once (src/candidate.h, collide.h
+ *               collide_pair_set, pairs.h): a candidate's vertices (VF, EE) and its pair equal to
+ *               collide_narrow's (v, β, n exact); a filled pair's padding is zero; the detection
+ *               schedule (detect_every 0 → 4, due on the every-th count, motion beyond
+ *               SIPD_DETECT_MOVE(d̂)); the contact stiffness (contact.stiffness, else one value,
+ *               else per vertex); the step load's "do nothing" state (src/step_load.h)
  *   all         every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
+#include "candidate.h"
 #include "collide.h"
 #include "meshgen.h"
+#include "pairs.h"
+#include "step_load.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "util.h"
@@ -1171,6 +1180,80 @@ static int test_rest(void)
     return failures > f0;
 }
 
+/* ---------------------------------------------------------------- policy shared by the backends */
+
+static int test_policy(void)
+{
+    int f0 = failures, np, i = -1, v[4], j, since = 0, due[3];
+    static const int tris[6] = {0, 1, 2, 3, 4, 5}, edges[4] = {7, 8, 2, 9};
+    double X[18] = {-1, -1, 0, 2, -1, 0, -1, 2, 0, 0.2, 0.3, 0.02, 0.2, 3, 3, 3, 0.3, 3}, y[18], beta[4];
+    int tri[3] = {0, 1, 2};
+    const sipd_contact_pair *pp;
+    sipd_contact_pair q;
+    sipd_collide *c = NULL;
+    sipd_collide_view cv;
+    sipd_model m = {0};
+    double kv[2] = {1, 2}, k;
+    const double *kvp = NULL;
+    vec3 n;
+    candidate_verts(1, 6, 1, tris, edges, v);
+    CHECK(v[0] == 6 && v[1] == 3 && v[2] == 4 && v[3] == 5, "VF vertices %d %d %d %d", v[0], v[1], v[2], v[3]);
+    candidate_verts(0, 0, 1, tris, edges, v);
+    CHECK(v[0] == 7 && v[1] == 8 && v[2] == 2 && v[3] == 9, "EE vertices %d %d %d %d", v[0], v[1], v[2], v[3]);
+    /* vertex 3 just above triangle 0: candidate_test gives collide_narrow's pair, field by field */
+    model_append(&m, X, 3, tri, 1, 0, 0);
+    model_append(&m, X + 9, 3, tri, 1, 1, 0);
+    model_finish(&m);
+    memcpy(y, X, sizeof y);
+    CHECK(collide_create(&c, &m, 0, 0.05) == SIPD_OK && collide_broad(c, X, X, 1.0) == SIPD_OK, "create, broad");
+    CHECK(collide_narrow(c, X, y, &pp, &np) == SIPD_OK && (i = find_pair(pp, np, 0, 3)) >= 0, "narrow: no pair");
+    collide_candidate_arrays(c, &cv);
+    CHECK(candidate_test(1, 3, 0, m.tris, cv.edges, cv.ne_tri, X, y, m.crad, cv.tiny, cv.dhat, 0, v, beta, &n) == 1,
+          "not kept");
+    if (i >= 0)
+        for (j = 0; j < 4; j++)
+            CHECK(v[j] == pp[i].v[j] && beta[j] == pp[i].beta[j] && (j == 3 || n.v[j] == pp[i].n[j]),
+                  "corner %d: v %d beta %g n %g, collide_narrow's %d %g %g", j, v[j], beta[j], j < 3 ? n.v[j] : 0,
+                  pp[i].v[j], pp[i].beta[j], j < 3 ? pp[i].n[j] : 0);
+    memset(&q, 0xab, sizeof q);
+    collide_pair_set(&q, v, beta, n.v, 0);
+    for (j = (int)(offsetof(sipd_contact_pair, kind) + sizeof q.kind); j < (int)sizeof q; j++)
+        CHECK(((unsigned char *)&q)[j] == 0, "pair padding byte %d not zero", j);
+    CHECK(q.kind == 0 && q.v[0] == 3 && q.beta[0] == beta[0], "pair fields");
+    collide_destroy(c);
+    model_clear(&m);
+    /* the detection schedule */
+    for (j = 0; j < 3; j++) due[j] = pair_detect_count(&since, pair_detect_every(3));
+    printf("policy: detect_every 0 -> %d; due at counts 1..3: %d %d %d\n", pair_detect_every(0), due[0], due[1],
+           due[2]);
+    CHECK(pair_detect_every(0) == 4 && pair_detect_every(7) == 7, "detect_every");
+    CHECK(!due[0] && !due[1] && due[2] && since == 3, "due by count: %d %d %d (since %d)", due[0], due[1], due[2],
+          since);
+    k = SIPD_DETECT_MOVE(0.1);
+    CHECK(pair_detect_moved(k * k * 1.001, 0.1) && !pair_detect_moved(k * k * 0.999, 0.1), "due by motion");
+    /* the contact stiffness */
+    memset(&m, 0, sizeof m);
+    m.contact_k_auto = 7;
+    m.contact_kv = kv;
+    k = pair_contact_k(&m, 5, &kvp);
+    CHECK(k == 5 && !kvp, "contact.stiffness: k %g, kv %p", k, (const void *)kvp);
+    m.contact_k_one = 3;
+    k = pair_contact_k(&m, 0, &kvp);
+    CHECK(k == 3 && !kvp, "one automatic value: k %g, kv %p", k, (const void *)kvp);
+    m.contact_k_one = 0;
+    k = pair_contact_k(&m, 0, &kvp);
+    CHECK(k == 7 && kvp == kv, "per vertex: k %g, kv %p", k, (const void *)kvp);
+    {   /* the step load's "do nothing" state: free vertices at x, a Dirichlet one stays at y */
+        static const unsigned char fixed[2] = {0, 1};
+        double xs[6] = {1, 2, 3, 4, 5, 6}, ys[6] = {-1, -2, -3, -4, -5, -6};
+        size_t c3;
+        for (c3 = 0; c3 < 6; c3++) step_load_state(fixed, xs, ys, c3);
+        CHECK(ys[0] == 1 && ys[1] == 2 && ys[2] == 3 && ys[3] == -4 && ys[4] == -5 && ys[5] == -6,
+              "do-nothing state %g %g %g %g %g %g", ys[0], ys[1], ys[2], ys[3], ys[4], ys[5]);
+    }
+    return failures > f0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static const test_case cases[] = {
@@ -1183,6 +1266,7 @@ static const test_case cases[] = {
     {"outside", .run_rc = test_outside},
     {"hysteresis", .run_rc = test_hysteresis},
     {"rest", .run_rc = test_rest},
+    {"policy", .run_rc = test_policy},
 };
 static const test_program program = {"test_collide", TEST_CASES(cases), .all = 1};
 TEST_MAIN(program)
