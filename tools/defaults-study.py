@@ -27,9 +27,11 @@ and variant:
     the scale of "1% of the motion" (issue 26, "Done when");
   - the deepest penetration of any solve (`/convergence/max_penetration`, mm);
   - a scene check where the tool knows one: "above" (the upper body's centre stays above the
-    body under it in every frame; "through@F" gives the first frame where it is not, "off@F"
-    the first where nothing is under it any more) and "slide" (how far the body's centre moved
-    along the slope, mm, for the block on the slope);
+    body under it in every frame: above the highest vertex of the lower body within the upper
+    body's half width in x-z, or its nearest vertex within 1.5 vertex spacings where there is
+    none; "below@F" gives the first frame where it is not: it passed through, or tipped over
+    the edge, look at the run; "off@F" the first where nothing is under it) and "slide" (how
+    far the body's centre moved along the slope, mm, for the block on the slope);
   - the wall time of the run (seconds, as measured by this tool: a shared machine inflates it).
 A run that ends with an error (a refused combination, a divergence) is still read: the frames it
 wrote are compared at its last frame, and the exit code and sipd-run's last line are reported.
@@ -179,15 +181,25 @@ def check(name, r):
         return f"slide {d:.1f} mm", d
     _, a, b = spec
     A, B = body == a, body == b
+    # "under A": B's vertices within A's half width of A's centre (in x-z); where there is none
+    # (a 3 cm ball over a cloth of 2.5 cm triangles), B's nearest vertex if it is within 1.5 of
+    # B's vertex spacing (a wider disc would take in the cloth rising around the ball)
+    p0 = x[0, B]
+    d2 = ((p0[:, None, :] - p0[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(d2, np.inf)
+    spacing = float(np.median(np.sqrt(d2.min(axis=1)))) if p0.shape[0] > 1 else 0.0
     for fi in range(x.shape[0]):
         pa, pb = x[fi, A], x[fi, B]
         ca = pa.mean(axis=0)
         rad = 0.5 * max(np.ptp(pa[:, 0]), np.ptp(pa[:, 2]))
-        under = np.hypot(pb[:, 0] - ca[0], pb[:, 2] - ca[2]) < rad
+        dist = np.hypot(pb[:, 0] - ca[0], pb[:, 2] - ca[2])
+        under = dist < rad
+        if not under.any() and dist.min() < 1.5 * spacing:
+            under = dist == dist.min()
         if not under.any():
             return f"off@{fi}", fi
         if ca[1] <= pb[under, 1].max():
-            return f"through@{fi}", fi
+            return f"below@{fi}", fi
     return "above", -1
 
 
