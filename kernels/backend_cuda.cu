@@ -33,13 +33,13 @@
  *    kernel (gather, Jacobi majoriser weight), the energy kernel (one thread per pair) and
  *    k_pair_stats — the CPU backend's formulas from physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
- *  - Newton and two-level SIPD's coarse level (NEVER RUN ON A GPU YET): the `hessian` op runs
- *    the element pass with NEWTON (per-element PSD-projected Hessians, k_element<NEWTON>) and
+ *  - assemble (NEVER RUN ON A GPU YET; the set of all terms): the element pass with
+ *    SIPD_PRECOND_NEWTON (per-element PSD-projected Hessians, k_element<SIPD_PRECOND_NEWTON>) and
  *    k_hessian_row (passes.h pass_hessian_row: one thread per vertex gathers its block row over
- *    its incidences, the CPU backend's assembly loop; no atomics), then copies H's float values
- *    and g to the host, where the driver's CG / CHOLMOD (newton) or PᵀHP + CHOLMOD (coarse.c)
- *    run in double; set_direction uploads the host's direction.  Newton with contact pairs
- *    stays on the CPU (their couplings are applied matrix-free from host data).
+ *    its incidences, the CPU backend's assembly loop; no atomics), then H's float values and g
+ *    go to the host, where the caller solves in double; set_direction uploads the host's
+ *    direction.  Contact pairs are not assembled here (their couplings are applied matrix-free
+ *    from host data on the CPU backend); nor is a set without the stretch elements.
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than
  *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
@@ -134,9 +134,9 @@ struct sipd_backend {
     gs_kernel_p kgs;
     void *allocs[96];
     int nalloc;
-    /* the Hessian (two-level SIPD's coarse level, solver.coarse): the element Hessians in
-       grp[].hess (create), the driver's block-CSR pattern on the device (uploaded by the first
-       hessian call; hp_* remember which one) and the values in float, on the device and pinned */
+    /* `assemble`: the element Hessians in grp[].hess (create), the caller's block-CSR pattern on
+       the device (uploaded by the first assemble call; hp_* remember which one) and the values
+       in float, on the device and pinned */
     int want_hessian;
     sipd_bsr_view hv;              /* device copies of the pattern (passes.h)              */
     float *hval, *hval_h;          /* nnzb * 9                                             */
@@ -511,7 +511,7 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
 typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
 SIPD_VARIANTS(k_element, k_element_table_t);
-/* the element Hessians at y (passes.h pass_element with NEWTON) for the `hessian` op */
+/* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_NEWTON) for `assemble` */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
@@ -532,12 +532,12 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
-/* Newton's vertex pass (g only; no pairs: method.c keeps newton with pairs on the CPU) */
-static const vertex_kernel_p k_vertex_newton[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
+/* the vertex pass without a local solve (g only; no pairs: create_check) */
+static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
 
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
  * when the group is tets and every material of the model is stable neo-Hookean, else the generic
- * kernel chosen in create (hessian: the element Hessians for the `hessian` op). */
+ * kernel chosen in create (hessian: the element Hessians for `assemble`). */
 static int model_all_snh(sipd_backend *b)
 {
     if (b->all_snh == 0) {
@@ -692,8 +692,9 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
     const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     int count = 0, i;
     cudaError_t e;
-    if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* method.c keeps this on the CPU */
-        sipd_error("cuda backend: method newton with contact pairs runs on the CPU backend only (use --device cpu)");
+    if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* `assemble` takes no pairs here */
+        sipd_error("cuda backend: a direction solved over the assembled H with contact pairs runs on the CPU "
+                   "backend only (use --device cpu)");
         return SIPD_EINPUT;
     }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
@@ -734,9 +735,9 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
-    if (p->precond == SIPD_PRECOND_NEWTON)   /* Newton: g and the element Hessians (dy: the driver's) */
+    if (p->precond == SIPD_PRECOND_NEWTON)   /* g and the element Hessians (dy: the caller's) */
         b->kelem = k_element_hessian;
-    b->kvert = p->precond == SIPD_PRECOND_NEWTON ? k_vertex_newton[p->contact != 0]
+    b->kvert = p->precond == SIPD_PRECOND_NEWTON ? k_vertex_g_only[p->contact != 0]
              : k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
@@ -772,7 +773,7 @@ static int create_state(sipd_backend *b, size_t n3)
 }
 
 /* The model's element groups (src/kinds/kind.h) on the device: connectivity, rest data,
- * measures and materials uploaded; gradient, block and (newton, two-level SIPD: the hessian op)
+ * measures and materials uploaded; gradient, block and (params.assemble, SIPD_PRECOND_NEWTON)
  * Hessian space per element.  *ninc = the number of incidences (corners of all elements). */
 static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t *ninc)
 {
@@ -795,7 +796,7 @@ static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backen
         CK(dalloc(b, (void **)&W->mat, ne * sizeof(int), "element materials"));
         CK(dalloc(b, (void **)&W->grad, ne * kind_grad_size(G->kind) * sizeof(float), "element gradients"));
         CK(dalloc(b, (void **)&W->blk, ne * nblk * sizeof(float), "element blocks"));
-        W->hess = NULL;   /* the element Hessians: newton and two-level SIPD (the hessian op) */
+        W->hess = NULL;   /* the element Hessians for `assemble` */
         if (b->want_hessian)
             CK(dalloc(b, (void **)&W->hess, ne * kind_hessian_size(G->kind) * sizeof(float), "element Hessians"));
         if (ne > 0) {
@@ -980,7 +981,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     b->d.v.ngroups = m->ngroups;
     b->split = p->split;
     b->precond = p->precond;
-    b->want_hessian = p->hessian || p->precond == SIPD_PRECOND_NEWTON;
+    b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_NEWTON;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
 
     rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
@@ -1309,8 +1310,8 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->have_gsum = 1;
     b->first = 0;
     st->cg_iters = 0;
-    if (b->precond == SIPD_PRECOND_NEWTON && b->d.v.nv > 0)   /* the driver's CG sets dy (set_direction) */
-        CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (newton)");
+    if (b->precond == SIPD_PRECOND_NEWTON && b->d.v.nv > 0)   /* the caller sets dy (set_direction) */
+        CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (dy = 0)");
     if (b->d.v.npr > 0) {
         int gp = grid_for(b, b->d.v.npr);
         KLAUNCH(SIPD_PHASE_VERTEX, "direction (pair statistics)", k_pair_stats, gp, b->d, b->part);
@@ -1456,15 +1457,14 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
     return SIPD_OK;
 }
 
-/* ---- Newton and two-level SIPD's coarse level (driver.c newton_direction, coarse_correction) ----
- * hessian: the element Hessians at y (k_element<NEWTON>, after the direction pass at y), the
+/* ---- assemble (backend.h): H and g of every term at y ----
+ * The element Hessians at y (k_element<SIPD_PRECOND_NEWTON>, after the direction pass at y), the
  * block rows of H on the device (k_hessian_row, float32, no atomics), then H's values and g
- * come to the host (converted to double) for the host's Galerkin product PᵀHP, CHOLMOD
- * factorisation and coarse solve (coarse.c); set_direction uploads the prolonged direction,
- * gradient downloads g between refreshes of the coarse operator.  Transfers per call:
- * 36 bytes per stored block (hessian), 12 bytes per vertex (gradient, set_direction). */
+ * come to the host (converted to double) for the caller's solve; set_direction uploads the
+ * caller's direction, gradient downloads g, iterate y.  Transfers per call: 36 bytes per
+ * stored block (assemble), 12 bytes per vertex (gradient, set_direction, iterate). */
 
-/* The driver's block-CSR pattern (sparse.h) on the device, once per pattern. */
+/* The caller's block-CSR pattern (sparse.h) on the device, once per pattern. */
 static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
 {
     const sipd_model *m = b->m;
@@ -1482,21 +1482,21 @@ static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
     b->hv.row_off = b->hv.diag = b->hv.elem_blk = NULL;
     b->hval = b->hval_h = NULL;
     b->hp_row_off = NULL;
-    CU(cudaMalloc(&p, ((size_t)H->n + 1) * sizeof(int)), "hessian (pattern)");
+    CU(cudaMalloc(&p, ((size_t)H->n + 1) * sizeof(int)), "assemble (pattern)");
     b->hv.row_off = (const int *)p;
-    CU(cudaMalloc(&p, ((size_t)H->n > 0 ? (size_t)H->n : 1) * sizeof(int)), "hessian (pattern)");
+    CU(cudaMalloc(&p, ((size_t)H->n > 0 ? (size_t)H->n : 1) * sizeof(int)), "assemble (pattern)");
     b->hv.diag = (const int *)p;
-    CU(cudaMalloc(&p, (nelem > 0 ? nelem : 1) * sizeof(int)), "hessian (pattern)");
+    CU(cudaMalloc(&p, (nelem > 0 ? nelem : 1) * sizeof(int)), "assemble (pattern)");
     b->hv.elem_blk = (const int *)p;
-    CU(cudaMalloc((void **)&b->hval, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)), "hessian (values)");
+    CU(cudaMalloc((void **)&b->hval, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)), "assemble (values)");
     CU(cudaMallocHost((void **)&b->hval_h, ((size_t)H->nnzb > 0 ? (size_t)H->nnzb : 1) * 9 * sizeof(float)),
-       "hessian (values)");
+       "assemble (values)");
     CU(dcopy(b, (void *)b->hv.row_off, H->row_off, ((size_t)H->n + 1) * sizeof(int), cudaMemcpyHostToDevice),
-       "hessian (pattern)");
+       "assemble (pattern)");
     if (H->n > 0)
-        CU(dcopy(b, (void *)b->hv.diag, H->diag, (size_t)H->n * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+        CU(dcopy(b, (void *)b->hv.diag, H->diag, (size_t)H->n * sizeof(int), cudaMemcpyHostToDevice), "assemble (pattern)");
     if (nelem > 0)
-        CU(dcopy(b, (void *)b->hv.elem_blk, H->elem_blk, nelem * sizeof(int), cudaMemcpyHostToDevice), "hessian (pattern)");
+        CU(dcopy(b, (void *)b->hv.elem_blk, H->elem_blk, nelem * sizeof(int), cudaMemcpyHostToDevice), "assemble (pattern)");
     b->hv.k = H->k;
     b->hv.goff[0] = 0;   /* group gi's elements start at goff[gi] (model_pattern_elements) */
     for (gi = 0; gi < m->ngroups; gi++) b->hv.goff[gi + 1] = b->hv.goff[gi] + m->groups[gi].ne;
@@ -1506,10 +1506,9 @@ static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
     return SIPD_OK;
 }
 
-/* backend.h hessian, after a direction pass at y: Newton's (precond NEWTON, whose direction
- * pass evaluated the element Hessians) or the coarse level's of two-level SIPD (precond SPLIT
- * with params.hessian: the element Hessians are evaluated here). */
-static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+/* backend.h assemble, after a direction pass at y: the set of all terms only.  The element
+ * Hessians are the direction pass's with SIPD_PRECOND_NEWTON, else evaluated here. */
+static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
     size_t i, nval = (size_t)H->nnzb * 9;
@@ -1518,31 +1517,56 @@ static int cuda_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra 
     extra->ctx = NULL;
     if (b->failed)
         return SIPD_EFAIL;
-    for (gi = 0; gi < m->ngroups; gi++) ne += m->groups[gi].ne;
-    if (!b->want_hessian || H->n != m->nv || H->ne != ne || H->k != model_max_corners(m)) {
-        sipd_error("cuda backend: hessian: not created for it (params.hessian) or a pattern of another model");
+    if (terms != SIPD_TERMS_ALL) {
+        sipd_error("cuda backend: assemble: only the set of all terms (SIPD_TERMS_ALL) is assembled on the GPU");
         return SIPD_EFAIL;
     }
-    if (b->d.v.npr > 0) {   /* the pairs' couplings are not in H (scene.c refuses coarse + pairs) */
-        sipd_error("cuda backend: hessian: contact pairs are not assembled");
+    for (gi = 0; gi < m->ngroups; gi++) ne += m->groups[gi].ne;
+    if (!b->want_hessian || H->n != m->nv || H->ne != ne || H->k != model_max_corners(m)) {
+        sipd_error("cuda backend: assemble: not created for it (params.assemble) or a pattern of another model");
+        return SIPD_EFAIL;
+    }
+    if (b->d.v.npr > 0) {   /* the pairs' couplings are not in H (create_check, scene.c) */
+        sipd_error("cuda backend: assemble: contact pairs are not assembled");
         return SIPD_EFAIL;
     }
     if (hessian_pattern(b, H) != SIPD_OK)
         return SIPD_EFAIL;
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
-        if (b->d.v.grp[gi].ne > 0) {   /* (Newton: the direction pass computed them) */
-            KLAUNCH(SIPD_PHASE_OTHER, "hessian (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
+        if (b->d.v.grp[gi].ne > 0) {   /* (SIPD_PRECOND_NEWTON: the direction pass computed them) */
+            KLAUNCH(SIPD_PHASE_OTHER, "assemble (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
                     b->d, gi);
         }
     if (m->nv > 0) {   /* the block rows */
-        KLAUNCH(SIPD_PHASE_OTHER, "hessian (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);
+        KLAUNCH(SIPD_PHASE_OTHER, "assemble (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);
     }
     if (nval > 0)
-        CU(dcopy(b, b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "hessian (values to the host)");
+        CU(dcopy(b, b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "assemble (values to the host)");
     for (i = 0; i < nval; i++) H->val[i] = b->hval_h[i];
-    if (m->nv > 0 && download_array(b, g, b->d.v.g, "hessian (gradient to the host)") != SIPD_OK)
+    if (m->nv > 0 && download_array(b, g, b->d.v.g, "assemble (gradient to the host)") != SIPD_OK)
         return SIPD_EFAIL;
     return SIPD_OK;
+}
+
+/* backend.h terms_energy: the set of all terms only (the energy kernel covers every term). */
+static int cuda_terms_energy(sipd_backend *b, int terms, double alpha, double *E)
+{
+    if (terms != SIPD_TERMS_ALL) {
+        *E = NAN;
+        sipd_error("cuda backend: terms_energy: only the set of all terms (SIPD_TERMS_ALL) is evaluated on the GPU");
+        return SIPD_EFAIL;
+    }
+    return cuda_energy(b, alpha, E);
+}
+
+/* backend.h iterate: y, to the host. */
+static int cuda_iterate(sipd_backend *b, double *y_host)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (b->d.v.nv == 0)
+        return SIPD_OK;
+    return download_array(b, y_host, b->d.v.y, "iterate");
 }
 
 /* backend.h gradient: g of the last direction pass, to the host. */
@@ -1555,7 +1579,7 @@ static int cuda_gradient(sipd_backend *b, double *g_host)
     return download_array(b, g_host, b->d.v.g, "gradient");
 }
 
-/* backend.h set_direction: dy ← the driver's direction (nv*3, as float). */
+/* backend.h set_direction: dy ← the caller's direction (nv*3, as float). */
 static int cuda_set_direction(sipd_backend *b, const double *dy_host)
 {
     if (b->failed)
@@ -1582,11 +1606,11 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     "cuda",        cuda_create,   cuda_upload,    cuda_begin_step, cuda_direction, cuda_energy,   cuda_apply,
     cuda_undo,     cuda_snapshot, cuda_restore,   cuda_detect,     cuda_gs_sweep,   cuda_end_step,  cuda_download, cuda_destroy,
     cuda_step_load,
-    cuda_hessian,  /* newton (without pairs: method.c) and two-level SIPD's coarse level */
+    cuda_assemble,      /* SIPD_TERMS_ALL, without contact pairs */
     cuda_set_direction,
     FLT_EPSILON,
-    NULL,          /* mixed_terms: mixed-fem runs on the CPU backend only (method.h) */
-    NULL,          /* mixed_energy */
+    cuda_terms_energy,  /* SIPD_TERMS_ALL */
+    cuda_iterate,
     cuda_gradient,
     cuda_contact_force,
     cuda_profile,

@@ -20,6 +20,22 @@
 
 typedef struct sipd_backend sipd_backend;
 
+/* Sets of terms of E (`assemble`, `terms_energy`).  A solver that treats some terms itself asks
+ * the backend for the others. */
+typedef enum {
+    SIPD_TERMS_ALL = 0,       /* every term of E                                                  */
+    SIPD_TERMS_NO_STRETCH = 1 /* every term but the elements of the kinds with a pairwise K — tets, */
+                              /* triangles, springs (kind_split_per_corner = 0): inertia (or the    */
+                              /* quasi-static gravity potential), ground contact and friction,    */
+                              /* contact pairs, rod bending, hinges, mid-edge bending             */
+} sipd_terms;
+
+/* Whether set `terms` (sipd_terms) holds the elements of kind `kind`. */
+static inline int sipd_terms_kind(int terms, int kind)
+{
+    return terms == SIPD_TERMS_ALL || kind_split_per_corner(kind);
+}
+
 typedef struct {
     int split;        /* SIPD_SPLIT_* (precond = SPLIT)                              */
     int precond;      /* sipd_precond                                                */
@@ -31,9 +47,9 @@ typedef struct {
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
     int pairs, self, detect_every;
-    /* the `hessian` op is wanted with another precond (two-level SIPD's coarse level,
-       solver.coarse): the backend then evaluates the element Hessians in `hessian` itself */
-    int hessian;
+    /* the `assemble` op will be called (with any precond; SIPD_PRECOND_NEWTON implies it): a backend that
+       keeps element Hessians or the pairs' blocks for it allocates them at create or detect */
+    int assemble;
     /* the `contact_force` op will be called (output.fields "contact_force"): a backend that
        needs a buffer for it allocates it at create */
     int contact_force;
@@ -98,7 +114,7 @@ typedef struct sipd_dir_stats {
     double gs;     /* Σ g·s, s = y − y_prev  (g at the current y)                     */
     double sDs;    /* Σ sᵀ D s                                                          */
     int nonspd;    /* blocks that were not positive definite                          */
-    int cg_iters;  /* Newton: conjugate-gradient iterations of this direction           */
+    int cg_iters;  /* conjugate-gradient iterations of a global solve for this direction  */
     int contacts;  /* active contacts (ground vertices and pairs within d̂)             */
     double max_pen;/* max penetration (negative gap) over the ground and pairs (m, ≥ 0) */
     /* Rayleigh quotient of the step's accumulated displacement d = y − y₀ (y₀, g₀: the
@@ -154,32 +170,28 @@ typedef struct {
        state x̂ (free vertices at the step start, Dirichlet ones at their end-of-step position),
        evaluated by begin_step.  NULL when the backend does not provide it. */
     int (*step_load)(sipd_backend *b, double *fmax);
-    /* Newton (precond NEWTON; driver.c solves H dy = −g by PCG, sparse.h).  After a direction
-       pass at y — which then computes g and the element Hessians and leaves dy = 0 — assemble
-       the PSD-projected Hessian at y into H (pattern: sipd_bsr_pattern over the model's tets):
-       m/h² I + ground contact/friction blocks + the pairs' diagonal blocks + Σ element blocks,
-       Dirichlet rows and columns eliminated (identity rows); copy g out (nv*3); *extra = the
-       contact pairs' couplings, applied matrix-free (valid until the next detect).
-       With another precond (params.hessian: the coarse level of two-level SIPD) the op
-       evaluates the element Hessians at y itself, after a direction pass at y; no pairs then.
-       NULL when the backend has no Newton. */
-    int (*hessian)(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
-    /* dy ← dy_host (nv*3): the direction the driver computed.  NULL with hessian. */
+    /* The PSD-projected Hessian and the gradient of a set of terms (sipd_terms) at y, after a
+       direction pass at y (params.assemble at create).  H (pattern: sipd_bsr_pattern over the
+       model's element groups, model_pattern_elements), every value set: m/h² I + the ground's
+       contact and friction blocks + the pairs' diagonal blocks + Σ element blocks of the set's
+       kinds, Dirichlet rows and columns eliminated (identity rows).  g (nv*3, 0 on Dirichlet
+       vertices): the set's gradient at y (ALL: the direction pass's g, bit for bit).  *extra:
+       the pairs' couplings between a pair's vertices, applied matrix-free (NULL functions
+       without pairs; valid until the next detect).  The element Hessians are the direction
+       pass's with SIPD_PRECOND_NEWTON, else the op evaluates them at y.  A backend refuses a set
+       it does not assemble (SIPD_EFAIL, with a message).  NULL: no assembly. */
+    int (*assemble)(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
+    /* dy ← dy_host (nv*3): the direction the caller computed.  NULL with assemble. */
     int (*set_direction)(sipd_backend *b, const double *dy_host);
     /* The unit round-off of the backend's state (2.2e-16 for float64, 1.2e-7 for float32): the
        driver scales its round-off allowances and the stall rule's floor by it. */
     double unit_roundoff;
-    /* Mixed FEM (precond MIXED; driver.c, mixed.c): the terms of E other than the stretch
-       elements (physics/mixed.h: tets, triangles, edges) — inertia (or the quasi-static gravity
-       potential), ground contact and friction, contact pairs, and the plain elastic kinds (rod
-       bending, hinges: their PSD element Hessians and gradient, as Newton's).  mixed_terms: at y, their PSD blocks into H (every value set: Dirichlet
-       rows/columns eliminated, identity rows; element blocks are the caller's), their gradient
-       into g (nv*3, 0 on Dirichlet vertices), y into y_out (nv*3), the pairs' couplings as
-       *extra (as hessian).  mixed_energy: *E = their energy at y + α dy.  NULL: no mixed FEM. */
-    int (*mixed_terms)(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra);
-    int (*mixed_energy)(sipd_backend *b, double alpha, double *E);
-    /* g_host (nv*3) ← the gradient of the last direction pass (two-level SIPD between
-       refreshes of its coarse operator, driver.c).  NULL when not provided. */
+    /* *E = the energy of a set of terms (sipd_terms) at y + α dy; SIPD_TERMS_ALL is `energy`,
+       bit for bit.  A backend refuses a set it does not evaluate (SIPD_EFAIL).  NULL: none. */
+    int (*terms_energy)(sipd_backend *b, int terms, double alpha, double *E);
+    /* y_host (nv*3) ← the current iterate y.  NULL when not provided. */
+    int (*iterate)(sipd_backend *b, double *y_host);
+    /* g_host (nv*3) ← the gradient of the last direction pass.  NULL when not provided. */
     int (*gradient)(sipd_backend *b, double *g_host);
     /* f_host (nv*3) ← the contact and friction force on each vertex at the current iterate
        (passes.h pass_contact_force; 0 on Dirichlet vertices): called after a solve, before

@@ -5,7 +5,8 @@
  * incidences, solve the 3x3 block).  No atomics; each pass is a parallel loop with reductions.
  * Gauss–Seidel recomputes the element quantities it needs per vertex, colour by colour, so
  * neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA kernels run; this
- * file holds allocation, the loops, the reductions, detection, and Newton's assembly.
+ * file holds allocation, the loops, the reductions, detection, and the assembly of H and g of a
+ * set of terms (backend.h assemble).
  *
  * Profile (backend.h sipd_profile, params.profile): the host clock around each pass, the
  * outermost timed region taking the time; no launches and no device syncs (reported as -1).
@@ -23,7 +24,6 @@
 #include "pairs.h"
 #include "step_load.h"
 #include "passes.h"
-#include "physics/mixed.h"
 #include "util.h"
 
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
@@ -39,9 +39,11 @@ struct sipd_backend {
     int first;       /* the next direction is the step's first                          */
     double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
     double *eblk;    /* SPLIT: K⁺ per element; BLOCK/DIAG: a block per corner          */
-    /* Newton: the element Hessians of the last direction pass (the driver owns the
-       block-CSR matrix and the CG: driver.c, sparse.h) */
-    double *eH;                     /* nt*144                                           */
+    /* the element Hessians for `assemble` (SIPD_PRECOND_NEWTON: of the last direction pass), of the
+       groups of set eH_terms (-1: none allocated); the caller owns the block-CSR matrix */
+    double *eH;
+    int eH_terms;
+    int assemble;    /* params.assemble, or SIPD_PRECOND_NEWTON: `assemble` is called */
     /* ground contact: plane n·x = ph, penalty kc within dhat; lagged friction (lam_n per
        vertex, frozen at the start of each step), slip threshold eps = eps_v h */
     int contact;
@@ -50,7 +52,7 @@ struct sipd_backend {
     double *lam_n;
     /* pair contact (vertex–face, edge–edge; docs/design.md §3.6): the detector, the current pairs
        (owned by det), their data (pairs.h: k_c, the lagged normal force, the pairs'
-       incidences on free vertices as CSR of pair*4 + slot), and Newton's per-pair blocks */
+       incidences on free vertices as CSR of pair*4 + slot), and their blocks D_z for `assemble` */
     sipd_collide *det;
     const sipd_contact_pair *pr;
     int npr, prD_cap;
@@ -105,7 +107,7 @@ static void view_init(sipd_backend *b)
 {
     const sipd_model *m = b->m;
     sipd_view *v = &b->vw;
-    size_t off_g = 0, off_b = 0, off_h = 0;
+    size_t off_g = 0, off_b = 0;
     int g;
     memset(v, 0, sizeof *v);
     v->nv = m->nv;
@@ -129,10 +131,9 @@ static void view_init(sipd_backend *b)
         W->mat = G->mat;
         W->grad = b->egrad + off_g;   /* each group's part of the element buffers */
         W->blk = b->eblk + off_b;
-        W->hess = b->eH ? b->eH + off_h : NULL;
+        W->hess = NULL;   /* (hess_bind) */
         off_g += (size_t)G->ne * kind_grad_size(G->kind);
         off_b += (size_t)G->ne * kind_block_size(G->kind, b->precond != SIPD_PRECOND_SPLIT);
-        off_h += (size_t)G->ne * kind_hessian_size(G->kind);
     }
     v->mats = m->mats;
     v->inc_off = m->inc_off;
@@ -178,25 +179,32 @@ static void cpu_destroy(sipd_backend *b)
     free(b);
 }
 
-/* Whether the mixed FEM has plain elastic groups (rod bending, hinges: physics/mixed.h), whose
- * element Hessians it needs as Newton does. */
-static int mixed_has_plain(const sipd_model *m)
+/* The element Hessians of the groups of set `terms` (sipd_terms): allocated and bound to the
+ * view (G->hess) unless those of a set that holds it already are; the other groups' G->hess NULL. */
+static int hess_bind(sipd_backend *b, int terms)
 {
+    const sipd_model *m = b->m;
+    size_t n = 0, off = 0;
     int g;
+    if (b->eH && (b->eH_terms == SIPD_TERMS_ALL || b->eH_terms == terms))
+        return SIPD_OK;
     for (g = 0; g < m->ngroups; g++)
-        if (m->groups[g].ne > 0 && mixed_kind_stretch(m->groups[g].kind) == 0)
-            return 1;
-    return 0;
-}
-
-/* Newton's per-element Hessians (the pattern and the matrix are the driver's). */
-static int newton_alloc(sipd_backend *b)
-{
-    size_t n = 0;
-    int g;
-    for (g = 0; g < b->m->ngroups; g++) n += (size_t)b->m->groups[g].ne * kind_hessian_size(b->m->groups[g].kind);
-    b->eH = sipd_malloc((n ? n : 1) * sizeof(double));
-    return b->eH ? SIPD_OK : SIPD_EFAIL;
+        if (sipd_terms_kind(terms, m->groups[g].kind))
+            n += (size_t)m->groups[g].ne * kind_hessian_size(m->groups[g].kind);
+    free(b->eH);
+    b->eH_terms = -1;
+    if (!(b->eH = sipd_malloc((n ? n : 1) * sizeof(double)))) {
+        for (g = 0; g < m->ngroups; g++) b->vw.grp[g].hess = NULL;
+        return SIPD_EFAIL;
+    }
+    for (g = 0; g < m->ngroups; g++) {
+        int in = sipd_terms_kind(terms, m->groups[g].kind);
+        b->vw.grp[g].hess = in ? b->eH + off : NULL;
+        if (in)
+            off += (size_t)m->groups[g].ne * kind_hessian_size(m->groups[g].kind);
+    }
+    b->eH_terms = terms;
+    return SIPD_OK;
 }
 
 static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
@@ -210,6 +218,8 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->m = m;
     b->split = p->split;
     b->precond = p->precond;
+    b->assemble = p->assemble || p->precond == SIPD_PRECOND_NEWTON;
+    b->eH_terms = -1;
     b->prof.timed = p->profile != 0;
     b->contact = p->contact;
     b->dhat = p->dhat;
@@ -247,13 +257,17 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     }
     b->egrad = sipd_malloc((ngrad ? ngrad : 1) * sizeof(double));
     b->eblk = sipd_malloc((nblk ? nblk : 1) * sizeof(double));
-    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk ||
-        ((p->precond == SIPD_PRECOND_NEWTON || p->hessian || (p->precond == SIPD_PRECOND_MIXED && mixed_has_plain(m))) &&
-         newton_alloc(b) != SIPD_OK)) {
+    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad || !b->eblk) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
     view_init(b);
+    /* (a SIPD_PRECOND_NEWTON direction pass stores every element's Hessian; else `assemble`
+       binds them) */
+    if (p->precond == SIPD_PRECOND_NEWTON && hess_bind(b, SIPD_TERMS_ALL) != SIPD_OK) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
+    }
     *out = b;
     return SIPD_OK;
 }
@@ -314,8 +328,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
         return rc;
     }
     view_pairs(b);
-    if ((b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED) && b->npr > b->prD_cap) {
-        /* Newton's (and the mixed system's) per-pair blocks */
+    if (b->assemble && b->npr > b->prD_cap) {   /* the pairs' blocks D_z for `assemble` */
         free(b->pr_D);
         b->prD_cap = b->npr + b->npr / 2 + 16;
         if (!(b->pr_D = sipd_malloc((size_t)b->prD_cap * 6 * sizeof(double)))) {
@@ -397,8 +410,8 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
 }
 
 
-/* ---- Newton: assemble H at y (rows gathered per vertex, no races); the driver solves
- * H dy = −g by PCG (driver.c, sparse.h) and sets dy (backend.h, hessian / set_direction) ---- */
+/* ---- assemble: H and g of a set of terms at y (rows gathered per vertex, no races); the caller
+ * solves with H and sets dy (backend.h, assemble / set_direction) ---- */
 
 /* The pair couplings Σ β_a β_l D_z x_l of row a over the pair's other free vertices, applied
  * matrix-free after the row's stored blocks (sparse.h, sipd_bsr_extra). */
@@ -453,8 +466,10 @@ static int pair_coupling_blocks(const void *ctx, int a, int *cols, double *block
     return n;
 }
 
-/* The direction pass of Newton leaves dy = 0: the driver's CG sets it (cpu_set_direction). */
-static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
+/* The direction passes without a local solve (SIPD_PRECOND_NEWTON,
+ * SIPD_PRECOND_MIXED) leave dy = 0: the caller
+ * sets it (cpu_set_direction). */
+static int zero_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     memset(b->dy, 0, sizeof(double) * 3 * (size_t)b->m->nv);
     st->rmax = 0;
@@ -463,36 +478,30 @@ static int newton_direction(sipd_backend *b, sipd_dir_stats *st)
     return SIPD_OK;
 }
 
-/* H (pattern: sipd_bsr_pattern over the model's tets) = the PSD-projected Hessian at y: row a =
- * m/h² I + contact blocks + Σ element blocks, Dirichlet rows/columns eliminated; g copied
- * out; the pairs' couplings as *extra. */
-/* elements = 0 (mixed FEM): no element blocks, and gbase (nv*3) gets the gradient of the
- * other terms (inertia, ground, pairs); elements = 1 (Newton): g = the last direction's. */
-static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra, int elements)
+/* backend.h assemble.  H (pattern: sipd_bsr_pattern over the model's groups): row a = m/h² I +
+ * contact blocks + Σ element blocks of the set's kinds, Dirichlet rows/columns eliminated; the
+ * pairs' couplings as *extra.  ALL: g = the last direction pass's; NO_STRETCH: g = the gradient
+ * of its terms at y (passes.h pass_hessian_row with elements = 0). */
+static int assemble_terms(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
     int a, gi, goff[SIPD_KIND_COUNT + 1];
-    const int K = model_max_corners(m);
+    const int K = model_max_corners(m), all = terms == SIPD_TERMS_ALL;
     goff[0] = 0;   /* group gi's elements start at goff[gi] in the pattern (model_pattern_elements) */
     for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
-    if ((elements && !b->eH) || H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
+    if ((terms != SIPD_TERMS_ALL && terms != SIPD_TERMS_NO_STRETCH) || H->n != m->nv || H->ne != goff[m->ngroups] ||
+        H->k != K)
         return SIPD_EFAIL;
-    if (!elements && b->eH) {   /* (mixed FEM) the plain elastic groups' Hessians at y */
+    if (b->npr > b->prD_cap)
+        return SIPD_EFAIL;   /* the pairs' blocks are not kept (params.assemble not set) */
+    if (!all || b->precond != SIPD_PRECOND_NEWTON) {   /* the set's element Hessians at y */
         int g, e;
+        if (hess_bind(b, terms) != SIPD_OK)
+            return SIPD_EFAIL;
         for (g = 0; g < b->vw.ngroups; g++) {
             const int ne = b->vw.grp[g].ne;
-            if (mixed_kind_stretch(b->vw.grp[g].kind))
+            if (!sipd_terms_kind(terms, b->vw.grp[g].kind))
                 continue;
-#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
-        }
-    }
-    if (elements && b->precond != SIPD_PRECOND_NEWTON) {   /* (two-level SIPD) the element Hessians at y */
-        int g, e;
-        if (b->npr)
-            return SIPD_EFAIL;   /* Newton's per-pair blocks are not kept (scene.c refuses this) */
-        for (g = 0; g < b->vw.ngroups; g++) {
-            const int ne = b->vw.grp[g].ne;
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
             for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
         }
@@ -506,8 +515,8 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
         for (gi = 0; gi <= m->ngroups; gi++) hv.goff[gi] = goff[gi];
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
         for (a = 0; a < m->nv; a++) {
-            vec3 gb = pass_hessian_row(&b->vw, &hv, H->val, elements, a);
-            if (!elements)
+            vec3 gb = pass_hessian_row(&b->vw, &hv, H->val, all, a);
+            if (!all)
                 v3_store(g + 3 * (size_t)a, gb);
         }
     }
@@ -521,7 +530,7 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
                            &gz, &Dz);
         s3_store(b->pr_D + 6 * a, Dz);
     }
-    if (elements)
+    if (all)
         memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
     extra->row = b->npr ? pair_coupling_row : NULL;
     extra->blocks = b->npr ? pair_coupling_blocks : NULL;
@@ -529,24 +538,20 @@ static int assemble(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *ext
     return SIPD_OK;
 }
 
-static int cpu_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+static int cpu_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     double t0 = prof_begin(b);
-    int rc = assemble(b, H, g, extra, 1);
+    int rc = assemble_terms(b, terms, H, g, extra);
     prof_end(b, SIPD_PHASE_OTHER, t0);
     return rc;
 }
 
-static int cpu_mixed_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y_out, sipd_bsr_extra *extra)
+static int cpu_iterate(sipd_backend *b, double *y)
 {
-    if (b->precond != SIPD_PRECOND_MIXED)
-        return SIPD_EFAIL;
     double t0 = prof_begin(b);
-    int rc;
-    memcpy(y_out, b->y, sizeof(double) * 3 * (size_t)b->m->nv);
-    rc = assemble(b, H, g, extra, 0);
-    prof_end(b, SIPD_PHASE_OTHER, t0);
-    return rc;
+    memcpy(y, b->y, sizeof(double) * 3 * (size_t)b->m->nv);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
 }
 
 static int cpu_set_direction(sipd_backend *b, const double *dy)
@@ -584,7 +589,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        /* (mixed FEM: g only, as Newton's) */
+        /* (SIPD_PRECOND_MIXED: g only, as SIPD_PRECOND_NEWTON's vertex pass) */
         sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_MIXED ? SIPD_PRECOND_NEWTON : precond, 1, a, first);
         if (!o.free)
             continue;
@@ -596,7 +601,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         gsx += o.g.v[0];
         gsy += o.g.v[1];
         gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_NEWTON || precond == SIPD_PRECOND_MIXED)   /* dy: the driver's solve */
+        if (precond == SIPD_PRECOND_NEWTON || precond == SIPD_PRECOND_MIXED)   /* dy: the caller's */
             continue;
         gs += o.gs;
         sDs += o.sDs;
@@ -629,12 +634,12 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     b->first = 0;
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED)
-        return newton_direction(b, st);
+        return zero_direction(b, st);
     return SIPD_OK;
 }
 
-/* E(y + α dy); elements = 0: without the stretch elements (mixed FEM; rod bending and hinges stay). */
-static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
+/* E(y + α dy) of set `terms` (sipd_terms). */
+static int energy_terms(sipd_backend *b, int terms, double alpha, double *E)
 {
     const sipd_model *m = b->m;
     const sipd_view *vw = &b->vw;
@@ -642,8 +647,8 @@ static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
     int e, a, g;
     for (g = 0; g < vw->ngroups; g++) {
         const int ne = vw->grp[g].ne;
-        if (!elements && mixed_kind_stretch(vw->grp[g].kind))
-            continue;   /* (mixed FEM: the stretch elements are the Lagrangian's, mixed.c) */
+        if (!sipd_terms_kind(terms, vw->grp[g].kind))
+            continue;
 #pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
         for (e = 0; e < ne; e++) Ee += pass_element_energy(vw, g, e, b->dy, alpha, -1, v3(0, 0, 0));
     }
@@ -656,9 +661,14 @@ static int energy_terms(sipd_backend *b, double alpha, double *E, int elements)
     return SIPD_OK;
 }
 
-static int cpu_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, alpha, E, 1); }
+static int cpu_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, SIPD_TERMS_ALL, alpha, E); }
 
-static int cpu_mixed_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, alpha, E, 0); }
+static int cpu_terms_energy(sipd_backend *b, int terms, double alpha, double *E)
+{
+    if (terms != SIPD_TERMS_ALL && terms != SIPD_TERMS_NO_STRETCH)
+        return SIPD_EFAIL;
+    return energy_terms(b, terms, alpha, E);
+}
 
 static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
@@ -805,6 +815,6 @@ static int cpu_profile(sipd_backend *b, sipd_profile *out, int reset)
 const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
-    cpu_destroy,  cpu_step_load, cpu_hessian, cpu_set_direction, DBL_EPSILON, cpu_mixed_terms, cpu_mixed_energy,
+    cpu_destroy,  cpu_step_load, cpu_assemble, cpu_set_direction, DBL_EPSILON, cpu_terms_energy, cpu_iterate,
     cpu_gradient, cpu_contact_force, cpu_profile,
 };

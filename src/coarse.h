@@ -11,7 +11,7 @@
  * on affine functions), so P contains the rigid and affine motions of the whole body.
  *
  * Coarse operator: the Galerkin product Hc = Pᵀ H P of the PSD-projected Hessian H that
- * Newton assembles (backend.h, hessian; block-CSR over the model's tets), assembled per
+ * Newton assembles (backend.h, assemble; block-CSR over the model's tets), assembled per
  * coarse row (no races), factored by CHOLMOD (sparse.h, chol_*).  The coarse correction
  * solves Hc e = −Pᵀ g and returns dy = P e; the driver line-searches it on the energy
  * (solvers/coarse_correction.c).

@@ -47,7 +47,8 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
-    bp->hessian = sc->coarse_levels > 1;              /* two-level SIPD: the coarse level's H */
+    /* `assemble` is called: a method whose direction is a global solve, two-level SIPD's coarse level */
+    bp->assemble = method_info(sc->method)->direction != SIPD_DIRECTION_LOCAL || sc->coarse_levels > 1;
     bp->contact_force = (sc->fields >> SIPD_FIELD_CONTACT_FORCE) & 1u;   /* output.fields */
     bp->profile = 0;                                  /* no phase timing (sipd_profile) */
 }

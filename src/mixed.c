@@ -5,7 +5,7 @@
  * array (the tets' first when there are only tets: the checkpoint layout of a tets-only model
  * is the same as before the other kinds existed).  Rod bending and hinges are not stretch
  * elements: the backend adds them to the global system with the other plain terms
- * (backend.h, mixed_terms). */
+ * (backend.h assemble, SIPD_TERMS_NO_STRETCH). */
 #include "mixed.h"
 
 #include <math.h>

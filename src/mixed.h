@@ -5,7 +5,7 @@
  * search on the Lagrangian, stopping.  This module owns the per-element unknowns — s (carried
  * across steps and stored in checkpoints) and λ (restarting at 0 each step, recomputed in closed
  * form each outer iteration) — and the global system: the backend's non-elastic blocks
- * (inertia, contact; backend.h mixed_terms) plus Σ_e w (BJ)ᵀ H_e (BJ) assembled into the same
+ * (inertia, contact; backend.h assemble with SIPD_TERMS_NO_STRETCH) plus Σ_e w (BJ)ᵀ H_e (BJ) assembled into the same
  * block-CSR pattern as Newton's (sparse.h, sipd_bsr_pattern; rows gathered per vertex over its
  * incidences, no races), solved by CHOLMOD (symbolic analysis once per pattern — contact pairs
  * join it, so it is redone when the pair set's pattern changes — numeric factorisation per outer
@@ -13,7 +13,7 @@
  *
  * Element kinds: tets (6 stretch entries), edges — springs and a rod's stretching (1: s = |F|) —
  * are stretch elements (physics/mixed.h); rod bending and hinges are plain elastic terms of the
- * global system (the backend's mixed_terms/mixed_energy include them, as Newton's Hessian does).
+ * global system (the backend's set SIPD_TERMS_NO_STRETCH includes them, as Newton's Hessian does).
  * The matrix pattern is Newton's over every kind (model_pattern_elements, padded elements).
  *
  * CPU only: the element pass runs here on host copies of y (a GPU port would move
@@ -34,7 +34,7 @@ int mixed_create(sipd_mixed **mx, const sipd_model *m, int linear, double cg_tol
 void mixed_free(sipd_mixed *mx);
 
 /* One outer iteration's direction at y (nv*3): H holds the non-elastic blocks and gbase their
- * gradient (backend.h mixed_terms); the element blocks are added to H, the system solved for
+ * gradient (backend.h assemble, SIPD_TERMS_NO_STRETCH); the element blocks are added to H, the system solved for
  * dx (nv*3), and Δs, λ computed per element.  *cg_iters: PCG iterations (0 with CHOLMOD).
  * SIPD_EFAIL when the factorisation fails (not positive definite) or memory runs out;
  * SIPD_ESIGNAL when a stop was requested (util.h) during the linear solve. */

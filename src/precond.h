@@ -8,18 +8,17 @@
 #ifndef SIPD_PRECOND_H
 #define SIPD_PRECOND_H
 
-/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7). */
+/* What D is in the direction dy = −D⁻¹g (docs/design.md §3.3, §3.7), or what the direction pass
+ * does instead of a local solve. */
 typedef enum {
     SIPD_PRECOND_SPLIT = 0,  /* SIPD: m/h² I + Σ V|∇N_a|² K⁺ (K⁺ from `split`)             */
     SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
     SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
     SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4, /* the full sparse Hessian (element Hessians PSD-projected),   */
-                             /* assembled by `hessian` and solved by the driver's block-    */
-                             /* Jacobi PCG (sparse.h; Jacobi sweep only)                    */
-    SIPD_PRECOND_MIXED = 5   /* mixed FEM (src/mixed.h): the direction pass only computes g  */
-                             /* (the real energy's, for the residual) and leaves dy = 0;    */
-                             /* the driver assembles and solves the mixed system            */
+    SIPD_PRECOND_NEWTON = 4, /* no local solve: the pass computes g, leaves dy = 0 (the     */
+                             /* caller sets it: set_direction) and stores every element's   */
+                             /* PSD-projected Hessian, which `assemble` then uses           */
+    SIPD_PRECOND_MIXED = 5   /* no local solve: the pass computes g and leaves dy = 0       */
 } sipd_precond;
 
 #endif

@@ -2,7 +2,7 @@
  *
  * The global linear solves (Newton's direction today; the mixed-FEM solve and a multigrid
  * coarse correction later) are drivers over this module: the pattern comes from the model's
- * element connectivity (sipd_bsr_pattern), a backend assembles the values (backend.h, hessian), and
+ * element connectivity (sipd_bsr_pattern), a backend assembles the values (backend.h, assemble), and
  * sipd_pcg() solves with a block-Jacobi preconditioner (sipd_bsr_block_jacobi).  A term that is not
  * stored in the matrix (Newton's contact-pair couplings, applied matrix-free) enters the
  * product through a per-row callback, added after the row's stored blocks.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # output-identity.sh OLD_BIN NEW_BIN [FRAMES] — do two sipd-run binaries give the same CPU output?
 #
-# Runs every scene of scenes/ and eleven method variants (vbd, newton, block/diag Jacobi, gd on
+# Runs every scene of scenes/ and sixteen method variants (vbd, newton, block/diag Jacobi, gd on
 # drop; vbd, newton on ball_collision (pairs); vbd, newton, Gauss–Seidel and the sign split on
+# cantilever; newton and mixed-fem on rope, mixed-fem on curtain; solver.coarse on drop and
 # cantilever) with both binaries (FRAMES frames, default 8, 2 threads, --device cpu) and compares
 # every dataset of the two HDF5 files with h5diff, wall times excepted.  Prints the datasets that
 # differ; exit status 0 when none does.  Scenes the old binary refuses as bad input (exit 2) and
@@ -25,6 +26,12 @@ variant ball_collision vbd v_ball_vbd; variant ball_collision newton v_ball_newt
 variant cantilever vbd v_cant_vbd; variant cantilever newton v_cant_newton
 sed -E 's/sweep = "jacobi"/sweep = "gauss-seidel"/' cantilever.cfg > v_cant_gs.cfg
 sed -E 's/projection = "expanded"/projection = "sign"/' cantilever.cfg > v_cant_sign.cfg
+# the assembled-H solvers on kinds beyond tets (rod stretch + bending; membranes + hinges) and
+# two-level SIPD (solver.coarse, with and without ground contact)
+variant rope newton v_rope_newton; variant rope mixed-fem v_rope_mixed; variant curtain mixed-fem v_curtain_mixed
+sed -E 's/chebyshev = true; \};/chebyshev = true; coarse = { levels = 2; every = 5; size = 4; }; };/' drop.cfg > v_drop_coarse.cfg
+sed -E 's/^( *line_search = "auto"; projection = "expanded"; chebyshev = true;) \};/\1 coarse = { levels = 2; every = 5; size = 4; }; };/' \
+  cantilever.cfg > v_cant_coarse.cfg
 mkdir -p "$work/old" "$work/new"
 bad=0; n=0; newonly=""
 for f in *.cfg; do

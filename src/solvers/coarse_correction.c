@@ -9,7 +9,7 @@
 #include "../util.h"
 #include "common.h"
 
-/* Newton's assembly of H, g out, the prolonged direction (H, ng, ndy are shared with Newton:
+/* The backend's assembly of H and g of every term (backend.h assemble), the prolonged direction (H, ng, ndy are shared with Newton:
  * sim_free frees them and the coarse level). */
 int coarse_correction_init(sipd_sim *s, const sipd_backend_params *bp)
 {
@@ -17,8 +17,8 @@ int coarse_correction_init(sipd_sim *s, const sipd_backend_params *bp)
     const sipd_model *m = s->m;
     const sipd_backend_ops *ops = s->ops;
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
-    if (!ops->hessian || !ops->set_direction || !bp->hessian) {
-        sipd_error("solver.coarse: the %s backend has no Hessian assembly (hessian, set_direction)", ops->name);
+    if (!ops->assemble || !ops->set_direction || !bp->assemble) {
+        sipd_error("solver.coarse: the %s backend has no Hessian assembly (assemble, set_direction)", ops->name);
         return SIPD_EFAIL;
     }
     if (!s->newton) {
@@ -52,8 +52,12 @@ int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double
     if (isnan(*E) && (rc = BK(s, energy, 0, E)) != SIPD_OK)
         return rc;
     if (refresh || !s->ops->gradient) {   /* a new coarse operator: H at y (and g) */
-        if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)
+        if ((rc = BK(s, assemble, SIPD_TERMS_ALL, &s->H, s->ng, &extra)) != SIPD_OK)
             return rc;
+        if (extra.row) {   /* PᵀHP takes H's stored blocks only (scene.c refuses pairs with it) */
+            snprintf(s->why, sizeof s->why, "solver.coarse: the coarse level cannot take contact pairs");
+            return SIPD_EFAIL;
+        }
         if ((rc = coarse_factor(s->coarse, &s->H)) != SIPD_OK)
             return rc == SIPD_ESIGNAL ? rc : SIPD_OK;   /* not factored: no correction */
     } else if ((rc = BK(s, gradient, s->ng)) != SIPD_OK) {

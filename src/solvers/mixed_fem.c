@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../mixed.h"
+#include "../physics/mixed.h"
 #include "../util.h"
 #include "common.h"
 
@@ -19,8 +20,8 @@ static int mixed_init(sipd_sim *s)
     const sipd_backend_ops *ops = s->ops;
     /* mixed FEM: the driver's outer iterations over the backend's non-elastic terms */
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
-    if (!ops->mixed_terms || !ops->mixed_energy || !ops->set_direction) {
-        sipd_error("method %s: the %s backend has no mixed-FEM operations (mixed_terms, mixed_energy)",
+    if (!ops->assemble || !ops->terms_energy || !ops->iterate || !ops->set_direction) {
+        sipd_error("method %s: the %s backend has no mixed-FEM operations (assemble, terms_energy, iterate)",
                    scene_method_name(sc->method), ops->name);
         return SIPD_EFAIL;
     }
@@ -28,6 +29,17 @@ static int mixed_init(sipd_sim *s)
         sipd_error_at(sc->path, 0, "solver.method = \"mixed-fem\": a shell or cloth body's membrane has no "
                       "stretch (S) form except stable neo-Hookean's");
         return SIPD_EINPUT;
+    }
+    {   /* the backend's SIPD_TERMS_NO_STRETCH (backend.h) leaves out exactly this solver's stretch
+           elements (physics/mixed.h mixed_kind_stretch), whose energy is the Lagrangian's */
+        int g;
+        for (g = 0; g < m->ngroups; g++)
+            if ((mixed_kind_stretch(m->groups[g].kind) != 0) ==
+                sipd_terms_kind(SIPD_TERMS_NO_STRETCH, m->groups[g].kind)) {
+                sipd_error("method %s: the backend's terms without the stretch elements do not match the mixed "
+                           "FEM's stretch kinds", scene_method_name(sc->method));
+                return SIPD_EFAIL;
+            }
     }
     s->ng = sipd_malloc(n3);
     s->ndy = sipd_malloc(n3);
@@ -105,7 +117,8 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
             snprintf(s->why, sizeof s->why, "non-finite residual at iteration %d", it + 1);
             return SIPD_EDIVERGE;
         }
-        if ((rc = BK(s, mixed_terms, &s->H, s->ng, s->my, &extra)) != SIPD_OK)   /* M/h², contact */
+        if ((rc = BK(s, iterate, s->my)) != SIPD_OK ||                    /* y            */
+            (rc = BK(s, assemble, SIPD_TERMS_NO_STRETCH, &s->H, s->ng, &extra)) != SIPD_OK)   /* M/h², contact */
             return rc;
         if ((rc = mixed_direction(s->mx, &s->H, &extra, s->ng, s->my, s->ndy, &cg)) == SIPD_ESIGNAL)
             return rc;
@@ -148,11 +161,11 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
             break;
         }
         /* backtracking on L with the new λ */
-        if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK || (rc = BK(s, mixed_energy, 0, &Eb)) != SIPD_OK)
+        if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK || (rc = BK(s, terms_energy, SIPD_TERMS_NO_STRETCH, 0, &Eb)) != SIPD_OK)
             return rc;
         L0 = Eb + mixed_lagrangian(s->mx, 0);
         for (k = 0; k < MAX_HALVINGS; k++) {
-            if ((rc = BK(s, mixed_energy, alpha, &Eb)) != SIPD_OK)
+            if ((rc = BK(s, terms_energy, SIPD_TERMS_NO_STRETCH, alpha, &Eb)) != SIPD_OK)
                 return rc;
             Lt = Eb + mixed_lagrangian(s->mx, alpha);
             if (!energy_rose(s, Lt, L0))

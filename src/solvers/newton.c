@@ -1,6 +1,7 @@
 /* solvers/newton.c — Newton: the Jacobi loop (jacobi.c) with the direction of a sparse solve.
- * After the backend's direction pass at y, the backend assembles H at y (element Hessians
- * PSD-projected) and H dy = −g is solved here by block-Jacobi PCG or CHOLMOD (sparse.h).
+ * After the backend's direction pass at y (SIPD_PRECOND_NEWTON: g and the element Hessians,
+ * dy = 0), the backend assembles H and g of every term at y (backend.h assemble, SIPD_TERMS_ALL;
+ * element Hessians PSD-projected) and H dy = −g is solved here by block-Jacobi PCG or CHOLMOD (sparse.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,8 +20,8 @@ static int newton_init(sipd_sim *s)
     const sipd_backend_ops *ops = s->ops;
     /* Newton: the driver's sparse solve over the backend's assembly (newton_direction) */
     size_t n3 = (size_t)m->nv * 3 * sizeof(double);
-    if (!ops->hessian || !ops->set_direction) {
-        sipd_error("method %s: the %s backend has no Newton operations (hessian, set_direction)",
+    if (!ops->assemble || !ops->set_direction) {
+        sipd_error("method %s: the %s backend has no Newton operations (assemble, set_direction)",
                    scene_method_name(sc->method), ops->name);
         return SIPD_EFAIL;
     }
@@ -52,7 +53,7 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
     sipd_bsr_extra extra = {NULL, NULL, NULL};
     double rmax = 0, gdy = 0;
     int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
-    if ((rc = BK(s, hessian, &s->H, s->ng, &extra)) != SIPD_OK)         /* H at y, g */
+    if ((rc = BK(s, assemble, SIPD_TERMS_ALL, &s->H, s->ng, &extra)) != SIPD_OK)   /* H at y, g */
         return rc;
     for (a = 0; a < n; a++) s->nrhs[a] = -s->ng[a];
     if (s->sc->linear == SIPD_LINEAR_CHOLMOD) {   /* contact pairs join the pattern (sparse.h) */

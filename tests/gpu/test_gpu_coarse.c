@@ -1,7 +1,7 @@
 /* test_gpu_coarse.c — two-level SIPD (solver.coarse) on the CUDA backend (tests/gpu/gpu_coarse.cmake,
  * label `gpu`; exits 77 when no CUDA device is usable).
  *
- *   ops     the CUDA backend's hessian, gradient and set_direction against the CPU backend's at
+ *   ops     the CUDA backend's assemble, gradient and set_direction against the CPU backend's at
  *           the same state (a stretched box touching the ground with friction, so the rows carry
  *           inertia, contact, friction and element blocks; a pinned face, so some rows and
  *           columns are eliminated): every value of H within 2e-5 of max|H| and g within 2e-5
@@ -9,7 +9,7 @@
  *           the contact penalty, 1e8 here) within 2e-5 of their own max — float32 state and element Hessians (ε = 1.2e-7) against float64; the
  *           measured differences are ~1e-6, the margin covers other compilers' FMA contraction —
  *           the same pattern, Dirichlet rows exactly the identity; the gradient op equals the
- *           hessian op's g bit for bit; after set_direction of the same field on both backends,
+ *           assemble op's g bit for bit; after set_direction of the same field on both backends,
  *           E(y + α dy) agrees within the driver's float32 energy allowance while differing from
  *           E(y) by far more (so the uploaded direction is the one the energy kernel uses)
  *   solve   a clamped beam (E = 1e6, ν = 0.45) for 2 steps: two-level SIPD on the GPU to its
@@ -19,7 +19,7 @@
  *   budget  at 1 step × 100 iterations per frame (10 frames), a stiff (E = 1e9, ν = 0.3) beam:
  *           the GPU's two-level tip within 2% of Newton's and of the CPU two-level's, while
  *           plain SIPD on the GPU (same budget) is more than 20x further off
- *   newton  method newton on the GPU (the same hessian op with precond NEWTON; CG and CHOLMOD on
+ *   newton  method newton on the GPU (the same assemble op with SIPD_PRECOND_NEWTON; CG and CHOLMOD on
  *           the host): the beam of `solve`, and a box dropped on the ground with friction
  *           (contact blocks in H), within 1e-3 (relative tip displacement; box: of the largest
  *           displacement) of Newton on the CPU; no GPU solve diverged; and the device rules of
@@ -87,9 +87,10 @@ static void test_ops(void)
     CHECK(fc.s.ops->direction(fc.s.b, &sc_) == SIPD_OK && fg.s.ops->direction(fg.s.b, &sg) == SIPD_OK, "direction");
     CHECK(sc_.contacts > 0 && sg.contacts == sc_.contacts, "ground contacts: CPU %d, GPU %d (want > 0, equal)",
           sc_.contacts, sg.contacts);
-    CHECK(fc.s.ops->hessian(fc.s.b, &fc.s.H, gc, &ec) == SIPD_OK, "CPU hessian");
-    CHECK(fg.s.ops->hessian && fg.s.ops->hessian(fg.s.b, &fg.s.H, gg, &eg) == SIPD_OK, "GPU hessian");
-    CHECK(eg.row == NULL, "GPU hessian: a matrix-free term without pairs");
+    CHECK(fc.s.ops->assemble(fc.s.b, SIPD_TERMS_ALL, &fc.s.H, gc, &ec) == SIPD_OK, "CPU assemble");
+    CHECK(fg.s.ops->assemble && fg.s.ops->assemble(fg.s.b, SIPD_TERMS_ALL, &fg.s.H, gg, &eg) == SIPD_OK,
+          "GPU assemble");
+    CHECK(eg.row == NULL, "GPU assemble: a matrix-free term without pairs");
     same_pattern = fc.s.H.n == fg.s.H.n && fc.s.H.nnzb == fg.s.H.nnzb &&
                    !memcmp(fc.s.H.row_off, fg.s.H.row_off, sizeof(int) * (fc.s.H.n + 1)) &&
                    !memcmp(fc.s.H.col, fg.s.H.col, sizeof(int) * fc.s.H.nnzb);
@@ -138,7 +139,7 @@ static void test_ops(void)
     CHECK(fc.s.ops->energy(fc.s.b, 1, &Ec1) == SIPD_OK && fg.s.ops->energy(fg.s.b, 1, &Eg1) == SIPD_OK, "energy");
     printf("ops: %d vertices (%d in contact), %d blocks: max |H_gpu - H_cpu| = %.3e of max|H| %.3e (%.2e), off the "
            "diagonal %.3e of %.3e (%.2e); "
-           "max |g_gpu - g_cpu| = %.3e of %.3e (%.2e); gradient op = hessian op's g: %s\n",
+           "max |g_gpu - g_cpu| = %.3e of %.3e (%.2e); gradient op = assemble op's g: %s\n",
            fc.m.nv, sc_.contacts, fc.s.H.nnzb, herr, hmax, herr / hmax, oerr, omax, oerr / omax, gerr, gmax, gerr / gmax, g2_same ? "yes" : "no");
     printf("ops: E(y) cpu %.9g gpu %.9g; E(y + dy) cpu %.9g gpu %.9g (allowance %.3g)\n", Ec0, Eg0, Ec1, Eg1,
            fg.s.e_noise);
@@ -146,7 +147,7 @@ static void test_ops(void)
     CHECK(omax > 0 && oerr <= H_TOL * omax, "H's off-diagonal blocks differ by %.3g of their max", oerr / omax);
     CHECK(gmax > 0 && gerr <= H_TOL * gmax, "g differs by %.3g of max|g|", gerr / gmax);
     CHECK(ident_err == 0, "%d entries of Dirichlet rows are not the identity's", ident_err);
-    CHECK(g2_same, "the gradient op's g differs from the hessian op's");
+    CHECK(g2_same, "the gradient op's g differs from the assemble op's");
     CHECK(fabs(Eg1 - Ec1) <= fg.s.e_noise + 1e-6 * fabs(Ec1), "E(y + dy): GPU %.9g, CPU %.9g", Eg1, Ec1);
     CHECK(fabs(Ec1 - Ec0) > 100 * (fg.s.e_noise + 1e-6 * fabs(Ec1)), "the test direction changes E too little");
     free(gc);

@@ -148,7 +148,7 @@ static void test_galerkin(void)
     CHECK(f.s.ops->begin_step(f.s.b, 1.0 / 60, 1.0 / 60, f.sc.gravity, 0) == SIPD_OK, "begin_step");
     memset(&st, 0, sizeof st);
     CHECK(f.s.ops->direction(f.s.b, &st) == SIPD_OK, "direction");
-    CHECK(f.s.ops->hessian(f.s.b, &f.s.H, g, &extra) == SIPD_OK, "hessian");
+    CHECK(f.s.ops->assemble(f.s.b, SIPD_TERMS_ALL, &f.s.H, g, &extra) == SIPD_OK, "assemble");
     for (a = 0; a < n; a++)
         for (q = f.s.H.row_off[a]; q < f.s.H.row_off[a + 1]; q++)
             for (r = 0; r < 3; r++)

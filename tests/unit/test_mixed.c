@@ -27,7 +27,7 @@
  *               right-hand side, Lagrangian, BJ against differences, K = k d̂d̂ᵀ
  *   kinds       rope (springs + rod bending as a plain term), tet beam as springs (10 g, and
  *               1 GPa stretched): mixed-fem at Newton's solution of the same 3 steps within 1e-4
- *   backend_fail  a failing mixed_terms / mixed_energy / set_direction ends the step with an error
+ *   backend_fail  a failing iterate / assemble / terms_energy / set_direction ends the step with an error
  *               naming it; a backend without the mixed ops is refused by sim_init
  */
 #define _POSIX_C_SOURCE 200809L
@@ -859,16 +859,20 @@ static void test_cloth(void)
     }
 }
 
-/* Every backend call of the mixed solve is checked: a failing mixed_terms / mixed_energy /
+/* Every backend call of the mixed solve is checked: a failing iterate / assemble / terms_energy /
  * set_direction ends the step with an error that names the op. */
 static const char *fail_op = "";
-static int f_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y, sipd_bsr_extra *x)
+static int f_iterate(sipd_backend *b, double *y)
 {
-    return strcmp(fail_op, "mixed_terms") ? sipd_backend_cpu.mixed_terms(b, H, g, y, x) : SIPD_EFAIL;
+    return strcmp(fail_op, "iterate") ? sipd_backend_cpu.iterate(b, y) : SIPD_EFAIL;
 }
-static int f_energy(sipd_backend *b, double a, double *E)
+static int f_terms(sipd_backend *b, int t, sipd_bsr *H, double *g, sipd_bsr_extra *x)
 {
-    return strcmp(fail_op, "mixed_energy") ? sipd_backend_cpu.mixed_energy(b, a, E) : SIPD_EFAIL;
+    return strcmp(fail_op, "assemble") ? sipd_backend_cpu.assemble(b, t, H, g, x) : SIPD_EFAIL;
+}
+static int f_energy(sipd_backend *b, int t, double a, double *E)
+{
+    return strcmp(fail_op, "terms_energy") ? sipd_backend_cpu.terms_energy(b, t, a, E) : SIPD_EFAIL;
 }
 static int f_setdir(sipd_backend *b, const double *d)
 {
@@ -877,13 +881,14 @@ static int f_setdir(sipd_backend *b, const double *d)
 
 static void test_backend_fail(void)
 {
-    static const char *ops_[3] = {"mixed_terms", "mixed_energy", "set_direction"};
+    static const char *ops_[4] = {"iterate", "assemble", "terms_energy", "set_direction"};
     sipd_backend_ops ops = sipd_backend_cpu;
     int i;
-    ops.mixed_terms = f_terms;
-    ops.mixed_energy = f_energy;
+    ops.iterate = f_iterate;
+    ops.assemble = f_terms;
+    ops.terms_energy = f_energy;
     ops.set_direction = f_setdir;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         char base[600], text[2048];
         fixture f;
         sipd_solve_result r;
@@ -913,14 +918,14 @@ static void test_backend_fail(void)
         char base[600], text[2048];
         fixture f;
         sipd_backend_ops none = sipd_backend_cpu;
-        none.mixed_terms = NULL;
+        none.terms_energy = NULL;
         if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2) == 0) {
             snprintf(text, sizeof text,
                      "solver = { method = \"mixed-fem\"; };\n"
                      "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
                      "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n",
                      base);
-            CHECK(fixture_load_ops(&f, text, "none", &none) != 0, "sim_init accepted a backend without mixed_terms");
+            CHECK(fixture_load_ops(&f, text, "none", &none) != 0, "sim_init accepted a backend without terms_energy");
         }
     }
 }

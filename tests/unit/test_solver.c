@@ -682,9 +682,9 @@ static int f_step_load(sipd_backend *b, double *f)
 {
     return fail_now("step_load") ? SIPD_EFAIL : sipd_backend_cpu.step_load(b, f);
 }
-static int f_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *x)
+static int f_assemble(sipd_backend *b, int t, sipd_bsr *H, double *g, sipd_bsr_extra *x)
 {
-    return fail_now("hessian") ? SIPD_EFAIL : sipd_backend_cpu.hessian(b, H, g, x);
+    return fail_now("assemble") ? SIPD_EFAIL : sipd_backend_cpu.assemble(b, t, H, g, x);
 }
 static int f_set_direction(sipd_backend *b, const double *dy)
 {
@@ -702,7 +702,7 @@ static void test_backend_fail(void)
         {"snapshot", "chebyshev = true;", 0},   {"end_step", "chebyshev = true;", 0},
         {"download", "chebyshev = true;", 0},   {"step_load", "chebyshev = true;", 0},
         {"detect", "chebyshev = true;", 1},     {"energy", "sweep = \"gauss-seidel\"; line_search = \"always\";", 1},
-        {"hessian", "method = \"newton\";", 0}, {"set_direction", "method = \"newton\";", 0},
+        {"assemble", "method = \"newton\";", 0}, {"set_direction", "method = \"newton\";", 0},
         {"", "method = \"newton\";", 1},        {"", "chebyshev = true;", 1},
     };
     sipd_backend_ops ops = sipd_backend_cpu;
@@ -716,7 +716,7 @@ static void test_backend_fail(void)
     ops.end_step = f_end_step;
     ops.download = f_download;
     ops.step_load = f_step_load;
-    ops.hessian = f_hessian;
+    ops.assemble = f_assemble;
     ops.set_direction = f_set_direction;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char base[600], text[4096];

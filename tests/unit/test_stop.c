@@ -7,7 +7,7 @@
  * exactly as the signal handler would at that moment.  The op's own work then runs, and the
  * next poll stops the step: the top of the Jacobi, Gauss-Seidel or mixed-fem iteration (after
  * `direction`, `gs_sweep`), the first CG iteration or the CHOLMOD worker's wait (after Newton's
- * or the coarse level's `hessian`, mixed-fem's `mixed_terms`), the narrow phase (set just before
+ * or the coarse level's `assemble`, mixed-fem's `assemble`), the narrow phase (set just before
  * `detect` runs one).  Each case checks:
  *   - driver_run returns SIPD_ESIGNAL, the stop was inside a step, the checkpoint holds the start
  *     of that step (its substep count and time are those of the step's start);
@@ -44,16 +44,10 @@ static int w_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
     count("gs_sweep");
     return rc;
 }
-static int w_hessian(sipd_backend *b, sipd_bsr *H, double *g, sipd_bsr_extra *x)
+static int w_assemble(sipd_backend *b, int t, sipd_bsr *H, double *g, sipd_bsr_extra *x)
 {
-    int rc = sipd_backend_cpu.hessian(b, H, g, x);
-    count("hessian");
-    return rc;
-}
-static int w_mixed_terms(sipd_backend *b, sipd_bsr *H, double *g, double *y, sipd_bsr_extra *x)
-{
-    int rc = sipd_backend_cpu.mixed_terms(b, H, g, y, x);
-    count("mixed_terms");
+    int rc = sipd_backend_cpu.assemble(b, t, H, g, x);
+    count("assemble");
     return rc;
 }
 static int w_detect(sipd_backend *b, int run, int *flag)
@@ -74,11 +68,11 @@ static const stop_case cases[] = {
     /* in the first step, while the adaptive Chebyshev estimate still moves (sim_step restores it) */
     {"jacobi_early", "chebyshev = true;", "direction", 0, 10},
     {"gauss_seidel", "sweep = \"gauss-seidel\"; line_search = \"always\";", "gs_sweep", 0, 60},
-    {"newton_cg", "method = \"newton\"; linear = \"pcg\";", "hessian", 0, 60},
-    {"newton_cholmod", "method = \"newton\"; linear = \"cholmod\";", "hessian", 0, 60},
-    {"mixed_cholmod", "method = \"mixed-fem\"; linear = \"cholmod\";", "mixed_terms", 0, 60},
-    {"mixed_pcg", "method = \"mixed-fem\"; linear = \"pcg\";", "mixed_terms", 0, 60},
-    {"coarse", "coarse = { levels = 2; every = 3; size = 2; };", "hessian", 0, 60},
+    {"newton_cg", "method = \"newton\"; linear = \"pcg\";", "assemble", 0, 60},
+    {"newton_cholmod", "method = \"newton\"; linear = \"cholmod\";", "assemble", 0, 60},
+    {"mixed_cholmod", "method = \"mixed-fem\"; linear = \"cholmod\";", "assemble", 0, 60},
+    {"mixed_pcg", "method = \"mixed-fem\"; linear = \"pcg\";", "assemble", 0, 60},
+    {"coarse", "coarse = { levels = 2; every = 3; size = 2; };", "assemble", 0, 60},
     {"narrow", "chebyshev = true;", "detect", 1, 60},
 };
 
@@ -131,8 +125,7 @@ static void run_case(const stop_case *c)
     int rc, nv;
     ops.direction = w_direction;
     ops.gs_sweep = w_gs_sweep;
-    ops.hessian = w_hessian;
-    ops.mixed_terms = w_mixed_terms;
+    ops.assemble = w_assemble;
     ops.detect = w_detect;
     trigger = c->op;
     snprintf(ckpt, sizeof ckpt, "%s/%s.ckpt", scratch, c->name);
