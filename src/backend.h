@@ -47,7 +47,7 @@ typedef struct {
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
     int pairs, self, detect_every;
-    /* the `assemble` op will be called (with any precond; SIPD_PRECOND_NEWTON implies it): a backend that
+    /* the `assemble` op will be called (with any precond; SIPD_PRECOND_HESSIAN implies it): a backend that
        keeps element Hessians or the pairs' blocks for it allocates them at create or detect */
     int assemble;
     /* the `contact_force` op will be called (output.fields "contact_force"): a backend that
@@ -178,7 +178,7 @@ typedef struct {
        vertices): the set's gradient at y (ALL: the direction pass's g, bit for bit).  *extra:
        the pairs' couplings between a pair's vertices, applied matrix-free (NULL functions
        without pairs; valid until the next detect).  The element Hessians are the direction
-       pass's with SIPD_PRECOND_NEWTON, else the op evaluates them at y.  A backend refuses a set
+       pass's with SIPD_PRECOND_HESSIAN, else the op evaluates them at y.  A backend refuses a set
        it does not assemble (SIPD_EFAIL, with a message).  NULL: no assembly. */
     int (*assemble)(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
     /* dy ← dy_host (nv*3): the direction the caller computed.  NULL with assemble. */

@@ -165,7 +165,7 @@ SIPD_HD vec3 pass_contact_force(const sipd_view *v, int a)
 
 /* Element pass of element e of group gi at y: gradient on every corner into G->grad, and the
  * preconditioner's data — K⁺ (SPLIT), the PSD vertex blocks (BLOCK; DIAG: their diagonals), or
- * the PSD-projected element Hessian (NEWTON); the kinds without a pairwise K store majorising
+ * the PSD-projected element Hessian (HESSIAN); the kinds without a pairwise K store majorising
  * blocks for the Jacobi-type preconditioners (kinds/common.h). */
 SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, int e)
 {
@@ -219,7 +219,7 @@ typedef struct {
 } sipd_vertex_out;
 
 /* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
- * dy = −D⁻¹g (NEWTON: only g; its dy comes from the global solve).  `first`: the step's first
+ * dy = −D⁻¹g (HESSIAN, NONE: only g; the caller sets dy).  `first`: the step's first
  * direction (y0, g0 are stored; afterwards the Rayleigh sums against them).  contact = 0
  * leaves the ground and pair terms out whatever the view says (a kernel instantiated without
  * contact then carries none of their code or registers). */
@@ -275,7 +275,7 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     o.gn2 = v3_norm2(ga);
     o.g = ga;
     view_st(v->g, a, ga);
-    if (precond == SIPD_PRECOND_NEWTON)
+    if (precond == SIPD_PRECOND_HESSIAN)
         return o;
     s = v3_sub(ya, view_ld(v->yp, a));
     o.gs = v3_dot(ga, s);

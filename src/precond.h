@@ -15,10 +15,10 @@ typedef enum {
     SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
     SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
     SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4, /* no local solve: the pass computes g, leaves dy = 0 (the     */
+    SIPD_PRECOND_HESSIAN = 4, /* no local solve: the pass computes g, leaves dy = 0 (the     */
                              /* caller sets it: set_direction) and stores every element's   */
                              /* PSD-projected Hessian, which `assemble` then uses           */
-    SIPD_PRECOND_MIXED = 5   /* no local solve: the pass computes g and leaves dy = 0       */
+    SIPD_PRECOND_NONE = 5   /* no local solve: the pass computes g and leaves dy = 0       */
 } sipd_precond;
 
 #endif

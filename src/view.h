@@ -23,7 +23,7 @@ typedef struct {
     const int *mat;          /* ne material indices                                           */
     sipd_real *grad;         /* element pass: ne*kind_grad_size                               */
     sipd_real *blk;          /* element pass: SPLIT ne*6 (K⁺), BLOCK/DIAG ne*6nc (vertex blocks) */
-    sipd_real *hess;         /* element pass, NEWTON: ne*kind_hessian_size (NULL otherwise)   */
+    sipd_real *hess;         /* element pass, HESSIAN: ne*kind_hessian_size (NULL otherwise)   */
 } sipd_group_view;
 
 typedef struct {

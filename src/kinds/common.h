@@ -7,7 +7,7 @@
  *                        preconditioner's data — K⁺ (SPLIT; the kinds with a pairwise K), the
  *                        vertex blocks (BLOCK; DIAG their diagonals; and SPLIT for the kinds
  *                        without a pairwise K) into G->blk, or the PSD-projected element Hessian
- *                        (NEWTON) into G->hess
+ *                        (HESSIAN) into G->hess
  *   kind_<name>_energy   the energy with the corners at y + α dy (dy may be NULL), corner `over` at q
  *   kind_<name>_corner   corner l's gradient at y, its block added to *D (weight w = inc_w of the
  *                        incidence), the element's energy and its round-off scale

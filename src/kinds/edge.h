@@ -8,7 +8,7 @@
 #include "../physics/fields.h"
 #include "../physics/mixed.h"
 
-/* The element pass: K⁺ = k I (SPLIT); BLOCK/DIAG and Newton: the PSD block (the same at both ends). */
+/* The element pass: K⁺ = k I (SPLIT); BLOCK/DIAG and HESSIAN: the PSD block (the same at both ends). */
 SIPD_HD SIPD_ALWAYS_INLINE void kind_edge_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
                                                    const sipd_group_view *G, int e)
 {
@@ -25,7 +25,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_edge_element(const sipd_view *v, const sipd
         sym3 B = spring_block_psd(r[0], r[1], y0, y1);
         kind_store_block(precond, G, 2, e, 0, B);
         kind_store_block(precond, G, 2, e, 1, B);
-    } else if (precond == SIPD_PRECOND_NEWTON) {
+    } else if (precond == SIPD_PRECOND_HESSIAN) {
         spring_element_hessian(r[0], r[1], y0, y1, G->hess + 36 * (size_t)e);
     }
 }

@@ -22,7 +22,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_hinge_element(const sipd_view *v, const sip
     for (l = 0; l < 4; l++) v3_store(G->grad + 12 * (size_t)e + 3 * l, gr[l]);
     if (kind_jacobi_type(precond))
         for (l = 0; l < 4; l++) kind_store_majorant(precond, G, 4, e, l, B[l]);
-    else if (precond == SIPD_PRECOND_NEWTON)
+    else if (precond == SIPD_PRECOND_HESSIAN)
         hinge_element_hessian(r[1], y[0], y[1], y[2], y[3], G->hess + 144 * (size_t)e);
 }
 

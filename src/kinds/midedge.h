@@ -29,7 +29,7 @@ SIPD_NOINLINE void kind_midedge_element(const sipd_view *v, const sipd_material 
     for (l = 0; l < MIDEDGE_NC; l++) v3_store(G->grad + 3 * MIDEDGE_NC * (size_t)e + 3 * l, gr[l]);
     if (jac)
         for (l = 0; l < MIDEDGE_NC; l++) kind_store_block(precond, G, MIDEDGE_NC, e, l, B[l]);
-    else if (precond == SIPD_PRECOND_NEWTON)
+    else if (precond == SIPD_PRECOND_HESSIAN)
         midedge_element_hessian(r, G->vol[e], y, G->hess + 9 * MIDEDGE_NC * MIDEDGE_NC * (size_t)e);
 }
 

@@ -21,7 +21,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_rod_bend_element(const sipd_view *v, const 
     for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
     if (kind_jacobi_type(precond))
         for (l = 0; l < 3; l++) kind_store_majorant(precond, G, 3, e, l, B[l]);
-    else if (precond == SIPD_PRECOND_NEWTON)
+    else if (precond == SIPD_PRECOND_HESSIAN)
         rod_bend_element_hessian(r[0], r[1], y[0], y[1], y[2], G->hess + 81 * (size_t)e);
 }
 

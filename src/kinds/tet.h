@@ -34,7 +34,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const s
     } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
         mat3 F = tet_F(Bm, y0, y1, y2, y3);
         for (l = 0; l < 4; l++) kind_store_block(precond, G, 4, e, l, tet_vertex_block_psd(mat, Bm, vol, F, l));
-    } else if (precond == SIPD_PRECOND_NEWTON) {
+    } else if (precond == SIPD_PRECOND_HESSIAN) {
         mat3 F = tet_F(Bm, y0, y1, y2, y3);
         tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
     }

@@ -21,10 +21,10 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tri_element(const sipd_view *v, const sipd_
     for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
     if (precond == SIPD_PRECOND_SPLIT) {
         s3_store(G->blk + 6 * (size_t)e, Kp);
-    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_NEWTON) {
+    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_HESSIAN) {
         vec3 f0, f1;
         tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
-        if (precond == SIPD_PRECOND_NEWTON) {
+        if (precond == SIPD_PRECOND_HESSIAN) {
             tri_element_hessian(mat, Bm, vol, f0, f1, G->hess + 81 * (size_t)e);
         } else {
             sym3 B[3];

@@ -10,7 +10,7 @@
  *   coverage FILE  every kind of the list has elements in FILE's model, and the list's metadata
  *                  agrees with the groups (corners, rest size)
  *   rest FILE      at the rest configuration the element gradient vanishes (every kind's rest is
- *                  its reference shape) and the element Hessian (NEWTON) equals the central
+ *                  its reference shape) and the element Hessian (HESSIAN) equals the central
  *                  difference of the gradient: at a minimum the PSD projection and the Gauss–Newton
  *                  term drop nothing, so the analytic Hessian is checked exactly
  *   gradient FILE  at random deformations (rotated, stretched, perturbed) the element pass's
@@ -173,7 +173,7 @@ static void elem_hessian(const elem *E, const double *x, double *H)
     const int n3 = 3 * E->nc, n = 3 * E->nv;
     const double *He;
     int a, b, r, s;
-    elem_pass(E, x, SIPD_PRECOND_NEWTON, NULL);
+    elem_pass(E, x, SIPD_PRECOND_HESSIAN, NULL);
     He = G->hess + (size_t)kind_hessian_size(E->kind) * E->e;
     memset(H, 0, sizeof(double) * n * n);
     for (a = 0; a < E->nc; a++)
