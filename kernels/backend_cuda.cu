@@ -34,7 +34,7 @@
  *    k_pair_stats — the CPU backend's formulas from physics/contact.h.  Gauss–Seidel sweeps refuse contact (the colouring does not separate
  *    vertices that share a pair).
  *  - assemble (NEVER RUN ON A GPU YET; the set of all terms): the element pass with
- *    SIPD_PRECOND_NEWTON (per-element PSD-projected Hessians, k_element<SIPD_PRECOND_NEWTON>) and
+ *    SIPD_PRECOND_HESSIAN (per-element PSD-projected Hessians, k_element<SIPD_PRECOND_HESSIAN>) and
  *    k_hessian_row (passes.h pass_hessian_row: one thread per vertex gathers its block row over
  *    its incidences, the CPU backend's assembly loop; no atomics), then H's float values and g
  *    go to the host, where the caller solves in double; set_direction uploads the host's
@@ -510,13 +510,13 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
 typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
 SIPD_VARIANTS(k_element, k_element_table_t);
-/* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_NEWTON) for `assemble` */
-static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
+/* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_HESSIAN) for `assemble` */
+static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
 
 SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
-static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_NEWTON, SIPD_SPLIT_EXPANDED>;
+static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 
 #define PICK(table, pc, sp)                                                                   \
     ((pc) == SIPD_PRECOND_SPLIT  ? (table).split[sp]                                          \
@@ -532,7 +532,7 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
 /* the vertex pass without a local solve (g only; no pairs: create_check) */
-static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_NEWTON, 0>, k_vertex<SIPD_PRECOND_NEWTON, 1>};
+static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
 
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
  * when the group is tets and every material of the model is stable neo-Hookean, else the generic
@@ -554,7 +554,7 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 {
     if (b->d.v.grp[g].kind != SIPD_KIND_TET || !model_all_snh(b))
         return hessian ? k_element_hessian : b->kelem;
-    if (hessian || b->precond == SIPD_PRECOND_NEWTON)
+    if (hessian || b->precond == SIPD_PRECOND_HESSIAN)
         return k_element_tet_snh_hessian;
     return PICK(k_element_tet_snh_table, b->precond, b->split);
 }
@@ -696,13 +696,13 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
     const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     int count = 0, i;
     cudaError_t e;
-    if (p->precond == SIPD_PRECOND_NEWTON && p->pairs) {   /* `assemble` takes no pairs here */
+    if (p->precond == SIPD_PRECOND_HESSIAN && p->pairs) {   /* `assemble` takes no pairs here */
         sipd_error("cuda backend: a direction solved over the assembled H with contact pairs runs on the CPU "
                    "backend only (use --device cpu)");
         return SIPD_EINPUT;
     }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
-        p->precond != SIPD_PRECOND_MASS && p->precond != SIPD_PRECOND_NEWTON) {
+        p->precond != SIPD_PRECOND_MASS && p->precond != SIPD_PRECOND_HESSIAN) {
         sipd_error("cuda backend: unknown preconditioner %d", p->precond);
         return SIPD_EINPUT;
     }
@@ -739,9 +739,9 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
     }
     b->kelem = PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
-    if (p->precond == SIPD_PRECOND_NEWTON)   /* g and the element Hessians (dy: the caller's) */
+    if (p->precond == SIPD_PRECOND_HESSIAN)   /* g and the element Hessians (dy: the caller's) */
         b->kelem = k_element_hessian;
-    b->kvert = p->precond == SIPD_PRECOND_NEWTON ? k_vertex_g_only[p->contact != 0]
+    b->kvert = p->precond == SIPD_PRECOND_HESSIAN ? k_vertex_g_only[p->contact != 0]
              : k_vertex_table[p->contact || p->pairs][p->precond == SIPD_PRECOND_SPLIT   ? 0
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
@@ -777,7 +777,7 @@ static int create_state(sipd_backend *b, size_t n3)
 }
 
 /* The model's element groups (physics/elements.h) on the device: connectivity, rest data,
- * measures and materials uploaded; gradient, block and (params.assemble, SIPD_PRECOND_NEWTON)
+ * measures and materials uploaded; gradient, block and (params.assemble, SIPD_PRECOND_HESSIAN)
  * Hessian space per element.  *ninc = the number of incidences (corners of all elements). */
 static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backend_params *p, size_t *ninc)
 {
@@ -792,7 +792,7 @@ static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backen
         W->nc = G->nc;
         W->ne = G->ne;
         nblk = p->precond == SIPD_PRECOND_SPLIT ? (size_t)kind_block_size(G->kind, 0)
-               : p->precond == SIPD_PRECOND_MASS || p->precond == SIPD_PRECOND_NEWTON ? 0
+               : p->precond == SIPD_PRECOND_MASS || p->precond == SIPD_PRECOND_HESSIAN ? 0
                                                  : (size_t)kind_block_size(G->kind, 1);
         CK(dalloc(b, (void **)&W->v, ne * G->nc * sizeof(int), "element vertices"));
         CK(dalloc(b, (void **)&W->rest, ne * kind_rest_size(G->kind) * sizeof(float), "element rest data"));
@@ -986,7 +986,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     b->d.v.ngroups = m->ngroups;
     b->split = p->split;
     b->precond = p->precond;
-    b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_NEWTON;
+    b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_HESSIAN;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
 
     rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
@@ -1316,7 +1316,7 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     st->have_gsum = 1;
     b->first = 0;
     st->cg_iters = 0;
-    if (b->precond == SIPD_PRECOND_NEWTON && b->d.v.nv > 0)   /* the caller sets dy (set_direction) */
+    if (b->precond == SIPD_PRECOND_HESSIAN && b->d.v.nv > 0)   /* the caller sets dy (set_direction) */
         CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (dy = 0)");
     if (b->d.v.npr > 0) {
         int gp = grid_for(b, b->d.v.npr);
@@ -1464,7 +1464,7 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
 }
 
 /* ---- assemble (backend.h): H and g of every term at y ----
- * The element Hessians at y (k_element<SIPD_PRECOND_NEWTON>, after the direction pass at y), the
+ * The element Hessians at y (k_element<SIPD_PRECOND_HESSIAN>, after the direction pass at y), the
  * block rows of H on the device (k_hessian_row, float32, no atomics), then H's values and g
  * come to the host (converted to double) for the caller's solve; set_direction uploads the
  * caller's direction, gradient downloads g, iterate y.  Transfers per call: 36 bytes per
@@ -1513,7 +1513,7 @@ static int hessian_pattern(sipd_backend *b, const sipd_bsr *H)
 }
 
 /* backend.h assemble, after a direction pass at y: the set of all terms only.  The element
- * Hessians are the direction pass's with SIPD_PRECOND_NEWTON, else evaluated here. */
+ * Hessians are the direction pass's with SIPD_PRECOND_HESSIAN, else evaluated here. */
 static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
@@ -1538,8 +1538,8 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
     }
     if (hessian_pattern(b, H) != SIPD_OK)
         return SIPD_EFAIL;
-    for (gi = 0; gi < (b->precond == SIPD_PRECOND_NEWTON ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
-        if (b->d.v.grp[gi].ne > 0) {   /* (SIPD_PRECOND_NEWTON: the direction pass computed them) */
+    for (gi = 0; gi < (b->precond == SIPD_PRECOND_HESSIAN ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
+        if (b->d.v.grp[gi].ne > 0) {   /* (SIPD_PRECOND_HESSIAN: the direction pass computed them) */
             KLAUNCH(SIPD_PHASE_OTHER, "assemble (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
                     b->d, gi);
         }

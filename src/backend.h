@@ -25,10 +25,10 @@ typedef enum {
     SIPD_PRECOND_BLOCK = 1,  /* true per-vertex Hessian block, PSD-projected (VBD)          */
     SIPD_PRECOND_DIAG = 2,   /* diagonal of that block (Wang & Yang 2016)                   */
     SIPD_PRECOND_MASS = 3,   /* m/h² I (gradient descent)                                   */
-    SIPD_PRECOND_NEWTON = 4, /* no local solve: the pass computes g, leaves dy = 0 (the     */
+    SIPD_PRECOND_HESSIAN = 4, /* no local solve: the pass computes g, leaves dy = 0 (the     */
                              /* caller sets it: set_direction) and stores every element's   */
                              /* PSD-projected Hessian, which `assemble` then uses           */
-    SIPD_PRECOND_MIXED = 5   /* no local solve: the pass computes g and leaves dy = 0       */
+    SIPD_PRECOND_NONE = 5   /* no local solve: the pass computes g and leaves dy = 0       */
 } sipd_precond;
 
 /* Sets of terms of E (`assemble`, `terms_energy`).  A solver that treats some terms itself asks
@@ -58,7 +58,7 @@ typedef struct {
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
     int pairs, self, detect_every;
-    /* the `assemble` op will be called (with any precond; SIPD_PRECOND_NEWTON implies it): a backend that
+    /* the `assemble` op will be called (with any precond; SIPD_PRECOND_HESSIAN implies it): a backend that
        keeps element Hessians or the pairs' blocks for it allocates them at create or detect */
     int assemble;
     /* the `contact_force` op will be called (output.fields "contact_force"): a backend that
@@ -189,7 +189,7 @@ typedef struct {
        vertices): the set's gradient at y (ALL: the direction pass's g, bit for bit).  *extra:
        the pairs' couplings between a pair's vertices, applied matrix-free (NULL functions
        without pairs; valid until the next detect).  The element Hessians are the direction
-       pass's with SIPD_PRECOND_NEWTON, else the op evaluates them at y.  A backend refuses a set
+       pass's with SIPD_PRECOND_HESSIAN, else the op evaluates them at y.  A backend refuses a set
        it does not assemble (SIPD_EFAIL, with a message).  NULL: no assembly. */
     int (*assemble)(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra);
     /* dy ← dy_host (nv*3): the direction the caller computed.  NULL with assemble. */

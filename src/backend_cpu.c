@@ -38,11 +38,11 @@ struct sipd_backend {
     int first;       /* the next direction is the step's first                          */
     double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
     double *eblk;    /* SPLIT: K⁺ per element; BLOCK/DIAG: a block per corner          */
-    /* the element Hessians for `assemble` (SIPD_PRECOND_NEWTON: of the last direction pass), of the
+    /* the element Hessians for `assemble` (SIPD_PRECOND_HESSIAN: of the last direction pass), of the
        groups of set eH_terms (-1: none allocated); the caller owns the block-CSR matrix */
     double *eH;
     int eH_terms;
-    int assemble;    /* params.assemble, or SIPD_PRECOND_NEWTON: `assemble` is called */
+    int assemble;    /* params.assemble, or SIPD_PRECOND_HESSIAN: `assemble` is called */
     /* ground contact: plane n·x = ph, penalty kc within dhat; lagged friction (lam_n per
        vertex, frozen at the start of each step), slip threshold eps = eps_v h */
     int contact;
@@ -217,7 +217,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->m = m;
     b->split = p->split;
     b->precond = p->precond;
-    b->assemble = p->assemble || p->precond == SIPD_PRECOND_NEWTON;
+    b->assemble = p->assemble || p->precond == SIPD_PRECOND_HESSIAN;
     b->eH_terms = -1;
     b->prof.timed = p->profile != 0;
     b->contact = p->contact;
@@ -262,9 +262,9 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
         return SIPD_EFAIL;
     }
     view_init(b);
-    /* (a SIPD_PRECOND_NEWTON direction pass stores every element's Hessian; else `assemble`
+    /* (a SIPD_PRECOND_HESSIAN direction pass stores every element's Hessian; else `assemble`
        binds them) */
-    if (p->precond == SIPD_PRECOND_NEWTON && hess_bind(b, SIPD_TERMS_ALL) != SIPD_OK) {
+    if (p->precond == SIPD_PRECOND_HESSIAN && hess_bind(b, SIPD_TERMS_ALL) != SIPD_OK) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -467,8 +467,8 @@ static int pair_coupling_blocks(const void *ctx, int a, int *cols, double *block
     return n;
 }
 
-/* The direction passes without a local solve (SIPD_PRECOND_NEWTON,
- * SIPD_PRECOND_MIXED) leave dy = 0: the caller
+/* The direction passes without a local solve (SIPD_PRECOND_HESSIAN,
+ * SIPD_PRECOND_NONE) leave dy = 0: the caller
  * sets it (cpu_set_direction). */
 static int zero_direction(sipd_backend *b, sipd_dir_stats *st)
 {
@@ -495,7 +495,7 @@ static int assemble_terms(sipd_backend *b, int terms, sipd_bsr *H, double *g, si
         return SIPD_EFAIL;
     if (b->npr > b->prD_cap)
         return SIPD_EFAIL;   /* the pairs' blocks are not kept (params.assemble not set) */
-    if (!all || b->precond != SIPD_PRECOND_NEWTON) {   /* the set's element Hessians at y */
+    if (!all || b->precond != SIPD_PRECOND_HESSIAN) {   /* the set's element Hessians at y */
         int g, e;
         if (hess_bind(b, terms) != SIPD_OK)
             return SIPD_EFAIL;
@@ -504,7 +504,7 @@ static int assemble_terms(sipd_backend *b, int terms, sipd_bsr *H, double *g, si
             if (!sipd_terms_kind(terms, b->vw.grp[g].kind))
                 continue;
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_NEWTON, b->split, g, e);
+            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_HESSIAN, b->split, g, e);
         }
     }
     {   /* rows gathered per vertex (passes.h pass_hessian_row, as the CUDA backend's k_hessian_row) */
@@ -590,8 +590,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        /* (SIPD_PRECOND_MIXED: g only, as SIPD_PRECOND_NEWTON's vertex pass) */
-        sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_MIXED ? SIPD_PRECOND_NEWTON : precond, 1, a, first);
+        /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
+        sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
         if (!o.free)
             continue;
         contacts += o.contact;
@@ -602,7 +602,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         gsx += o.g.v[0];
         gsy += o.g.v[1];
         gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_NEWTON || precond == SIPD_PRECOND_MIXED)   /* dy: the caller's */
+        if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
             continue;
         gs += o.gs;
         sDs += o.sDs;
@@ -634,7 +634,7 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->d_den = dden;
     b->first = 0;
     st->cg_iters = 0;
-    if (b->precond == SIPD_PRECOND_NEWTON || b->precond == SIPD_PRECOND_MIXED)
+    if (b->precond == SIPD_PRECOND_HESSIAN || b->precond == SIPD_PRECOND_NONE)
         return zero_direction(b, st);
     return SIPD_OK;
 }

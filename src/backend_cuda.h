@@ -2,9 +2,9 @@
  *
  * Compiled only when nvcc is found (CMake defines SIPD_HAVE_CUDA=1 for the targets that link
  * the sipd_cuda library).  The backend keeps float32 state on the device (docs/design.md §2) and
- * implements every op of backend.h for the SPLIT, BLOCK, DIAG, MASS and SIPD_PRECOND_NEWTON
- * passes (assemble and terms_energy: the set of all terms; create() refuses SIPD_PRECOND_NEWTON
- * with contact pairs, SIPD_PRECOND_MIXED altogether); contact (ground, pairs detected on the
+ * implements every op of backend.h for the SPLIT, BLOCK, DIAG, MASS and SIPD_PRECOND_HESSIAN
+ * passes (assemble and terms_energy: the set of all terms; create() refuses SIPD_PRECOND_HESSIAN
+ * with contact pairs, SIPD_PRECOND_NONE altogether); contact (ground, pairs detected on the
  * device or the host) works with Jacobi sweeps, gs_sweep refuses it.
  * Every CUDA call is checked: a failure prints "cuda backend: OP: CALL failed: REASON" and the
  * op returns SIPD_EFAIL (never a silent fall-back to the CPU).

@@ -21,11 +21,11 @@ static const sipd_method_info methods[] = {
      &sipd_solver_jacobi},
     /* Newton: no Chebyshev (its steps are not a stationary iteration); a step that gains
        nothing at the round-off floor gains nothing later, so the stall window is short */
-    {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_NEWTON, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
+    {"newton", SIPD_METHOD_NEWTON, SIPD_PRECOND_HESSIAN, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_NEWTON_CG, 0, NULL, 10,
      SIPD_BACKEND_CPU | SIPD_BACKEND_CUDA, &sipd_solver_newton},
     /* seed 002 (docs/design.md §3.11): driver-level outer iterations (solvers/mixed_fem.c, mixed.c);
        tetrahedra, CPU only; short stall window as Newton's */
-    {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_MIXED, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
+    {"mixed-fem", SIPD_METHOD_MIXED, SIPD_PRECOND_NONE, SIPD_SWEEP_JACOBI, SIPD_DIRECTION_MIXED, 0, NULL, 10,
      SIPD_BACKEND_CPU, &sipd_solver_mixed},
 };
 

@@ -293,7 +293,7 @@ SIPD_NOINLINE void pass_element_midedge(const sipd_view *v, int precond, const s
                 B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
             s3_store(G->blk + 6 * MIDEDGE_NC * (size_t)e + 6 * l, B[l]);
         }
-    } else if (precond == SIPD_PRECOND_NEWTON) {
+    } else if (precond == SIPD_PRECOND_HESSIAN) {
         midedge_element_hessian(r, G->vol[e], y, G->hess + 9 * MIDEDGE_NC * MIDEDGE_NC * (size_t)e);
     }
 }
@@ -352,7 +352,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_element_tet_mat(const sipd_view *v, const s
                 B.s[3] = B.s[4] = B.s[5] = 0;
             s3_store(G->blk + 24 * (size_t)e + 6 * l, B);
         }
-    } else if (precond == SIPD_PRECOND_NEWTON) {
+    } else if (precond == SIPD_PRECOND_HESSIAN) {
         mat3 F = tet_F(Bm, y0, y1, y2, y3);
         tet_element_hessian(mat, Bm, vol, F, 1, G->hess + 144 * (size_t)e);
     }
@@ -405,7 +405,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
                 B.s[3] = B.s[4] = B.s[5] = 0;
             s3_store(G->blk + 12 * (size_t)e, B);
             s3_store(G->blk + 12 * (size_t)e + 6, B);
-        } else if (precond == SIPD_PRECOND_NEWTON) {
+        } else if (precond == SIPD_PRECOND_HESSIAN) {
             spring_element_hessian(r[0], r[1], y[0], y[1], G->hess + 36 * (size_t)e);
         }
         break;
@@ -424,7 +424,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
                     B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
                 s3_store(G->blk + 18 * (size_t)e + 6 * l, B[l]);
             }
-        } else if (precond == SIPD_PRECOND_NEWTON) {
+        } else if (precond == SIPD_PRECOND_HESSIAN) {
             rod_bend_element_hessian(r[0], r[1], y[0], y[1], y[2], G->hess + 81 * (size_t)e);
         }
         break;
@@ -437,10 +437,10 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
         for (l = 0; l < 3; l++) v3_store(G->grad + 9 * (size_t)e + 3 * l, gr[l]);
         if (precond == SIPD_PRECOND_SPLIT) {
             s3_store(G->blk + 6 * (size_t)e, Kp);
-        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_NEWTON) {
+        } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG || precond == SIPD_PRECOND_HESSIAN) {
             vec3 f0, f1;
             tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
-            if (precond == SIPD_PRECOND_NEWTON) {
+            if (precond == SIPD_PRECOND_HESSIAN) {
                 tri_element_hessian(mat, Bm, vol, f0, f1, G->hess + 81 * (size_t)e);
             } else {
                 sym3 B[3];
@@ -468,7 +468,7 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
                     B[l].s[3] = B[l].s[4] = B[l].s[5] = 0;
                 s3_store(G->blk + 24 * (size_t)e + 6 * l, B[l]);
             }
-        } else if (precond == SIPD_PRECOND_NEWTON) {
+        } else if (precond == SIPD_PRECOND_HESSIAN) {
             hinge_element_hessian(r[1], y[0], y[1], y[2], y[3], G->hess + 144 * (size_t)e);
         }
         break;
@@ -690,7 +690,7 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     o.gn2 = v3_norm2(ga);
     o.g = ga;
     view_st(v->g, a, ga);
-    if (precond == SIPD_PRECOND_NEWTON)
+    if (precond == SIPD_PRECOND_HESSIAN)
         return o;
     s = v3_sub(ya, view_ld(v->yp, a));
     o.gs = v3_dot(ga, s);

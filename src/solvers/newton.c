@@ -1,5 +1,5 @@
 /* solvers/newton.c — Newton: the Jacobi loop (jacobi.c) with the direction of a sparse solve.
- * After the backend's direction pass at y (SIPD_PRECOND_NEWTON: g and the element Hessians,
+ * After the backend's direction pass at y (SIPD_PRECOND_HESSIAN: g and the element Hessians,
  * dy = 0), the backend assembles H and g of every term at y (backend.h assemble, SIPD_TERMS_ALL;
  * element Hessians PSD-projected) and H dy = −g is solved here by block-Jacobi PCG or CHOLMOD (sparse.h).
  */

@@ -19,7 +19,7 @@
  *   budget  at 1 step × 100 iterations per frame (10 frames), a stiff (E = 1e9, ν = 0.3) beam:
  *           the GPU's two-level tip within 2% of Newton's and of the CPU two-level's, while
  *           plain SIPD on the GPU (same budget) is more than 20x further off
- *   newton  method newton on the GPU (the same assemble op with SIPD_PRECOND_NEWTON; CG and CHOLMOD on
+ *   newton  method newton on the GPU (the same assemble op with SIPD_PRECOND_HESSIAN; CG and CHOLMOD on
  *           the host): the beam of `solve`, and a box dropped on the ground with friction
  *           (contact blocks in H), within 1e-3 (relative tip displacement; box: of the largest
  *           displacement) of Newton on the CPU; no GPU solve diverged; and the device rules of
