@@ -21,7 +21,6 @@
 
 #include "checkpoint.h"
 #include "method.h"
-#include "solvers/common.h"   /* BK, ENERGY_NOISE; the solvers' entry points are the method table's */
 #include "util.h"
 
 #define DIVERGE_R 10.0     /* a solve ending above DIVERGE_R × max(1, its first residual) diverged */
@@ -154,6 +153,14 @@ void sim_free(sipd_sim *s)
         free(s->coarse);
     }
     memset(s, 0, sizeof *s);
+}
+
+
+int solver_bk_status(sipd_sim *s, int rc, const char *op)
+{
+    if (rc != SIPD_OK && rc != SIPD_ESIGNAL && !s->why[0])   /* (ESIGNAL: a stop request, no failure) */
+        snprintf(s->why, sizeof s->why, "the %s backend's %s failed (status %d)", s->ops->name, op, rc);
+    return rc;
 }
 
 /* The scale of the state's round-off: max |coordinate| of x plus the model size. */

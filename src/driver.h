@@ -110,6 +110,20 @@ sipd_sweep sim_sweep(const sipd_scene *sc);
  * Jacobi sweep, not Newton). */
 int sim_chebyshev(const sipd_scene *sc);
 
+/* Every backend call's status is checked: BK/BK0 call an op and, when it fails, name it in
+ * s->why (driver_run prints it with the frame and step; the run ends with exit 1). */
+int solver_bk_status(sipd_sim *s, int rc, const char *op);
+#define BK(s, op, ...) solver_bk_status((s), (s)->ops->op((s)->b, __VA_ARGS__), #op)
+#define BK0(s, op) solver_bk_status((s), (s)->ops->op((s)->b), #op)
+
+/* The energy's round-off allowance (solvers/common.h energy_rose): ENERGY_NOISE ε √Σ ((μ+λ)V)²,
+ * set by sim_init as s->e_noise. */
+#define ENERGY_NOISE 16.0
+
+/* Two-level SIPD's coarse level (solver.coarse; src/solvers/coarse_correction.c), set up by
+ * sim_init after the solver family's own init. */
+int coarse_correction_init(sipd_sim *s, const sipd_backend_params *bp);
+
 int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_backend_ops *ops,
              const sipd_backend_params *bp);
 /* One backward-Euler step of length h from s->t.  Convergence (docs/convergence.md): the

@@ -7,13 +7,6 @@
 
 #include "../util.h"
 
-int solver_bk_status(sipd_sim *s, int rc, const char *op)
-{
-    if (rc != SIPD_OK && rc != SIPD_ESIGNAL && !s->why[0])   /* (ESIGNAL: a stop request, no failure) */
-        snprintf(s->why, sizeof s->why, "the %s backend's %s failed (status %d)", s->ops->name, op, rc);
-    return rc;
-}
-
 void solver_log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force)
 {
     if (s->nhist < s->hcap) {

@@ -38,7 +38,6 @@
 #define CHEB_WARMUP 8
 #define RHO_MAX (1.0 - 1e-6)
 #define ENERGY_RTOL 1e-13  /* relative round-off allowance of energy comparisons       */
-#define ENERGY_NOISE 16.0  /* ... plus ENERGY_NOISE ε √Σ ((μ+λ)V)² (energy_rose)        */
 #define STALL_DISP 1e-10   /* stall rule: while the updates are below STALL_DISP of the  */
 #define STALL_DROP 0.9     /* model size the best residual must drop by STALL_DROP ...  */
                            /* ... within max(the method's stall_min, iterations so far)
@@ -46,11 +45,7 @@
 #define STALL_EPS 4.0      /* updates below STALL_EPS ε max|x| are at the state's round-off ...  */
 #define STALL_MIN_FLOOR 50 /* ... and STALL_MIN_FLOOR iterations without a drop end the solve   */
 
-/* Every backend call's status is checked: BK/BK0 call an op and, when it fails, name it in
- * s->why (driver_run prints it with the frame and step; the run ends with exit 1). */
-int solver_bk_status(sipd_sim *s, int rc, const char *op);
-#define BK(s, op, ...) solver_bk_status((s), (s)->ops->op((s)->b, __VA_ARGS__), #op)
-#define BK0(s, op) solver_bk_status((s), (s)->ops->op((s)->b), #op)
+/* BK, BK0 (every backend call's status checked) and ENERGY_NOISE: driver.h. */
 
 /* Energy comparisons with a round-off allowance: near convergence the energies of one step
  * differ by less than the round-off of their evaluation, and a rise within it is no rise (a
@@ -130,7 +125,6 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
 
 /* Two-level SIPD (solver.coarse, coarse_correction.c): the coarse level's set-up and one
  * correction (called by the Jacobi solve). */
-int coarse_correction_init(sipd_sim *s, const sipd_backend_params *bp);
 int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double *alpha, double *gs);
 
 #endif
