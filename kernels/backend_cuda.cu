@@ -784,9 +784,7 @@ static int create_groups(sipd_backend *b, const sipd_model *m, const sipd_backen
         const sipd_elem_group *G = &m->groups[i];
         sipd_group_view *W = &d->v.grp[i];
         size_t ne = (size_t)G->ne;
-        W->kind = G->kind;
-        W->nc = G->nc;
-        W->ne = G->ne;
+        view_group_init(W, G->kind, G->nc, G->ne);
         nblk = p->precond == SIPD_PRECOND_SPLIT ? (size_t)kind_block_size(G->kind, 0)
                : p->precond == SIPD_PRECOND_MASS || p->precond == SIPD_PRECOND_HESSIAN ? 0
                                                  : (size_t)kind_block_size(G->kind, 1);

@@ -122,9 +122,7 @@ static void view_init(sipd_backend *b)
     for (g = 0; g < m->ngroups; g++) {
         const sipd_elem_group *G = &m->groups[g];
         sipd_group_view *W = &v->grp[g];
-        W->kind = G->kind;
-        W->nc = G->nc;
-        W->ne = G->ne;
+        view_group_init(W, G->kind, G->nc, G->ne);
         W->v = G->v;
         W->rest = G->rest;
         W->vol = G->vol;

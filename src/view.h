@@ -17,6 +17,10 @@
 
 typedef struct {
     int kind, nc, ne;
+    int split_stride;        /* SIPD's split blocks of element e start at blk + split_stride*e ... */
+    int split_corner;        /* ... + split_corner*l for corner l (6: a block per corner, 0: one K⁺);
+                                set by view_group_init from the kind (kinds/kind.h), so the vertex
+                                pass's gather reads them instead of asking the kind per incidence */
     const int *v;            /* ne*nc vertex indices                                          */
     const sipd_real *rest;   /* ne*kind_rest_size                                              */
     const sipd_real *vol;    /* ne                                                            */
@@ -59,6 +63,16 @@ typedef struct {
     const int *pv_off, *pv_pair;
     const unsigned char *pv_slot;
 } sipd_view;
+
+/* A group's kind, corners and count, and the strides that follow from its kind. */
+SIPD_HD void view_group_init(sipd_group_view *W, int kind, int nc, int ne)
+{
+    W->kind = kind;
+    W->nc = nc;
+    W->ne = ne;
+    W->split_stride = kind_block_size(kind, 0);
+    W->split_corner = 6 * kind_split_per_corner(kind);
+}
 
 SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t)i); }
 SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }

@@ -77,9 +77,7 @@ static int view_setup(void)
         const sipd_elem_group *G = &m->groups[g];
         sipd_group_view *W = &V.grp[g];
         size_t ne = (size_t)(G->ne > 0 ? G->ne : 1);
-        W->kind = G->kind;
-        W->nc = G->nc;
-        W->ne = G->ne;
+        view_group_init(W, G->kind, G->nc, G->ne);
         W->v = G->v;
         W->rest = G->rest;
         W->vol = G->vol;
