@@ -254,7 +254,7 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
             sym3 Kp;
             ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
             /* one K⁺ per element (weights inc_w), or one block per corner (weights 1) */
-            s3_load(G->blk + (size_t)G->split_stride * e + G->split_corner * l, &Kp);
+            s3_load(G->blk + view_split_block(G, e, l), &Kp);
             D = s3_axpy(v->inc_w[k], Kp, D);
         }
     } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {

@@ -74,6 +74,20 @@ SIPD_HD void view_group_init(sipd_group_view *W, int kind, int nc, int ne)
     W->split_corner = 6 * kind_split_per_corner(kind);
 }
 
+/* Where SIPD's split block of corner l of element e of group G starts in G->blk.  The host reads
+ * the strides the view carries (per incidence, the kind's size functions cost the Jacobi iteration
+ * 2.5-3%, results/perf-history.md); the device computes them from the kind (loading the strides
+ * from the grid-constant view took the contact-free SIPD vertex kernel from 40/36 to 72/60 B of
+ * spill stores/loads, ptxas sm_90).  The two give the same offset. */
+SIPD_HD SIPD_ALWAYS_INLINE size_t view_split_block(const sipd_group_view *G, int e, int l)
+{
+#ifdef __CUDA_ARCH__
+    return (size_t)kind_block_size(G->kind, 0) * e + 6 * l * kind_split_per_corner(G->kind);
+#else
+    return (size_t)G->split_stride * e + G->split_corner * l;
+#endif
+}
+
 SIPD_HD vec3 view_ld(const sipd_real *p, int i) { return v3_load(p + 3 * (size_t)i); }
 SIPD_HD void view_st(sipd_real *p, int i, vec3 a) { v3_store(p + 3 * (size_t)i, a); }
 /* a NaN-propagating max (a diverged vertex must reach the driver's isfinite check) */
