@@ -84,6 +84,11 @@ done
 mkdir -p "$dest/share" "$dest/tests/data/gpu"
 cp -r scenes "$dest/scenes"
 cp tests/data/gpu/*.cfg "$dest/tests/data/gpu/"
+# the kind conformance scene (gpu_kinds_every_kind) and the gmsh meshes it reads
+mkdir -p "$dest/tests/data/conformance" "$dest/tests/data/meshes"
+cp tests/data/conformance/every_kind.cfg "$dest/tests/data/conformance/"
+cp tests/data/meshes/box_v41_ascii.msh tests/data/meshes/cloth_v41_ascii.msh tests/data/meshes/rod_v41_ascii.msh \
+   "$dest/tests/data/meshes/"
 cp tools/gpu/coarse-bench.sh "$dest/share/coarse-bench.sh"
 cp tools/gpu/bundle-check.sh "$dest/gpu-check.sh"
 chmod 755 "$dest/gpu-check.sh"
