@@ -21,7 +21,7 @@ static int cmp_int(const void *a, const void *b)
 
 void coarse_free(sipd_coarse *c)
 {
-    free(c->cnode);
+    free(c->bcell);
     free(c->vnode);
     free(c->vw);
     free(c->t_off);
@@ -33,42 +33,131 @@ void coarse_free(sipd_coarse *c)
     free(c->rc);
     free(c->ec);
     free(c->pos);
+    free(c->npos);
+    free(c->nbody);
+    sipd_bsr_free(&c->U);
     memset(c, 0, sizeof *c);
+}
+
+/* Hc's pattern from H's (any block-CSR over the vertices: the elements' pattern, or it merged
+ * with the contact pairs' couplings): j is in row i when some H_ab couples a ∈ supp i to
+ * b ∈ supp j.  A previous pattern and its CHOLMOD analysis are dropped. */
+static int coarse_pattern(sipd_coarse *c, const sipd_bsr *H)
+{
+    sipd_bsr *A = &c->Hc;
+    int i, k, l, q, nnz = 0, *mark, *cols;
+    sipd_bsr_free(A);
+    if (c->analysed)
+        sipd_chol_free(&c->C);
+    c->analysed = 0;
+    mark = sipd_malloc((size_t)c->nc * sizeof(int));
+    cols = sipd_malloc((size_t)c->nc * sizeof(int));
+    A->n = c->nc;
+    A->row_off = sipd_calloc((size_t)c->nc + 1, sizeof(int));
+    A->diag = sipd_malloc((size_t)c->nc * sizeof(int));
+    if (!mark || !cols || !A->row_off || !A->diag)
+        goto fail;
+    for (i = 0; i < c->nc; i++) mark[i] = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        nnz = 0;
+        for (i = 0; i < c->nc; i++) {
+            int n = 0;
+            for (k = c->t_off[i]; k < c->t_off[i + 1]; k++) {
+                int av = c->t_v[k];
+                for (q = H->row_off[av]; q < H->row_off[av + 1]; q++) {
+                    int b = H->col[q];
+                    for (l = 0; l < 8; l++) {
+                        int j = c->vnode[8 * b + l];
+                        if (j >= 0 && mark[j] != i) {
+                            mark[j] = i;
+                            cols[n++] = j;
+                        }
+                    }
+                }
+            }
+            if (pass == 0) {
+                A->row_off[i + 1] = A->row_off[i] + n;
+            } else {
+                qsort(cols, (size_t)n, sizeof(int), cmp_int);
+                memcpy(A->col + A->row_off[i], cols, (size_t)n * sizeof(int));
+                for (k = 0; k < n; k++)
+                    if (cols[k] == i)
+                        A->diag[i] = A->row_off[i] + k;
+            }
+            nnz += n;
+        }
+        if (pass == 0) {
+            A->nnzb = nnz;
+            A->col = sipd_malloc(((size_t)nnz + 1) * sizeof(int));
+            A->val = sipd_calloc(((size_t)nnz + 1) * 9, sizeof(double));
+            if (!A->col || !A->val)
+                goto fail;
+            for (i = 0; i < c->nc; i++) mark[i] = -1;
+        }
+    }
+    free(mark);
+    free(cols);
+    return SIPD_OK;
+fail:
+    free(mark);
+    free(cols);
+    sipd_bsr_free(A);
+    return SIPD_EFAIL;
 }
 
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size)
 {
-    const int nv = m->nv;
-    double lo[3], hi[3], L = 0;
-    int a, k, l, ngrid, *gmap = NULL, *mark = NULL, *cols = NULL;
+    const int nv = m->nv, nb = m->nbodies > 0 ? m->nbodies : 1;
+    int a, b, k, l, ngrid = 0, *gmap = NULL, *gbase = NULL, *gdims = NULL;
+    double *lo = NULL, *hi = NULL, *gcell = NULL;
     memset(c, 0, sizeof *c);
     c->nv = nv;
     if (size < 1 || nv < 1 || !H || H->n != nv)
         return SIPD_EFAIL;
-    for (k = 0; k < 3; k++) {
-        lo[k] = INFINITY;
-        hi[k] = -INFINITY;
-    }
-    for (a = 0; a < nv; a++)
+    /* one grid per body, over its initial bounding box: `size` cells along its longest edge */
+    lo = sipd_malloc((size_t)nb * 3 * sizeof(double));
+    hi = sipd_malloc((size_t)nb * 3 * sizeof(double));
+    gcell = sipd_malloc((size_t)nb * sizeof(double));
+    gbase = sipd_malloc(((size_t)nb + 1) * sizeof(int));
+    gdims = sipd_malloc((size_t)nb * 3 * sizeof(int));
+    if (!lo || !hi || !gcell || !gbase || !gdims)
+        goto fail;
+    for (b = 0; b < nb; b++)
+        for (k = 0; k < 3; k++) {
+            lo[3 * b + k] = INFINITY;
+            hi[3 * b + k] = -INFINITY;
+        }
+    for (a = 0; a < nv; a++) {
+        b = m->body && m->nbodies > 0 ? m->body[a] : 0;
         for (k = 0; k < 3; k++) {
             double x = m->X0[3 * a + k];
-            if (x < lo[k])
-                lo[k] = x;
-            if (x > hi[k])
-                hi[k] = x;
+            if (x < lo[3 * b + k])
+                lo[3 * b + k] = x;
+            if (x > hi[3 * b + k])
+                hi[3 * b + k] = x;
         }
-    for (k = 0; k < 3; k++)
-        if (hi[k] - lo[k] > L)
-            L = hi[k] - lo[k];
-    if (!(L > 0))
-        return SIPD_EFAIL;
-    c->cell = L / size;
-    for (k = 0; k < 3; k++) {
-        int d = (int)ceil((hi[k] - lo[k]) / c->cell - 1e-9);
-        c->dims[k] = d < 1 ? 1 : d;
-        c->origin[k] = lo[k];
     }
-    ngrid = (c->dims[0] + 1) * (c->dims[1] + 1) * (c->dims[2] + 1);
+    for (b = 0; b < nb; b++) {
+        double L = 0;
+        int ng = 1;
+        for (k = 0; k < 3; k++)
+            if (hi[3 * b + k] - lo[3 * b + k] > L)
+                L = hi[3 * b + k] - lo[3 * b + k];
+        gcell[b] = L > 0 ? L / size : 1;   /* (a body of one vertex, or none: one cell) */
+        for (k = 0; k < 3; k++) {
+            int d = L > 0 ? (int)ceil((hi[3 * b + k] - lo[3 * b + k]) / gcell[b] - 1e-9) : 1;
+            gdims[3 * b + k] = d < 1 ? 1 : d;
+            if (!(lo[3 * b + k] <= hi[3 * b + k]))
+                lo[3 * b + k] = 0;   /* a body without vertices */
+            ng *= gdims[3 * b + k] + 1;
+        }
+        gbase[b] = ngrid;
+        ngrid += ng;
+    }
+    gbase[nb] = ngrid;
+    c->nbodies = nb;
+    c->bcell = gcell;
+    gcell = NULL;
     c->vnode = sipd_malloc((size_t)nv * 8 * sizeof(int));
     c->vw = sipd_malloc((size_t)nv * 8 * sizeof(double));
     gmap = sipd_malloc((size_t)ngrid * sizeof(int));
@@ -77,8 +166,10 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     /* weights; grid nodes seen by a free vertex with a positive weight are kept, in grid order */
     for (l = 0; l < ngrid; l++) gmap[l] = -1;
     for (a = 0; a < nv; a++) {
-        coarse_vertex_weights(m->X0 + 3 * a, c->origin, c->cell, c->dims, c->vnode + 8 * a, c->vw + 8 * a);
+        b = m->body && m->nbodies > 0 ? m->body[a] : 0;
+        coarse_vertex_weights(m->X0 + 3 * a, lo + 3 * b, c->bcell[b], gdims + 3 * b, c->vnode + 8 * a, c->vw + 8 * a);
         for (l = 0; l < 8; l++) {
+            c->vnode[8 * a + l] += gbase[b];
             if (m->fixed[a] || m->mass[a] <= 0)
                 c->vw[8 * a + l] = 0;
             if (c->vw[8 * a + l] > 0)
@@ -88,11 +179,19 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     for (l = 0; l < ngrid; l++)
         if (gmap[l] == 0)
             gmap[l] = c->nc++;
-    if (c->nc == 0 || !(c->cnode = sipd_malloc((size_t)c->nc * sizeof(int))))
+    if (c->nc == 0 || !(c->npos = sipd_malloc((size_t)c->nc * 3 * sizeof(double))) ||
+        !(c->nbody = sipd_malloc((size_t)c->nc * sizeof(int))))
         goto fail;
-    for (l = 0; l < ngrid; l++)
-        if (gmap[l] >= 0)
-            c->cnode[gmap[l]] = l;
+    for (b = 0; b < nb; b++)   /* where each kept node sits (tests, docs), and its body */
+        for (l = gbase[b]; l < gbase[b + 1]; l++) {
+            int r = l - gbase[b], d0 = gdims[3 * b] + 1, d1 = gdims[3 * b + 1] + 1, i = gmap[l];
+            if (i < 0)
+                continue;
+            c->npos[3 * i] = lo[3 * b] + c->bcell[b] * (r % d0);
+            c->npos[3 * i + 1] = lo[3 * b + 1] + c->bcell[b] * ((r / d0) % d1);
+            c->npos[3 * i + 2] = lo[3 * b + 2] + c->bcell[b] * (r / (d0 * d1));
+            c->nbody[i] = b;
+        }
     for (a = 0; a < 8 * nv; a++) {
         int j = gmap[c->vnode[a]];
         c->vnode[a] = c->vw[a] > 0 ? j : -1;
@@ -122,75 +221,32 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
                 fill[j]++;
             }
     }
-    /* Hc's pattern: j is in row i when some H_ab couples a ∈ supp i to b ∈ supp j */
-    {
-        sipd_bsr *A = &c->Hc;
-        int i, q, nnz = 0, cap = 0;
-        mark = sipd_malloc((size_t)c->nc * sizeof(int));
-        cols = sipd_malloc((size_t)c->nc * sizeof(int));
-        A->n = c->nc;
-        A->row_off = sipd_calloc((size_t)c->nc + 1, sizeof(int));
-        A->diag = sipd_malloc((size_t)c->nc * sizeof(int));
-        if (!mark || !cols || !A->row_off || !A->diag)
-            goto fail;
-        for (i = 0; i < c->nc; i++) mark[i] = -1;
-        for (int pass = 0; pass < 2; pass++) {
-            nnz = 0;
-            for (i = 0; i < c->nc; i++) {
-                int n = 0;
-                for (k = c->t_off[i]; k < c->t_off[i + 1]; k++) {
-                    int av = c->t_v[k];
-                    for (q = H->row_off[av]; q < H->row_off[av + 1]; q++) {
-                        int b = H->col[q];
-                        for (l = 0; l < 8; l++) {
-                            int j = c->vnode[8 * b + l];
-                            if (j >= 0 && mark[j] != i) {
-                                mark[j] = i;
-                                cols[n++] = j;
-                            }
-                        }
-                    }
-                }
-                if (pass == 0) {
-                    A->row_off[i + 1] = A->row_off[i] + n;
-                } else {
-                    qsort(cols, (size_t)n, sizeof(int), cmp_int);
-                    memcpy(A->col + A->row_off[i], cols, (size_t)n * sizeof(int));
-                    for (k = 0; k < n; k++)
-                        if (cols[k] == i)
-                            A->diag[i] = A->row_off[i] + k;
-                }
-                nnz += n;
-            }
-            if (pass == 0) {
-                cap = nnz;
-                A->nnzb = nnz;
-                A->col = sipd_malloc(((size_t)cap + 1) * sizeof(int));
-                A->val = sipd_calloc(((size_t)cap + 1) * 9, sizeof(double));
-                if (!A->col || !A->val)
-                    goto fail;
-                for (i = 0; i < c->nc; i++) mark[i] = -1;
-            }
-        }
-    }
+    if (coarse_pattern(c, H) != SIPD_OK)
+        goto fail;
     c->rc = sipd_malloc((size_t)c->nc * 3 * sizeof(double));
     c->ec = sipd_malloc((size_t)c->nc * 3 * sizeof(double));
 #ifdef _OPENMP
-    c->npos = omp_get_max_threads();
+    c->npos_t = omp_get_max_threads();
 #else
-    c->npos = 1;
+    c->npos_t = 1;
 #endif
-    c->pos = sipd_malloc((size_t)c->npos * c->nc * sizeof(int));
+    c->pos = sipd_malloc((size_t)c->npos_t * c->nc * sizeof(int));
     if (!c->rc || !c->ec || !c->pos)
         goto fail;
     free(gmap);
-    free(mark);
-    free(cols);
+    free(lo);
+    free(hi);
+    free(gcell);
+    free(gbase);
+    free(gdims);
     return SIPD_OK;
 fail:
     free(gmap);
-    free(mark);
-    free(cols);
+    free(lo);
+    free(hi);
+    free(gcell);
+    free(gbase);
+    free(gdims);
     coarse_free(c);
     return SIPD_EFAIL;
 }
@@ -219,8 +275,8 @@ void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H)
         int t = 0, k;
 #ifdef _OPENMP
         t = omp_get_thread_num();
-        if (t >= c->npos)
-            t = 0;   /* (cannot happen: npos = the maximum team size) */
+        if (t >= c->npos_t)
+            t = 0;   /* (cannot happen: npos_t = the maximum team size) */
 #endif
         int *pos = c->pos + (size_t)t * c->nc;
 #pragma omp for schedule(dynamic, 16)
@@ -268,6 +324,27 @@ int coarse_factor(sipd_coarse *c, const sipd_bsr *H)
     if (rc != SIPD_OK)
         c->factor_failures++;
     return rc;
+}
+
+int coarse_factor_pairs(sipd_coarse *c, const sipd_bsr *H, const sipd_bsr_extra *extra)
+{
+    const sipd_bsr *A = H;
+    if (extra && extra->row) {   /* contact pairs: their couplings join H (sparse.h) */
+        int changed = 0;
+        if (!extra->blocks || sipd_bsr_merge_extra(&c->U, H, extra, &changed) != SIPD_OK)
+            return SIPD_EFAIL;
+        if ((changed || !c->merged) && coarse_pattern(c, &c->U) != SIPD_OK)
+            return SIPD_EFAIL;
+        c->repatterns += changed || !c->merged;
+        c->merged = 1;
+        A = &c->U;
+    } else if (c->merged) {   /* the pairs are gone: back to H's pattern */
+        if (coarse_pattern(c, H) != SIPD_OK)
+            return SIPD_EFAIL;
+        c->repatterns++;
+        c->merged = 0;
+    }
+    return coarse_factor(c, A);
 }
 
 int coarse_apply(sipd_coarse *c, const double *g, double *dy)

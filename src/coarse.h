@@ -29,21 +29,24 @@
 
 typedef struct {
     int nc;             /* coarse nodes kept (block rows of Hc)                         */
-    int dims[3];        /* grid cells per axis                                          */
-    double origin[3];   /* the grid's lower corner (the bounding box's)                 */
-    double cell;        /* cell width (m)                                               */
+    int nbodies;        /* grids: one per body                                          */
+    double *bcell;      /* nbodies: the cell width of each body's grid (m)              */
+    double *npos;       /* nc*3: the initial position of each coarse node (its grid's)  */
+    int *nbody;         /* nc: the body whose grid holds it                             */
     int nv;
-    int *cnode;         /* nc: the grid node of each coarse node, i + (dims0+1)(j + (dims1+1) k) */
     int *vnode;         /* nv*8: the coarse node of corner l of vertex a's cell (-1: none) */
     double *vw;         /* nv*8: its weight (0 for Dirichlet vertices)                   */
     int *t_off, *t_v;   /* Pᵀ as CSR: coarse node i sees vertices t_v[t_off[i] ..]        */
     double *t_w;        /* ... with weights t_w                                          */
-    sipd_bsr Hc;        /* Pᵀ H P (pattern from H's, ne = 0)                              */
+    sipd_bsr Hc;        /* Pᵀ H P (pattern from H's, or from U's with contact pairs; ne = 0) */
     sipd_chol C;
     int analysed;
+    sipd_bsr U;         /* H merged with the contact pairs' couplings (coarse_factor_pairs) */
+    int merged;         /* Hc's pattern is U's (1) or H's (0)                               */
+    long repatterns;    /* Hc patterns rebuilt (and re-analysed) since the first             */
     double *rc, *ec;    /* nc*3: −Pᵀ g and the coarse solution                            */
-    int *pos;           /* nthreads*nc column → block maps (Galerkin assembly)           */
-    int npos;
+    int *pos;           /* npos_t*nc column → block maps (Galerkin assembly)            */
+    int npos_t;
     /* statistics of a run */
     long corrections, factor_failures;
     double t_assemble, t_factor, t_solve;   /* seconds in Pᵀ H P, sipd_chol_factor, the rest */
@@ -135,8 +138,8 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
     }
 }
 
-/* Build the coarse space of model m with `size` cells along the longest edge of its initial
- * bounding box and Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).
+/* Build the coarse space of model m with `size` cells along the longest edge of each body's
+ * initial bounding box and Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).
  * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size);
 void coarse_free(sipd_coarse *c);
@@ -154,6 +157,12 @@ void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H);
  * factor_failures counts it, and coarse_apply refuses until a factor succeeds); SIPD_ESIGNAL
  * after a stop request during CHOLMOD's analysis or factorisation (sparse.h). */
 int coarse_factor(sipd_coarse *c, const sipd_bsr *H);
+/* coarse_factor of H plus the contact pairs' couplings (extra, backend.h assemble; NULL or
+ * extra->row NULL: none): they are merged into U (sparse.h sipd_bsr_merge_extra), and Hc's
+ * pattern is rebuilt from U's — with a new CHOLMOD analysis — whenever that pattern changed
+ * (a new pair set), and from H's again when the pairs are gone.  SIPD_EFAIL also when the
+ * couplings are not available as blocks (extra->blocks NULL). */
+int coarse_factor_pairs(sipd_coarse *c, const sipd_bsr *H, const sipd_bsr_extra *extra);
 /* The coarse correction of gradient g (nv*3) with the last factored operator: Hc e = −Pᵀ g,
  * dy = P e.  SIPD_OK, SIPD_EFAIL (no factor) or SIPD_ESIGNAL (a stop request in the solve). */
 int coarse_apply(sipd_coarse *c, const double *g, double *dy);

@@ -47,7 +47,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
     /* `assemble` is called: a method whose direction is a global solve, two-level SIPD's coarse level */
-    bp->assemble = method_info(sc->method)->direction != SIPD_DIRECTION_LOCAL || sc->coarse_levels > 1;
+    bp->assemble = method_info(sc->method)->direction != SIPD_DIRECTION_LOCAL || scene_coarse_on(sc);
     bp->contact_force = (sc->fields >> SIPD_FIELD_CONTACT_FORCE) & 1u;   /* output.fields */
     bp->profile = 0;                                  /* no phase timing (sipd_profile) */
 }
@@ -109,7 +109,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
         return rc;
     }
     /* two-level SIPD (solver.coarse, solvers/coarse_correction.c) */
-    if (sc->coarse_levels > 1 && (rc = coarse_correction_init(s, bp)) != SIPD_OK) {
+    if (scene_coarse_on(sc) && (rc = coarse_correction_init(s, bp)) != SIPD_OK) {
         sim_free(s);
         return rc;
     }
@@ -375,6 +375,11 @@ static void tally_solve(const sipd_sim *s, const sipd_solve_result *r, int frame
         tally.at_roundoff++;
         if (r->residual > tally.roundoff_residual)
             tally.roundoff_residual = r->residual;
+    }
+    if (r->status == SIPD_SOLVE_STALLED && r->at_floor) {
+        tally.at_floor++;
+        if (r->residual > tally.floor_residual)
+            tally.floor_residual = r->residual;
     }
     if (!(r->residual <= tally.worst_residual)) {
         tally.worst_residual = r->residual;

@@ -42,6 +42,9 @@ typedef struct sipd_solve_result {
     int converged;      /* status == CONVERGED                                      */
     int stalled;        /* status == STALLED                                        */
     int at_roundoff;    /* stalled with updates at the state's own round-off (float32) */
+    int at_floor;       /* stalled at the energy's resolution: the predicted gain of the rest
+                           of the solve is below what the energy can register (solvers/common.h,
+                           solver_floor_check; docs/convergence.md#the-energy-floor)       */
     double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
     int contacts;       /* active contacts at the last iteration                    */
     double max_pen;     /* max penetration below the ground during the solve (m)     */
@@ -95,6 +98,9 @@ typedef struct sipd_sim {
     /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
        (NULL when off) */
     sipd_coarse *coarse;
+    double coarse_gdy;  /* g·dy of the last coarse correction's direction (≤ 0; NaN: none in
+                           this solve yet, or it failed): the smooth modes' share of the
+                           predicted gain (solver_floor_check)                            */
     /* output.fields "contact_force": the contact and friction force of the last step's final
        iterate (nv*3, backend op contact_force before end_step); NULL when not asked for */
     double *fc;
@@ -177,6 +183,8 @@ typedef struct {
     double momentum_max;        /* largest per-step momentum error (N·s)                   */
     long at_roundoff;           /* stalled solves whose updates were at the state's round-off */
     double roundoff_residual;   /* the largest final residual among them                    */
+    long at_floor;              /* stalled solves at the energy's resolution (at_floor)     */
+    double floor_residual;      /* the largest final residual among them                    */
 } sipd_run_tally;
 void driver_tally(sipd_run_tally *t);
 /* Name of a sipd_solve_status ("converged", "at-cap", "stalled", "diverged"). */

@@ -355,6 +355,9 @@ static int choose_device(cli_run *r)
         r->cpu_why = r->auto_why;
     }
 #ifdef SIPD_HAVE_CUDA
+    if (scene_resolve_device(&r->sc, r->ops == &sipd_backend_cuda))   /* (the "auto" coarse level) */
+        sipd_info("solver.coarse.levels \"auto\": off on the cuda backend with contact pairs (the coarse level "
+                  "with pairs runs on the CPU: --device cpu; docs/two-level.md)");
     if (r->ops == &sipd_backend_cuda) {
         char name[256];
         sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);
@@ -580,6 +583,24 @@ static int open_output(cli_run *r, int argc, char **argv)
     return rc;
 }
 
+/* The knob that helped on this kind of scene, measured against Newton on the study scenes
+ * (docs/convergence.md#when-solves-do-not-converge; results/defaults-study-2026-12-06.md). */
+static const char *remedy(const sipd_scene *sc)
+{
+    if (sc->method == SIPD_METHOD_SIPD && sc->sweep == SIPD_SWEEP_JACOBI && !scene_coarse_on(sc)) {
+        if (sc->chebyshev)
+            return "solver.chebyshev = false with the coarse level (solver.coarse.levels = \"auto\" or 2; in the "
+                   "defaults study Chebyshev left a hanging cloth 2.0 m off Newton at 1000 iterations, the coarse "
+                   "level 0.0 mm), or raise solver.iterations";
+        return "turn the coarse level on (solver.coarse.levels = 2: in the defaults study it put a hanging cloth, "
+               "a stack and a block on a slope on Newton's answer where plain sipd was 0.7-2 m off)";
+    }
+    if (scene_coarse_on(sc))
+        return "raise solver.iterations (the coarse level is on; thin bodies in contact needed up to 1000 "
+               "iterations per step in the defaults study), or substeps";
+    return "raise solver.iterations or substeps";
+}
+
 /* The solves' tallies into the output's attributes (numbers and the contract's strings) and the
  * log; --strict (or the scene's strict) turns unconverged solves into SIPD_ESTRICT; the output's
  * exit_reason.  Returns rc, or SIPD_ESTRICT. */
@@ -600,6 +621,7 @@ static int report_solves(cli_run *r, int rc)
     h5out_set_attr_int(out, "solves_at_cap", ta.by_status[SIPD_SOLVE_AT_CAP]);
     h5out_set_attr_int(out, "solves_stalled", ta.by_status[SIPD_SOLVE_STALLED]);
     h5out_set_attr_int(out, "solves_diverged", ta.by_status[SIPD_SOLVE_DIVERGED]);
+    h5out_set_attr_int(out, "solves_at_energy_floor", ta.at_floor);
     bad = ta.solves - ta.by_status[SIPD_SOLVE_CONVERGED];
     snprintf(buf, sizeof buf, "%ld of %ld", ta.by_status[SIPD_SOLVE_AT_CAP], ta.solves);
     h5out_set_attr(out, "solves_at_iteration_cap", buf);
@@ -620,7 +642,12 @@ static int report_solves(cli_run *r, int rc)
                   "looks too soft; %s (docs/convergence.md)",
                   bad, ta.solves, ta.by_status[1], ta.by_status[2], ta.by_status[3], ta.worst_residual,
                   ta.worst_frame, ta.worst_substep, r->sc.tolerance,
-                  bad > ta.at_roundoff ? "raise solver.iterations or substeps" : "see the next line");
+                  bad > ta.at_roundoff + ta.at_floor ? remedy(&r->sc) : "see the next lines");
+    if (ta.at_floor > 0)
+        sipd_info("%ld of the stalled solves stopped at the energy's resolution (relative residuals up to %.3g): "
+                  "the rest of their predicted gain is below the round-off of the energy, so no iteration can "
+                  "be told from the minimum (docs/convergence.md#the-energy-floor)",
+                  ta.at_floor, ta.floor_residual);
     if (ta.at_roundoff > 0)
         sipd_info("%ld of the stalled solves stopped at the round-off of the %s state (residuals up to "
                   "%.3g): a tolerance below that needs more precision, not iterations%s",

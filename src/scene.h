@@ -149,10 +149,13 @@ typedef struct sipd_scene {
                                     newton, cholmod for mixed-fem (which takes no contact
                                     pairs: they are applied matrix-free)                   */
     double cg_tolerance;         /* PCG: relative residual, default 1e-10                  */
-    /* solver.coarse (two-level SIPD, coarse.h; off by default): levels 1 = off, 2 = a coarse
-       correction every coarse_every iterations on a grid of coarse_size cells along the
-       model's longest bounding-box edge */
-    int coarse_levels;           /* default 1 (off)              */
+    /* solver.coarse (two-level SIPD, coarse.h): levels 1 = off, 2 = a coarse correction every
+       coarse_every iterations on a grid per body of coarse_size cells along the body's longest
+       bounding-box edge; "auto" (the default, coarse_auto = 1): levels 2, used for sipd with the
+       Jacobi sweep and no Chebyshev (scene_coarse_on), and 1 on the CUDA backend with contact
+       pairs (scene_resolve_device: not assembled there yet).  docs/two-level.md */
+    int coarse_levels;           /* after load: 1 or 2 (read scene_coarse_on, not this) */
+    int coarse_auto;             /* levels was "auto" (default)  */
     int coarse_every;            /* default 10                   */
     int coarse_size;             /* default 8                    */
     int coarse_refresh;          /* corrections per coarse operator; 0: one per step */
@@ -232,6 +235,16 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n);
  * anyway: newton, the float64 reference the other methods are measured against (`--device
  * cuda` runs it in float32). */
 int method_auto_cpu(const sipd_scene *sc, char *why, size_t n);
+/* Whether the scene has contact pairs (contact with several bodies, or self contact). */
+int scene_has_pairs(const sipd_scene *sc);
+/* Whether the run uses the coarse level: levels 2 (explicit, or "auto"), method sipd with the
+ * Jacobi sweep, and for "auto" no Chebyshev.  (A program that changes a loaded scene's method,
+ * sweep or chebyshev gets the answer for the changed scene.) */
+int scene_coarse_on(const sipd_scene *sc);
+/* The settings that depend on the backend chosen (cuda != 0: the CUDA backend): an "auto" coarse
+ * level is off on the CUDA backend with contact pairs (its assembly has no blocks of their
+ * couplings; docs/two-level.md).  Returns 1 when it changed something (the caller says so). */
+int scene_resolve_device(sipd_scene *sc, int cuda);
 
 const char *scene_method_name(sipd_method m);
 const char *scene_sweep_name(sipd_sweep s);

@@ -19,7 +19,8 @@ sipd-run uses its defaults.  This tool runs every scene
 
 It reads each run's HDF5 output (docs/output.md) and prints one Markdown table row per scene
 and variant:
-  - solves: converged / total, at-cap, stalled, diverged (`/convergence/status`) and the mean
+  - solves: converged / total, at-cap, stalled (of which at the energy floor: the root attribute
+    `solves_at_energy_floor`), diverged (`/convergence/status`) and the mean
     iterations per solve (`/convergence/iterations`);
   - the final positions against Newton's at the same frame: the largest and the mean distance
     over the vertices (mm), and the largest as a percentage of Newton's motion;
@@ -159,6 +160,8 @@ def read(h5):
         r["at_cap"] = int((st == 1).sum())
         r["stalled"] = int((st == 2).sum())
         r["diverged"] = int((st == 3).sum())
+        # stalled solves at the energy floor (docs/convergence.md#the-energy-floor; 0.8 and later)
+        r["at_floor"] = int(f.attrs.get("solves_at_energy_floor", 0))
         its = c["iterations"][:] if c is not None and "iterations" in c else np.zeros(0)
         r["mean_iterations"] = float(its.mean()) if its.size else float("nan")
         pen = c["max_penetration"][:] if c is not None and "max_penetration" in c else np.zeros(0)
@@ -260,7 +263,7 @@ def main():
                 row = {"scene": s, "variant": label, "exit": rc, "wall_s": round(wall, 2),
                        "message": last if rc != 0 else ""}
                 if r is not None:
-                    for k in ("solves", "converged", "at_cap", "stalled", "diverged",
+                    for k in ("solves", "converged", "at_cap", "stalled", "at_floor", "diverged",
                               "mean_iterations", "max_penetration_mm"):
                         row[k] = r[k]
                     row["frames"] = int(r["positions"].shape[0])
@@ -281,7 +284,7 @@ def main():
     def f(v, fmt):
         return "–" if v is None or (isinstance(v, float) and np.isnan(v)) else format(v, fmt)
 
-    lines = ["| scene | variant | solves converged | at-cap / stalled / diverged | mean its | "
+    lines = ["| scene | variant | solves converged | at-cap / stalled (at the energy floor) / diverged | mean its | "
              "max / mean diff to Newton (mm) | % of Newton's motion | Newton's motion (mm) | "
              "deepest penetration (mm) | check | wall (s) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -297,7 +300,7 @@ def main():
             note = f" (frame {r['compared_frame']})"
         lines.append(
             f"| {r['scene']} | {r['variant']} | {r['converged']} of {r['solves']}{note} | "
-            f"{r['at_cap']} / {r['stalled']} / {r['diverged']} | {f(r['mean_iterations'], '.0f')} | "
+            f"{r['at_cap']} / {r['stalled']} ({r['at_floor']}) / {r['diverged']} | {f(r['mean_iterations'], '.0f')} | "
             f"{f(r.get('diff_max_mm'), '.1f')} / {f(r.get('diff_mean_mm'), '.1f')} | "
             f"{f(r.get('diff_pct_motion'), '.1f')} | {f(r.get('newton_motion_mm'), '.0f')} | "
             f"{f(r['max_penetration_mm'], '.2f')} | {r['check']} | {r['wall_s']:.1f} |")

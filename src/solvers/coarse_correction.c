@@ -49,16 +49,19 @@ int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double
     double gdy = 0, En = NAN;
     int a, rc, n = 3 * s->m->nv;
     *alpha = 0;
+    s->coarse_gdy = NAN;
     if (isnan(*E) && (rc = BK(s, energy, 0, E)) != SIPD_OK)
         return rc;
     if (refresh || !s->ops->gradient) {   /* a new coarse operator: H at y (and g) */
         if ((rc = BK(s, assemble, SIPD_TERMS_ALL, &s->H, s->ng, &extra)) != SIPD_OK)
             return rc;
-        if (extra.row) {   /* PᵀHP takes H's stored blocks only (scene.c refuses pairs with it) */
-            snprintf(s->why, sizeof s->why, "solver.coarse: the coarse level cannot take contact pairs");
+        if (extra.row && !extra.blocks) {
+            snprintf(s->why, sizeof s->why, "solver.coarse: the %s backend gives the contact pairs' couplings "
+                     "only matrix-free", s->ops->name);
             return SIPD_EFAIL;
         }
-        if ((rc = coarse_factor(s->coarse, &s->H)) != SIPD_OK)
+        /* the pairs' couplings join PᵀHP (coarse.h coarse_factor_pairs) */
+        if ((rc = coarse_factor_pairs(s->coarse, &s->H, &extra)) != SIPD_OK)
             return rc == SIPD_ESIGNAL ? rc : SIPD_OK;   /* not factored: no correction */
     } else if ((rc = BK(s, gradient, s->ng)) != SIPD_OK) {
         return rc;
@@ -66,6 +69,7 @@ int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double
     if ((rc = coarse_apply(s->coarse, s->ng, s->ndy)) != SIPD_OK)
         return rc == SIPD_ESIGNAL ? rc : SIPD_OK;
     for (a = 0; a < n; a++) gdy += s->ng[a] * s->ndy[a];
+    s->coarse_gdy = gdy < 0 ? gdy : NAN;   /* the smooth modes' share (solver_floor_check) */
     if (!(gdy < 0))
         return SIPD_OK;
     if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK ||

@@ -37,6 +37,37 @@ int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp
     return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
 }
 
+int solver_floor_check(const sipd_sim *s, floor_track *f, const stall_track *t, int it, double gdy, double E)
+{
+    const sipd_method_info *mi = method_info(s->sc->method);
+    double gain, res;
+    if (!isfinite(E) || !isfinite(gdy)) {
+        f->run = 0;
+        return 0;
+    }
+    res = s->e_noise + ENERGY_RTOL * fabs(E);
+    gain = 0.5 * fabs(gdy);
+    if (s->coarse) {
+        if (isnan(s->coarse_gdy)) {
+            f->run = 0;
+            return 0;
+        }
+        gain += 0.5 * fabs(s->coarse_gdy);
+    } else if (mi->direction == SIPD_DIRECTION_LOCAL) {
+        if (!(s->lam_min > 0 && isfinite(s->lam_min))) {
+            f->run = 0;
+            return 0;
+        }
+        if (s->lam_min < 1)
+            gain /= s->lam_min;
+    }
+    if (gain < FLOOR_MULT * res)
+        f->run++;
+    else
+        f->run = 0;
+    return f->run >= FLOOR_RUN && it - t->it_ref > FLOOR_WINDOW;
+}
+
 double solver_rho_from(const sipd_sim *s)
 {
     double rho;

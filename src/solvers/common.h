@@ -80,6 +80,34 @@ typedef struct {
 /* Returns 1 at the floor, 2 at the state's own round-off, 0 otherwise. */
 int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it);
 
+/* The energy floor (docs/convergence.md#the-energy-floor).  Energies are compared within their
+ * resolution δE = E_noise + ENERGY_RTOL |E| (energy_rose); a solve whose remaining gain is below
+ * it cannot be told from the minimum by any energy comparison, and its line searches accept or
+ * reject steps on round-off: a stiff membrane (E t ≫ m/h²) then sits at a relative force
+ * residual of 1e-4..1e-3 with positions within micrometres of Newton's, and used to run to the
+ * cap.  The remaining gain E(y) − E(y*) ≈ ½ gᵀH⁻¹g is predicted from the direction pass:
+ *  - Newton (a global direction, dy = −H⁻¹g): ½|g·dy|;
+ *  - two-level SIPD: ½|g·dy| + ½|g·dy_c| (dy_c: the last coarse correction's direction, which
+ *    carries the smooth modes a local dy = −D⁻¹g misses; the additive two-level estimate);
+ *  - a local method without a coarse level: ½|g·dy| / λ̂, λ̂ = min(1, the running estimate of
+ *    min spec(D⁻¹H)) — D ⪰ H, so gᵀD⁻¹g alone understates the smooth modes' share by up to
+ *    1/λ_min; not applied before λ̂ is known.
+ * At the floor when the prediction stays below FLOOR_MULT δE for FLOOR_RUN iterations in a row
+ * (the gain fluctuates with the line search's noisy accept/reject) and the best relative
+ * residual has not dropped by STALL_DROP in the last FLOOR_WINDOW iterations (t: the stall
+ * rule's record of the last drop): a solve whose force residual still falls is let run to its
+ * tolerance (a compression solve at ν = 0.45 went on from 1e-7 to 1e-8 below the energy's
+ * resolution).  A detection whose new pairs change E by more than FLOOR_MULT δE restarts the
+ * count (jacobi.c): a stack stopped 0.09 mm off Newton's where a pair entering the band at the
+ * end had moved E by 40 δE.  Returns 1 at the floor. */
+#define FLOOR_MULT 10.0
+#define FLOOR_RUN 20
+#define FLOOR_WINDOW 50
+typedef struct {
+    int run;   /* iterations in a row below the floor */
+} floor_track;
+int solver_floor_check(const sipd_sim *s, floor_track *f, const stall_track *t, int it, double gdy, double E);
+
 /* One row of the last solve's per-iteration history. */
 void solver_log_iter(sipd_sim *s, double r, double rdisp, double E, double alpha, double force);
 

@@ -47,8 +47,10 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     int coarse_next = 0, coarse_n = 0;   /* two-level SIPD: the iteration of the next coarse
                                             correction, corrections so far in this step */
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
-    int stalled;
+    floor_track floor_t = {0};
+    int stalled, at_floor;
 
+    s->coarse_gdy = NAN;   /* no coarse correction in this solve yet */
     if (ls != SIPD_LS_NEVER && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
         return rc;
     for (it = 0; it < sc->iterations; it++) {
@@ -70,8 +72,13 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             }
             if ((rc = BK(s, detect, 1, &changed)) != SIPD_OK)
                 return rc;
-            if (changed && ls != SIPD_LS_NEVER && (rc = BK(s, energy, 0, &E)) != SIPD_OK)
-                return rc;
+            if (changed && ls != SIPD_LS_NEVER) {
+                double E_old = E;
+                if ((rc = BK(s, energy, 0, &E)) != SIPD_OK)
+                    return rc;
+                if (!(fabs(E - E_old) <= FLOOR_MULT * (s->e_noise + ENERGY_RTOL * fabs(E))))
+                    floor_t.run = 0;   /* the pairs changed the energy beyond the floor's scale: judged afresh */
+            }
             pairs_seen |= changed;
             fresh = 1;
             force_detect = 0;
@@ -132,15 +139,19 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             solver_log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }
-        if ((stalled = solver_stall_check(s, &stall, r, rd, it)) || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
+        stalled = solver_stall_check(s, &stall, r, rd, it);
+        at_floor = !stalled && ls != SIPD_LS_NEVER && solver_floor_check(s, &floor_t, &stall, it, st.gdy, E);
+        if (stalled || at_floor || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
             if (s->pairs && !fresh) {
                 force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
                 stall.it_ref = it;
+                floor_t.run = 0;
                 solver_log_iter(s, r, rd, E, 0, st.gmax);
                 continue;
             }
             res->stalled = 1;                                     /* no progress: stop    */
             res->at_roundoff = stalled == 2;
+            res->at_floor = at_floor;
             solver_log_iter(s, r, rd, E, 0, st.gmax);
             break;
         }

@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdlib.h>
 
 #include "coarse.h"
 #include "fixture.h"
@@ -37,11 +38,9 @@ static int setup(fixture *f, int nx, int ny, int nz, double lx, double ly, doubl
 
 static void node_pos(const sipd_coarse *c, int i, double p[3])
 {
-    int g = c->cnode[i], gi = g % (c->dims[0] + 1), gj = (g / (c->dims[0] + 1)) % (c->dims[1] + 1),
-        gk = g / ((c->dims[0] + 1) * (c->dims[1] + 1));
-    p[0] = c->origin[0] + c->cell * gi;
-    p[1] = c->origin[1] + c->cell * gj;
-    p[2] = c->origin[2] + c->cell * gk;
+    p[0] = c->npos[3 * i];
+    p[1] = c->npos[3 * i + 1];
+    p[2] = c->npos[3 * i + 2];
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -93,9 +92,9 @@ static void partition_case(int nx, int ny, int nz, int size, const char *extra)
             err = fmax(err, fabs(dy[3 * a + k] - want));
         }
     }
-    printf("partition: %dx%dx%d cells, size %d%s: %d coarse nodes (grid %dx%dx%d), %d free vertices: "
+    printf("partition: %dx%dx%d cells, size %d%s: %d coarse nodes, %d free vertices: "
            "max |sum w - 1| = %.2e, affine field error %.2e\n",
-           nx, ny, nz, size, extra[0] ? " (rotated)" : "", c->nc, c->dims[0], c->dims[1], c->dims[2], nfree,
+           nx, ny, nz, size, extra[0] ? " (rotated)" : "", c->nc, nfree,
            wsum_err, err);
     CHECK(nfree > 0 && fixed_nonzero == 0, "%d Dirichlet vertices with a nonzero row of P", fixed_nonzero);
     CHECK(wsum_err < 1e-12, "partition of unity broken by %g", wsum_err);
@@ -160,8 +159,8 @@ static void test_galerkin(void)
         for (i = 0; i < nc; i++) {
             double p[3], w;
             node_pos(c, i, p);
-            w = hat(f.m.X0[3 * a], p[0], c->cell) * hat(f.m.X0[3 * a + 1], p[1], c->cell) *
-                hat(f.m.X0[3 * a + 2], p[2], c->cell);
+            w = hat(f.m.X0[3 * a], p[0], c->bcell[0]) * hat(f.m.X0[3 * a + 1], p[1], c->bcell[0]) *
+                hat(f.m.X0[3 * a + 2], p[2], c->bcell[0]);
             for (r = 0; r < 3; r++) P[(size_t)(3 * a + r) * 3 * nc + 3 * i + r] = w;
         }
     }
@@ -364,6 +363,194 @@ static void test_energy(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* Two 0.2 m boxes, the upper one resting on the lower (1 mm gap, inside d̂ = 5 mm: contact pairs
+ * from the first iteration), the lower on the ground; friction 0.5. */
+static const char *pairs_fmt = "time = { dt = 0.0166667; frames = %d; };\n"
+                               "solver = { %s };\n"
+                               "gravity = [0.0, -9.81, 0.0];\n"
+                               "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.4; density = 1000.0; } );\n"
+                               "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.001, 0.0]; },\n"
+                               "           { mesh = \"%s\"; material = \"m\"; translate = [0.05, 0.202, 0.0]; } );\n"
+                               "contact = { dhat = 0.005; friction = 0.5; ground = { height = 0.0; }; };\n";
+
+static int pairs_setup(fixture *f, int frames, const char *solver)
+{
+    char base[600], text[4096];
+    if (write_box(base, sizeof base, 3, 3, 3, 0.2, 0.2, 0.2))
+        return 1;
+    snprintf(text, sizeof text, pairs_fmt, frames, solver, base, base);
+    return fixture_load(f, text);
+}
+
+/* The coarse operator with contact pairs: one grid per body (no coarse node sees vertices of two
+ * bodies), and Hc = Pᵀ (H + C) P where C is the pairs' coupling applied matrix-free
+ * (sipd_bsr_mul with the extra term, column by column) — not the block form the module
+ * merges; the pattern was rebuilt for the pairs. */
+static void test_pairs_galerkin(void)
+{
+    fixture f;
+    sipd_dir_stats st;
+    sipd_bsr_extra extra = {NULL, NULL, NULL};
+    int a, i, j, k, q, r, s, n, N, nc, mixed = 0, flag = 0;
+    double *U, *P, *UP, *g, *e, *col, scale = 0, err = 0, cscale = 0;
+    if (pairs_setup(&f, 1, "coarse = { levels = 2; size = 2; };")) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    sipd_coarse *c = f.s.coarse;
+    CHECK(c && c->nbodies == 2, "coarse level with %d grids", c ? c->nbodies : 0);
+    if (!c) {
+        fixture_free(&f);
+        return;
+    }
+    for (i = 0; i < c->nc; i++)   /* per-body grids */
+        for (k = c->t_off[i]; k < c->t_off[i + 1]; k++) mixed += f.m.body[c->t_v[k]] != c->nbody[i];
+    n = f.m.nv;
+    N = 3 * n;
+    nc = c->nc;
+    CHECK(f.s.ops->begin_step(f.s.b, 1.0 / 60, 1.0 / 60, f.sc.gravity, 0) == SIPD_OK, "begin_step");
+    CHECK(f.s.ops->detect(f.s.b, 1, &flag) == SIPD_OK, "detect");
+    memset(&st, 0, sizeof st);
+    CHECK(f.s.ops->direction(f.s.b, &st) == SIPD_OK, "direction");
+    g = malloc(sizeof(double) * N);
+    CHECK(f.s.ops->assemble(f.s.b, SIPD_TERMS_ALL, &f.s.H, g, &extra) == SIPD_OK, "assemble");
+    CHECK(extra.row && extra.blocks, "no contact pairs at the start (the test needs them)");
+    if (!extra.row) {
+        free(g);
+        fixture_free(&f);
+        return;
+    }
+    U = calloc((size_t)N * N, sizeof(double));
+    P = calloc((size_t)N * 3 * nc, sizeof(double));
+    UP = calloc((size_t)N * 3 * nc, sizeof(double));
+    e = calloc((size_t)N, sizeof(double));
+    col = malloc(sizeof(double) * N);
+    for (j = 0; j < N; j++) {   /* U = H + C, column j = (H + C) e_j through the matrix-free product */
+        e[j] = 1;
+        sipd_bsr_mul(&f.s.H, &extra, e, col);
+        e[j] = 0;
+        for (i = 0; i < N; i++) U[(size_t)i * N + j] = col[i];
+    }
+    for (a = 0; a < n; a++)   /* the coupling's scale: U's entries between the two bodies */
+        for (j = 0; j < n; j++)
+            if (f.m.body[a] != f.m.body[j])
+                for (r = 0; r < 3; r++)
+                    for (s = 0; s < 3; s++) cscale = fmax(cscale, fabs(U[(size_t)(3 * a + r) * N + 3 * j + s]));
+    for (a = 0; a < n; a++)   /* P from the hat functions of each body's own grid */
+        for (i = 0; i < nc; i++) {
+            double p[3], w, h = c->bcell[c->nbody[i]];
+            if (f.m.fixed[a] || f.m.body[a] != c->nbody[i])
+                continue;
+            node_pos(c, i, p);
+            w = hat(f.m.X0[3 * a], p[0], h) * hat(f.m.X0[3 * a + 1], p[1], h) * hat(f.m.X0[3 * a + 2], p[2], h);
+            for (r = 0; r < 3; r++) P[(size_t)(3 * a + r) * 3 * nc + 3 * i + r] = w;
+        }
+    for (i = 0; i < N; i++)
+        for (j = 0; j < 3 * nc; j++) {
+            double sum = 0;
+            for (k = 0; k < N; k++) sum += U[(size_t)i * N + k] * P[(size_t)k * 3 * nc + j];
+            UP[(size_t)i * 3 * nc + j] = sum;
+        }
+    CHECK(coarse_factor_pairs(c, &f.s.H, &extra) == SIPD_OK, "coarse_factor_pairs");
+    for (i = 0; i < nc; i++) {
+        double *row = calloc((size_t)3 * 3 * nc, sizeof(double));
+        for (q = c->Hc.row_off[i]; q < c->Hc.row_off[i + 1]; q++)
+            for (r = 0; r < 3; r++)
+                for (s = 0; s < 3; s++) row[(size_t)r * 3 * nc + 3 * c->Hc.col[q] + s] = c->Hc.val[9 * q + 3 * r + s];
+        for (r = 0; r < 3; r++)
+            for (j = 0; j < 3 * nc; j++) {
+                double sum = 0;
+                for (k = 0; k < N; k++) sum += P[(size_t)k * 3 * nc + 3 * i + r] * UP[(size_t)k * 3 * nc + j];
+                scale = fmax(scale, fabs(sum));
+                err = fmax(err, fabs(sum - row[(size_t)r * 3 * nc + j]));
+            }
+        free(row);
+    }
+    printf("pairs_galerkin: %d vertices, %d coarse nodes on %d grids (%d shared with another body), coupling "
+           "between the bodies up to %.3g: max |Hc - Pᵀ(H + C)P| = %.2e of %.2e; %ld pattern rebuilds\n",
+           n, nc, c->nbodies, mixed, cscale, err, scale, c->repatterns);
+    CHECK(mixed == 0, "%d coarse node supports mix bodies", mixed);
+    CHECK(cscale > 0, "the pairs couple nothing");
+    CHECK(scale > 0 && err < 1e-12 * scale, "Hc differs from the dense Pᵀ(H + C)P by %g (scale %g)", err, scale);
+    CHECK(c->merged == 1 && c->repatterns >= 1, "the pattern was not rebuilt for the pairs");
+    free(U);
+    free(P);
+    free(UP);
+    free(e);
+    free(col);
+    free(g);
+    fixture_free(&f);
+}
+
+/* Positions after `steps` steps of the stacked boxes with `solver`; *iters, *conv: iterations and
+ * converged solves; *coarse: corrections, *merged: the coarse pattern held the pairs at the end. */
+static double *pairs_run(int steps, const char *solver, double *diag, int *iters, int *conv, long *coarse, int *merged)
+{
+    fixture f;
+    double *x;
+    int k;
+    if (pairs_setup(&f, steps, solver)) {
+        CHECK(0, "setup failed (%s)", solver);
+        return NULL;
+    }
+    *iters = *conv = 0;
+    for (k = 0; k < steps; k++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed (%s)", solver);
+        *iters += r.iterations;
+        *conv += r.converged;
+    }
+    x = malloc(sizeof(double) * 3 * f.m.nv);
+    f.s.ops->download(f.s.b, x, NULL);
+    *diag = f.m.bbox_diag;
+    *coarse = f.s.coarse ? f.s.coarse->corrections : 0;
+    *merged = f.s.coarse ? f.s.coarse->merged : 0;
+    fixture_free(&f);
+    return x;
+}
+
+/* Two-level SIPD with contact pairs against Newton and plain SIPD on the stacked boxes (6 steps,
+ * tolerance 1e-5): every two-level solve converges, with half the iterations of plain
+ * (Chebyshev) SIPD or fewer (1855 against 5370 when written), and its positions are as close to Newton's as plain SIPD's (both are about 2e-4
+ * of the model size off after the first step, the one where the boxes meet — a difference of the
+ * pair handling both share, not of the coarse level: docs/two-level.md), and within 5e-4. */
+static void test_pairs_newton(void)
+{
+    const int steps = 6;
+    double diag, dn2 = 0, dnp = 0, *xn, *x2, *xp;
+    int itn, it2, itp, cn, c2, cp, m2, m0, a;
+    long k2, k0;
+    xn = pairs_run(steps, "method = \"newton\"; iterations = 200; tolerance = 1.0e-9;", &diag, &itn, &cn, &k0, &m0);
+    x2 = pairs_run(steps, "coarse = { levels = 2; }; iterations = 5000; tolerance = 1.0e-5;", &diag, &it2, &c2, &k2,
+                   &m2);
+    xp = pairs_run(steps, "coarse = { levels = 1; }; chebyshev = true; iterations = 20000; tolerance = 1.0e-5;", &diag,
+                   &itp, &cp, &k0, &m0);
+    if (!xn || !x2 || !xp) {
+        free(xn);
+        free(x2);
+        free(xp);
+        return;
+    }
+    for (a = 0; a < 3 * 2 * 4 * 4 * 4; a++) {   /* two boxes of 3 x 3 x 3 cells */
+        dn2 = fmax(dn2, fabs(xn[a] - x2[a]));
+        dnp = fmax(dnp, fabs(xn[a] - xp[a]));
+    }
+    printf("pairs_newton: stacked boxes, %d steps at tolerance 1e-5: two-level SIPD %d of %d converged, %d iterations, "
+           "%ld coarse corrections, max |x - x_newton| = %.2e of the model size; plain Chebyshev SIPD %d of %d, %d "
+           "iterations, %.2e; Newton %d of %d, %d iterations\n",
+           steps, c2, steps, it2, k2, dn2 / diag, cp, steps, itp, dnp / diag, cn, steps, itn);
+    CHECK(k2 > 0 && m2, "no coarse correction with the pairs in its pattern");
+    CHECK(c2 == steps, "%d of %d two-level solves converged", c2, steps);
+    CHECK(2 * it2 < itp, "two-level SIPD took %d iterations, plain SIPD %d (expected 2x fewer)", it2, itp);
+    CHECK(dn2 < 5e-4 * diag, "two-level SIPD %.3g of the model size away from Newton", dn2 / diag);
+    CHECK(dn2 <= 1.2 * dnp, "two-level SIPD %.3g of the model size from Newton, plain SIPD %.3g", dn2 / diag,
+          dnp / diag);
+    free(xn);
+    free(x2);
+    free(xp);
+}
+
+/* ------------------------------------------------------------------------------------- */
 static int load_text(const char *text, sipd_scene *sc)
 {
     char cfg[700];
@@ -395,7 +582,7 @@ static void test_scene(void)
         {"coarse = 2;", ""},                                          /* not a group    */
         {"method = \"vbd\"; coarse = { levels = 2; };", ""},           /* method         */
         {"sweep = \"gauss-seidel\"; coarse = { levels = 2; };", ""},   /* sweep          */
-        {"coarse = { levels = 2; };", "contact = { self = true; };"},  /* pairs          */
+        {"coarse = { levels = \"on\"; };", ""},                       /* not auto       */
     };
     unsigned i;
     if (write_box(base, sizeof base, 2, 2, 2, 0.2, 0.2, 0.2)) {
@@ -418,9 +605,37 @@ static void test_scene(void)
              "solver = { iterations = 10; };\nmaterials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
              "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n", base);
     CHECK(load_text(text, &sc) == SIPD_OK, "plain scene refused");
-    CHECK(sc.coarse_levels == 1 && sc.coarse_every == 10 && sc.coarse_size == 8 && sc.coarse_refresh == 0,
-          "defaults %d %d %d %d", sc.coarse_levels, sc.coarse_every, sc.coarse_size, sc.coarse_refresh);
+    CHECK(sc.coarse_auto && sc.coarse_levels == 2 && sc.coarse_every == 10 && sc.coarse_size == 8 &&
+              sc.coarse_refresh == 0,
+          "defaults %d %d %d %d %d", sc.coarse_auto, sc.coarse_levels, sc.coarse_every, sc.coarse_size,
+          sc.coarse_refresh);
     scene_free(&sc);
+    {   /* "auto" is used by the method: off with Chebyshev, Gauss-Seidel, other methods; on with pairs */
+        static const struct {
+            const char *solver, *extra;
+            int levels;
+        } au[] = {
+            {"coarse = { levels = \"auto\"; };", "", 2},
+            {"chebyshev = true;", "", 1},
+            {"sweep = \"gauss-seidel\";", "", 1},
+            {"method = \"vbd\";", "", 1},
+            {"method = \"newton\";", "", 1},
+            {"coarse = { levels = \"auto\"; };", "contact = { self = true; };", 2},
+            {"coarse = { levels = 2; };", "contact = { self = true; };", 2},   /* pairs: supported (CPU) */
+            {"coarse = { levels = 1; };", "", 1},
+        };
+        unsigned k;
+        for (k = 0; k < sizeof au / sizeof au[0]; k++) {
+            snprintf(text, sizeof text,
+                     "solver = { %s };\nmaterials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+                     "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n%s\n",
+                     au[k].solver, base, au[k].extra);
+            CHECK(load_text(text, &sc) == SIPD_OK, "refused: %s %s", au[k].solver, au[k].extra);
+            CHECK(1 + scene_coarse_on(&sc) == au[k].levels, "%s %s: levels %d, expected %d", au[k].solver,
+                  au[k].extra, 1 + scene_coarse_on(&sc), au[k].levels);
+            scene_free(&sc);
+        }
+    }
     snprintf(text, sizeof text,
              "solver = { coarse = { levels = 2; every = 7; size = 5; refresh = 3; }; };\n"
              "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
@@ -460,6 +675,8 @@ static const test_case cases[] = {
     {"budget", .run = test_budget},
     {"energy", .run = test_energy},
     {"scene", .run = test_scene},
+    {"pairs_galerkin", .run = test_pairs_galerkin},
+    {"pairs_newton", .run = test_pairs_newton},
 };
 static const test_program program = {"test_coarse", TEST_CASES(cases), .dflt = "partition", .setup = prog_setup,
                                      .teardown = scratch_close};

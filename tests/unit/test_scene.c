@@ -196,7 +196,8 @@ static void check_defaults(const sipd_scene *sc)
     CHECK(sc->quasistatic == 0);
     CHECK(sc->method == SIPD_METHOD_SIPD);
     CHECK(sc->sweep == SIPD_SWEEP_JACOBI);
-    CHECK(sc->iterations == 100);
+    CHECK(sc->iterations == 1000);
+    CHECK(sc->coarse_levels == 2);   /* "auto" (printed as resolved): on for plain sipd Jacobi */
     CHECK(sc->tolerance == 1e-5);
     CHECK(sc->line_search == SIPD_LS_AUTO);
     CHECK(sc->projection == SIPD_PROJ_EXPANDED);

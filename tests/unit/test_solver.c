@@ -68,8 +68,9 @@ static double volume(const sipd_model *m, const double *x)
 static void test_energy(void)
 {
     static const char *variants[] = {
-        "sweep = \"jacobi\"; chebyshev = false; projection = \"expanded\";",
-        "sweep = \"jacobi\"; chebyshev = false; projection = \"sign\";",
+        /* SIPD's own sweep (the coarse level's energy: test_coarse energy) */
+        "sweep = \"jacobi\"; chebyshev = false; projection = \"expanded\"; coarse = { levels = 1; };",
+        "sweep = \"jacobi\"; chebyshev = false; projection = \"sign\"; coarse = { levels = 1; };",
         "sweep = \"jacobi\"; chebyshev = true; projection = \"expanded\";",
         "sweep = \"gauss-seidel\"; projection = \"sign\";",
     };
@@ -249,7 +250,7 @@ static void test_beam(void)
 static void test_sweeps(void)
 {
     static const char *variants[] = {
-        "sweep = \"jacobi\"; chebyshev = false; line_search = \"always\";",
+        "sweep = \"jacobi\"; chebyshev = false; line_search = \"always\"; coarse = { levels = 1; };",   /* plain SIPD */
         "sweep = \"jacobi\"; chebyshev = true; line_search = \"auto\";",
         "sweep = \"gauss-seidel\"; line_search = \"always\";",
     };
