@@ -143,9 +143,12 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
         at_floor = !stalled && ls != SIPD_LS_NEVER && solver_floor_check(s, &floor_t, &stall, it, st.gdy, E);
         if (stalled || at_floor || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
             if (s->pairs && !fresh) {
-                force_detect = 1;   /* stalled on pairs frozen earlier: detect here, try again */
-                stall.it_ref = it;
-                floor_t.run = 0;
+                /* stalled on pairs frozen earlier: detect here, try again (the floor's count goes
+                   on: it is judged again at the detected iterate, and a detection that moves E
+                   past its scale restarts it, above) */
+                force_detect = 1;
+                if (stalled)
+                    stall.it_ref = it;
                 solver_log_iter(s, r, rd, E, 0, st.gmax);
                 continue;
             }
