@@ -5,7 +5,8 @@
 # with >= 95% of their solves converged or at the energy floor.  Skipped (77) without
 # /usr/bin/python3's numpy and h5py.  One thread each; about 10-30 s of CPU time per case in a
 # release build (study_stack the longest): label slow.
-foreach(case slope stack hang beam)
+# study_shipped: tools/shipped-scenes.py on two small shipped scenes, 2 frames (under a second).
+foreach(case slope stack hang beam shipped)
   add_test(NAME study_${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_study.sh $<TARGET_FILE:sipd-run> ${CMAKE_SOURCE_DIR}
                    ${CMAKE_CURRENT_BINARY_DIR}/study_${case} ${case})

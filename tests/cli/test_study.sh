@@ -26,6 +26,34 @@ py=/usr/bin/python3
 $py -c "import h5py, numpy" 2>/dev/null || { echo "skipped: $py lacks h5py or numpy"; exit 77; }
 fail() { echo "FAIL [study_$case_name]: $*" >&2; exit 1; }
 rm -rf "$work"; mkdir -p "$work"
+if [ "$case_name" = shipped ]; then
+  # tools/shipped-scenes.py on two small shipped scenes, 2 frames: both runs of each (own settings,
+  # the copy without its solver group) read back with their solves counted; the copy of a scene
+  # whose own solver group uses Chebyshev runs without it (the defaults)
+  $py "$src/tools/shipped-scenes.py" --exe "$exe" --scenes "$src/scenes" --only drop,cantilever --frames 2 \
+      --threads 1 --json "$work/shipped.json" >"$work/table.md" || fail "tools/shipped-scenes.py exited $?"
+  cat "$work/table.md"
+  $py - "$work/shipped.json" <<'PY' || exit 1
+import json, sys
+rows = json.load(open(sys.argv[1]))
+got = sorted((r["scene"], r["run"]) for r in rows)
+want = [("cantilever", "defaults"), ("cantilever", "own"), ("drop", "defaults"), ("drop", "own")]
+bad = [] if got == want else [f"rows {got}, expected {want}"]
+for r in rows:
+    if r.get("exit") != 0: bad.append(f"{r['scene']}/{r['run']}: exit {r.get('exit')}: {r.get('message')}")
+    if r.get("solves", 0) < 2 or r.get("frames") != 3:
+        bad.append(f"{r['scene']}/{r['run']}: {r.get('solves')} solves, {r.get('frames')} frames read")
+    cheb = "chebyshev = true" in (r.get("solver") or "")
+    if r["run"] == "own" and not cheb:
+        bad.append(f"{r['scene']}/own: not the scene's own solver group (chebyshev = true): {r.get('solver')}")
+    if r["run"] == "defaults" and (cheb or "coarse = { levels = 2" not in (r.get("solver") or "")):
+        bad.append(f"{r['scene']}/defaults: not the defaults (no chebyshev, the coarse level): {r.get('solver')}")
+for b in bad: print(f"FAIL [study_shipped]: {b}", file=sys.stderr)
+if not bad: print("study_shipped: 4 runs read, solves counted")
+sys.exit(1 if bad else 0)
+PY
+  exit $?
+fi
 case $case_name in
 slope) frames=40 ;;
 stack) frames=60 ;;
