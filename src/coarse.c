@@ -105,12 +105,11 @@ fail:
     return SIPD_EFAIL;
 }
 
-int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, double min_cell)
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size)
 {
     const int nv = m->nv, nb = m->nbodies > 0 ? m->nbodies : 1;
     int a, b, k, l, ngrid = 0, *gmap = NULL, *gbase = NULL, *gdims = NULL;
-    double *lo = NULL, *hi = NULL, *gcell = NULL, *esum = NULL;
-    long *ecnt = NULL;
+    double *lo = NULL, *hi = NULL, *gcell = NULL;
     memset(c, 0, sizeof *c);
     c->nv = nv;
     if (size < 1 || nv < 1 || !H || H->n != nv)
@@ -121,23 +120,8 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     gcell = sipd_malloc((size_t)nb * sizeof(double));
     gbase = sipd_malloc(((size_t)nb + 1) * sizeof(int));
     gdims = sipd_malloc((size_t)nb * 3 * sizeof(int));
-    esum = sipd_calloc((size_t)nb, sizeof(double));
-    ecnt = sipd_calloc((size_t)nb, sizeof(long));
-    if (!lo || !hi || !gcell || !gbase || !gdims || !esum || !ecnt)
+    if (!lo || !hi || !gcell || !gbase || !gdims)
         goto fail;
-    if (min_cell > 0)   /* each body's element scale: the mean distance of the vertex pairs H couples */
-        for (a = 0; a < nv; a++) {
-            int q;
-            b = m->body && m->nbodies > 0 ? m->body[a] : 0;
-            for (q = H->row_off[a]; q < H->row_off[a + 1]; q++) {
-                const double *x = m->X0 + 3 * a, *y = m->X0 + 3 * H->col[q];
-                if (H->col[q] == a)
-                    continue;
-                esum[b] += sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
-                                (x[2] - y[2]) * (x[2] - y[2]));
-                ecnt[b]++;
-            }
-        }
     for (b = 0; b < nb; b++)
         for (k = 0; k < 3; k++) {
             lo[3 * b + k] = INFINITY;
@@ -160,14 +144,6 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
             if (hi[3 * b + k] - lo[3 * b + k] > L)
                 L = hi[3 * b + k] - lo[3 * b + k];
         gcell[b] = L > 0 ? L / size : 1;   /* (a body of one vertex, or none: one cell) */
-        if (min_cell > 0 && ecnt[b] > 0 && L > 0) {   /* cells no finer than min_cell element scales */
-            double e = esum[b] / ecnt[b];
-            int nmax = (int)floor(L / (min_cell * e));
-            if (nmax < 2)
-                nmax = 2;
-            if (nmax < size)
-                gcell[b] = L / nmax;
-        }
         for (k = 0; k < 3; k++) {
             int d = L > 0 ? (int)ceil((hi[3 * b + k] - lo[3 * b + k]) / gcell[b] - 1e-9) : 1;
             gdims[3 * b + k] = d < 1 ? 1 : d;
@@ -263,8 +239,6 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     free(gcell);
     free(gbase);
     free(gdims);
-    free(esum);
-    free(ecnt);
     return SIPD_OK;
 fail:
     free(gmap);
@@ -273,8 +247,6 @@ fail:
     free(gcell);
     free(gbase);
     free(gdims);
-    free(esum);
-    free(ecnt);
     coarse_free(c);
     return SIPD_EFAIL;
 }

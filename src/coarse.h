@@ -139,12 +139,9 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
 }
 
 /* Build the coarse space of model m with `size` cells along the longest edge of each body's
- * initial bounding box — with min_cell > 0, fewer where that would make a cell narrower than
- * min_cell times the body's element scale (the mean distance between the vertices H couples;
- * at least 2 cells): a coarse grid as fine as the mesh costs a Cholesky as large as the fine
- * problem and adds nothing (solver.coarse.levels = "auto" passes COARSE_AUTO_MIN_CELL) — and
- * Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).  SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
-int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, double min_cell);
+ * initial bounding box and Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).
+ * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size);
 void coarse_free(sipd_coarse *c);
 
 /* r (nc*3) = Pᵀ f (f: nv*3). */
@@ -165,7 +162,6 @@ int coarse_factor(sipd_coarse *c, const sipd_bsr *H);
  * pattern is rebuilt from U's — with a new CHOLMOD analysis — whenever that pattern changed
  * (a new pair set), and from H's again when the pairs are gone.  SIPD_EFAIL also when the
  * couplings are not available as blocks (extra->blocks NULL). */
-#define COARSE_AUTO_MIN_CELL 1.5   /* "auto": cells at least 1.5 element scales wide (docs/two-level.md) */
 int coarse_factor_pairs(sipd_coarse *c, const sipd_bsr *H, const sipd_bsr_extra *extra);
 /* The coarse correction of gradient g (nv*3) with the last factored operator: Hc e = −Pᵀ g,
  * dy = P e.  SIPD_OK, SIPD_EFAIL (no factor) or SIPD_ESIGNAL (a stop request in the solve). */
