@@ -42,7 +42,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->plane_n[1] = sc->ground_normal[1];
     bp->plane_n[2] = sc->ground_normal[2];
     bp->plane_h = sc->ground_height;
-    bp->pairs = sc->contact && (sc->nbodies > 1 || sc->self_contact);
+    bp->pairs = scene_has_pairs(sc);
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
     bp->precond = method_info(sc->method)->precond;   /* method.h */

@@ -78,12 +78,12 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
         return 1;
     }
     /* Newton on CUDA: H and g come to the host, the pairs' matrix-free couplings do not */
-    if (mi->direction == SIPD_DIRECTION_NEWTON_CG && sc->contact && (sc->nbodies > 1 || sc->self_contact)) {
+    if (mi->direction == SIPD_DIRECTION_NEWTON_CG && scene_has_pairs(sc)) {
         snprintf(why, n, "method %s with contact pairs", mi->name);
         return 1;
     }
     /* two-level SIPD: the CUDA backend's assembly has no blocks of the pairs' couplings yet (an
-       "auto" coarse level is switched off there instead: main.c) */
+       "auto" coarse level is switched off there instead: scene_resolve_device) */
     if (!sc->coarse_auto && scene_coarse_on(sc) && scene_has_pairs(sc)) {
         snprintf(why, n, "solver.coarse with contact pairs");
         return 1;

@@ -212,6 +212,24 @@ static void test_galerkin(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* `steps` steps of the loaded fixture f: *iters and *conv (iterations, converged solves); the
+ * positions after them (malloc'ed, NULL when out of memory). */
+static double *run_steps(fixture *f, int steps, const char *what, int *iters, int *conv)
+{
+    double *x;
+    int k;
+    *iters = *conv = 0;
+    for (k = 0; k < steps; k++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f->s, 1.0 / 60, &r) == SIPD_OK, "step failed (%s)", what);
+        *iters += r.iterations;
+        *conv += r.converged;
+    }
+    if ((x = malloc(sizeof(double) * 3 * f->m.nv)))
+        f->s.ops->download(f->s.b, x, NULL);
+    return x;
+}
+
 /* Positions after `steps` steps of a clamped beam 1 x 0.2 x 0.2 (nx x nx/5 x nx/5 cells) under
  * gravity. */
 static double *beam_run(int nx, double E, double nu, int steps, const char *solver, double *diag, int *coarse_used,
@@ -220,7 +238,7 @@ static double *beam_run(int nx, double E, double nu, int steps, const char *solv
     fixture f;
     char fmt[2048];
     double *x;
-    int k;
+    int conv;
     snprintf(fmt, sizeof fmt,
              "time = { dt = 0.0166667; frames = %d; };\n"
              "solver = { %s };\n"
@@ -233,14 +251,7 @@ static double *beam_run(int nx, double E, double nu, int steps, const char *solv
         CHECK(0, "setup failed (%s)", solver);
         return NULL;
     }
-    *iters = 0;
-    for (k = 0; k < steps; k++) {
-        sipd_solve_result r;
-        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed (%s)", solver);
-        *iters += r.iterations;
-    }
-    x = malloc(sizeof(double) * 3 * f.m.nv);
-    f.s.ops->download(f.s.b, x, NULL);
+    x = run_steps(&f, steps, solver, iters, &conv);
     *diag = f.m.bbox_diag;
     *coarse_used = f.s.coarse ? (int)f.s.coarse->corrections : 0;
     if (f.s.coarse)
@@ -488,20 +499,11 @@ static double *pairs_run(int steps, const char *solver, double *diag, int *iters
 {
     fixture f;
     double *x;
-    int k;
     if (pairs_setup(&f, steps, solver)) {
         CHECK(0, "setup failed (%s)", solver);
         return NULL;
     }
-    *iters = *conv = 0;
-    for (k = 0; k < steps; k++) {
-        sipd_solve_result r;
-        CHECK(sim_step(&f.s, 1.0 / 60, &r) == SIPD_OK, "step failed (%s)", solver);
-        *iters += r.iterations;
-        *conv += r.converged;
-    }
-    x = malloc(sizeof(double) * 3 * f.m.nv);
-    f.s.ops->download(f.s.b, x, NULL);
+    x = run_steps(&f, steps, solver, iters, conv);
     *diag = f.m.bbox_diag;
     *coarse = f.s.coarse ? f.s.coarse->corrections : 0;
     *merged = f.s.coarse ? f.s.coarse->merged : 0;
@@ -509,14 +511,17 @@ static double *pairs_run(int steps, const char *solver, double *diag, int *iters
     return x;
 }
 
-/* Two-level SIPD with contact pairs against Newton and plain SIPD on the stacked boxes (6 steps,
- * tolerance 1e-5): every two-level solve converges, with half the iterations of plain
- * (Chebyshev) SIPD or fewer (1855 against 5370 when written), and its positions are as close to Newton's as plain SIPD's (both are about 2e-4
- * of the model size off after the first step, the one where the boxes meet — a difference of the
- * pair handling both share, not of the coarse level: docs/two-level.md), and within 5e-4. */
+/* Two-level SIPD with contact pairs against Newton and plain SIPD on the stacked boxes (3 steps,
+ * tolerance 1e-5; Newton's reference solves converged to 1e-9 — from the fourth step on Newton
+ * itself ends at its 200-iteration cap near r = 3e-4 on this scene, so no later step is
+ * compared): every two-level solve converges, with half the iterations of plain (Chebyshev)
+ * SIPD or fewer, and its positions are as close to Newton's as plain SIPD's (both are about
+ * 2e-4 of the model size off after the first step, the one where the boxes meet — a difference
+ * of the pair handling both share, not of the coarse level: docs/two-level.md), and within
+ * 5e-4. */
 static void test_pairs_newton(void)
 {
-    const int steps = 6;
+    const int steps = 3;
     double diag, dn2 = 0, dnp = 0, *xn, *x2, *xp;
     int itn, it2, itp, cn, c2, cp, m2, m0, a;
     long k2, k0;
@@ -539,6 +544,7 @@ static void test_pairs_newton(void)
            "%ld coarse corrections, max |x - x_newton| = %.2e of the model size; plain Chebyshev SIPD %d of %d, %d "
            "iterations, %.2e; Newton %d of %d, %d iterations\n",
            steps, c2, steps, it2, k2, dn2 / diag, cp, steps, itp, dnp / diag, cn, steps, itn);
+    CHECK(cn == steps, "only %d of %d Newton reference solves converged", cn, steps);
     CHECK(k2 > 0 && m2, "no coarse correction with the pairs in its pattern");
     CHECK(c2 == steps, "%d of %d two-level solves converged", c2, steps);
     CHECK(2 * it2 < itp, "two-level SIPD took %d iterations, plain SIPD %d (expected 2x fewer)", it2, itp);
