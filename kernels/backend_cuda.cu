@@ -756,7 +756,7 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
 }
 
 /* The state vectors (n3 floats each). */
-static int create_state(sipd_backend *b, size_t n3)
+static int create_state(sipd_backend *b, size_t n3, int adaptive_guess)
 {
     dview *d = &b->d;
     CK(dalloc(b, (void **)&d->v.x, n3 * sizeof(float), "x"));
@@ -769,6 +769,8 @@ static int create_state(sipd_backend *b, size_t n3)
     CK(dalloc(b, (void **)&d->v.ys, n3 * sizeof(float), "y_snap"));
     CK(dalloc(b, (void **)&d->v.y0, n3 * sizeof(float), "y0"));
     CK(dalloc(b, (void **)&d->v.g0, n3 * sizeof(float), "g0"));
+    if (adaptive_guess)
+        CK(dalloc(b, (void **)&d->v.vp, n3 * sizeof(float), "v before the last step (adaptive guess)"));
     return SIPD_OK;
 }
 
@@ -984,7 +986,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
 
     rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
     if (rc == SIPD_OK)
-        rc = create_state(b, n3);                                /* x, v, y, dy, g, ... */
+        rc = create_state(b, n3, p->adaptive_guess);                              /* x, v, y, dy, g, ... */
     if (rc == SIPD_OK)
         rc = create_groups(b, m, p, &ninc);                      /* element groups, uploaded */
     if (rc == SIPD_OK)
@@ -1030,6 +1032,7 @@ static int cuda_upload(sipd_backend *b, const double *x, const double *v)
         return SIPD_EFAIL;
     CU(dcopy(b, b->d.v.y, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
     CU(dcopy(b, b->d.v.yp, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
+    b->d.v.vp_hist = 0;   /* no history: the next step starts from ỹ */
     return SIPD_OK;
 }
 
@@ -1417,6 +1420,7 @@ static int cuda_end_step(sipd_backend *b)
     if (b->d.v.nv == 0)
         return SIPD_OK;
     KLAUNCH(SIPD_PHASE_OTHER, "end_step", k_end_step, grid_for(b, 3L * b->d.v.nv), b->d, (float)b->h);
+    b->d.v.vp_hist = b->d.v.vp != NULL;
     return SIPD_OK;
 }
 
@@ -1451,6 +1455,27 @@ static int cuda_download(sipd_backend *b, double *x, double *v)
     if (x && download_array(b, x, b->d.v.x, "download (positions)") != SIPD_OK)
         return SIPD_EFAIL;
     if (v && download_array(b, v, b->d.v.v, "download (velocities)") != SIPD_OK)
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+/* backend.h guess_history (float32 on the device) */
+static int cuda_guess_history(sipd_backend *b, int set, double *vp, int *valid)
+{
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (!b->d.v.vp) {
+        sipd_error("cuda backend: guess_history: the adaptive initial guess was not requested at create");
+        return SIPD_EFAIL;
+    }
+    if (set) {
+        if (b->d.v.nv > 0 && upload_positions(b, b->d.v.vp, vp, "guess_history") != SIPD_OK)
+            return SIPD_EFAIL;
+        b->d.v.vp_hist = 1;
+        return SIPD_OK;
+    }
+    *valid = b->d.v.vp_hist;
+    if (b->d.v.vp_hist && b->d.v.nv > 0 && download_array(b, vp, b->d.v.vp, "guess_history") != SIPD_OK)
         return SIPD_EFAIL;
     return SIPD_OK;
 }
@@ -1612,6 +1637,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     cuda_gradient,
     cuda_contact_force,
     cuda_profile,
+    cuda_guess_history,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -56,6 +56,9 @@ typedef struct {
     /* time each phase of the backend's work (sipd_profile; CUDA events on the GPU, the host
        clock on the CPU).  0 (default): no timing, nothing is recorded or synchronised for it */
     int profile;
+    /* the adaptive initial guess (solver.initial_guess = "adaptive", passes.h pass_begin_vertex):
+       the backend keeps each vertex's velocity before the last step (guess_history) */
+    int adaptive_guess;
 } sipd_backend_params;
 
 /* Where a backend's time goes (the `profile` op): phases of its work, in the order a Jacobi
@@ -201,6 +204,11 @@ typedef struct {
        != 0 then zeroes them.  With params.profile on the GPU, reading waits for the recorded
        events (not counted as a sync).  NULL when the backend does not provide it. */
     int (*profile)(sipd_backend *b, sipd_profile *out, int reset);
+    /* The adaptive guess' history (params.adaptive_guess), for checkpoints: set = 0: *valid = 1
+       and vp (nv*3) ← the velocities before the last step when the backend holds them (a step
+       has ended since the last upload), else *valid = 0; set = 1: the history ← vp (after an
+       upload: a resumed run continues as the uninterrupted one).  NULL: no history kept. */
+    int (*guess_history)(sipd_backend *b, int set, double *vp, int *valid);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

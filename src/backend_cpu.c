@@ -34,7 +34,7 @@ struct sipd_backend {
     int split, precond, quasistatic;
     double h, inv_h2, t_end;
     double gq[3];    /* gravity as a potential (quasi-static only) */
-    double *x, *v, *yt, *y, *yp, *dy, *g, *ys;
+    double *x, *v, *yt, *y, *yp, *dy, *g, *ys, *vp;   /* vp: params.adaptive_guess, else NULL */
     double *y0, *g0; /* first iterate of the step and its gradient (Rayleigh estimate) */
     int first;       /* the next direction is the step's first                          */
     double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
@@ -111,7 +111,7 @@ static void view_init(sipd_backend *b)
     int g;
     memset(v, 0, sizeof *v);
     v->nv = m->nv;
-    v->x = b->x; v->v = b->v; v->yt = b->yt; v->y = b->y; v->yp = b->yp; v->dy = b->dy; v->g = b->g;
+    v->x = b->x; v->v = b->v; v->vp = b->vp; v->yt = b->yt; v->y = b->y; v->yp = b->yp; v->dy = b->dy; v->g = b->g;
     v->ys = b->ys; v->y0 = b->y0; v->g0 = b->g0;
     v->mass = m->mass;
     v->X0 = m->X0;
@@ -170,7 +170,7 @@ static void cpu_destroy(sipd_backend *b)
     if (!b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
-    free(b->ys); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
+    free(b->ys); free(b->vp); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
     free(b->eH); free(b->lam_n);
     collide_destroy(b->det);
     pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
@@ -249,6 +249,10 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     b->y = sipd_calloc(1, n3); b->yp = sipd_calloc(1, n3); b->dy = sipd_calloc(1, n3);
     b->g = sipd_calloc(1, n3); b->ys = sipd_calloc(1, n3);
     b->y0 = sipd_calloc(1, n3); b->g0 = sipd_calloc(1, n3);
+    if (p->adaptive_guess && !(b->vp = sipd_calloc(1, n3))) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
+    }
     for (g = 0; g < m->ngroups; g++) {   /* the element buffers: every group's, one after another */
         ngrad += (size_t)m->groups[g].ne * kind_grad_size(m->groups[g].kind);
         nblk += (size_t)m->groups[g].ne * kind_block_size(m->groups[g].kind, p->precond != SIPD_PRECOND_SPLIT);
@@ -278,7 +282,27 @@ static int cpu_upload(sipd_backend *b, const double *x, const double *v)
     memcpy(b->v, v, n3);
     memcpy(b->y, x, n3);
     memcpy(b->yp, x, n3);
+    b->vw.vp_hist = 0;   /* no history: the next step starts from ỹ */
     prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+/* backend.h guess_history */
+static int cpu_guess_history(sipd_backend *b, int set, double *vp, int *valid)
+{
+    size_t n3 = (size_t)b->m->nv * 3 * sizeof(double);
+    if (!b->vp) {
+        sipd_error("cpu backend: guess_history: the adaptive initial guess was not requested at create");
+        return SIPD_EFAIL;
+    }
+    if (set) {
+        memcpy(b->vp, vp, n3);
+        b->vw.vp_hist = 1;
+        return SIPD_OK;
+    }
+    *valid = b->vw.vp_hist;
+    if (b->vw.vp_hist)
+        memcpy(vp, b->vp, n3);
     return SIPD_OK;
 }
 
@@ -767,6 +791,7 @@ static int cpu_end_step(sipd_backend *b)
     double t0 = prof_begin(b);
 #pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
     for (i = 0; i < n; i++) pass_end_component(&b->vw, i, b->h);
+    b->vw.vp_hist = b->vp != NULL;
     prof_end(b, SIPD_PHASE_OTHER, t0);
     return SIPD_OK;
 }
@@ -814,5 +839,5 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_assemble, cpu_set_direction, DBL_EPSILON, cpu_terms_energy, cpu_iterate,
-    cpu_gradient, cpu_contact_force, cpu_profile,
+    cpu_gradient, cpu_contact_force, cpu_profile, cpu_guess_history,
 };

@@ -13,7 +13,8 @@
 #define CKPT_MAGIC_V1 "SIPDCKP1"   /* frame boundaries only            */
 #define CKPT_MAGIC "SIPDCKP2"      /* + the substep inside the frame     */
 #define CKPT_MAGIC_V3 "SIPDCKP3"   /* + solver state (ns doubles after v) */
-#define CKPT_MAGIC_V4 "SIPDCKP4"   /* + x_extent, f_start (written now)   */
+#define CKPT_MAGIC_V4 "SIPDCKP4"   /* + x_extent, f_start                 */
+#define CKPT_MAGIC_V5 "SIPDCKP5"   /* + the adaptive guess' history (written now) */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -64,6 +65,13 @@ typedef struct {
     double x_extent, f_start;
 } ckpt_header4;
 
+/* Version 5: the version-4 header, then whether nv*3 doubles of the adaptive guess' history
+   (the velocities before the last step) follow the solver state. */
+typedef struct {
+    ckpt_header4 h4;
+    int64_t has_vp;
+} ckpt_header5;
+
 static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
 {
     const char *p = buf;
@@ -87,6 +95,7 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     char *tmp = sipd_malloc(n);
     ckpt_header2 hd2;
     ckpt_header4 hd4;
+    ckpt_header5 hd5;
     ckpt_header hd;
     uint64_t h = 14695981039346656037ull;
     size_t nb = (size_t)c->nv * 3 * sizeof(double), ns = c->ns > 0 ? (size_t)c->ns * sizeof(double) : 0;
@@ -108,14 +117,18 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     hd2.h = hd;
     hd2.substep = c->substep;
     memset(&hd4, 0, sizeof hd4);
-    memcpy(hd2.h.magic, CKPT_MAGIC_V4, 8);
+    memcpy(hd2.h.magic, CKPT_MAGIC_V5, 8);
     hd4.h3.h2 = hd2;
     hd4.h3.ns = ns ? c->ns : 0;
     hd4.x_extent = c->x_extent;
     hd4.f_start = c->f_start;
+    memset(&hd5, 0, sizeof hd5);
+    hd5.h4 = hd4;
+    hd5.has_vp = c->vp != NULL;
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, &hd4, sizeof hd4, &h) ||
+    if (fd < 0 || write_all(fd, &hd5, sizeof hd5, &h) ||
         write_all(fd, c->x, nb, &h) || write_all(fd, c->v, nb, &h) || (ns && write_all(fd, c->s, ns, &h)) ||
+        (c->vp && write_all(fd, c->vp, nb, &h)) ||
         write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) || close(fd)) {
         sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
         if (fd >= 0)
@@ -142,7 +155,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     ckpt_header2 hd2;
     ckpt_header3 hd3;
     ckpt_header4 hd4;
-    size_t hsize, ns = 0;
+    ckpt_header5 hd5;
+    size_t hsize, ns = 0, nvp;
     uint64_t stored;
     memset(c, 0, sizeof *c);
     buf = sipd_read_file(path, &len);
@@ -153,15 +167,18 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     hsize = len >= 8 && memcmp(buf, CKPT_MAGIC_V1, 8) == 0   ? sizeof hd
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V3, 8) == 0 ? sizeof hd3
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V4, 8) == 0 ? sizeof hd4
+            : len >= 8 && memcmp(buf, CKPT_MAGIC_V5, 8) == 0 ? sizeof hd5
                                                             : sizeof hd2;
     if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0 &&
-                                        memcmp(buf, CKPT_MAGIC_V3, 8) != 0 && memcmp(buf, CKPT_MAGIC_V4, 8) != 0)) {
+                                        memcmp(buf, CKPT_MAGIC_V3, 8) != 0 && memcmp(buf, CKPT_MAGIC_V4, 8) != 0 &&
+                                        memcmp(buf, CKPT_MAGIC_V5, 8) != 0)) {
         sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
         free(buf);
         return SIPD_EINPUT;
     }
-    memset(&hd4, 0, sizeof hd4);
-    memcpy(&hd4, buf, hsize);
+    memset(&hd5, 0, sizeof hd5);
+    memcpy(&hd5, buf, hsize);
+    hd4 = hd5.h4;
     hd3 = hd4.h3;
     hd2 = hd3.h2;
     hd = hd2.h;
@@ -172,7 +189,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
         return SIPD_EINPUT;
     }
     ns = (size_t)hd3.ns * sizeof(double);
-    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + ns + sizeof stored) {
+    nvp = hd5.has_vp ? nb : 0;
+    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + ns + nvp + sizeof stored) {
         sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
         free(buf);
         return SIPD_EINPUT;
@@ -203,7 +221,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     c->v = sipd_malloc(nb);
     c->ns = (long)hd3.ns;
     c->s = ns ? sipd_malloc(ns) : NULL;
-    if (!c->x || !c->v || (ns && !c->s)) {
+    c->vp = nvp ? sipd_malloc(nvp) : NULL;
+    if (!c->x || !c->v || (ns && !c->s) || (nvp && !c->vp)) {
         free(buf);
         checkpoint_free(c);
         return SIPD_EFAIL;
@@ -212,6 +231,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     memcpy(c->v, buf + hsize + nb, nb);
     if (ns)
         memcpy(c->s, buf + hsize + 2 * nb, ns);
+    if (nvp)
+        memcpy(c->vp, buf + hsize + 2 * nb + ns, nvp);
     free(buf);
     return SIPD_OK;
 }
@@ -221,6 +242,7 @@ void checkpoint_free(sipd_checkpoint *c)
     free(c->x);
     free(c->v);
     free(c->s);
-    c->x = c->v = c->s = NULL;
+    free(c->vp);
+    c->x = c->v = c->s = c->vp = NULL;
     c->ns = 0;
 }

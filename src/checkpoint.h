@@ -12,7 +12,10 @@
  * stretches); SIPDCKP4, the one written now, adds the driver's two running scales after ns —
  * x_extent (the stall rule's round-off scale, driver.h) and f_start (the first step's force
  * scale, the divergence check's) — which a resume otherwise recomputed from other states.
- * Versions 1-3 are still read (those two then 0: recomputed as before).
+ * SIPDCKP5, the one written now, adds a flag after them and, when set, nv*3 doubles after the
+ * solver state: the adaptive initial guess' history (the velocities before the last step,
+ * backend.h guess_history).  Versions 1-4 are still read (x_extent, f_start 0 before 4:
+ * recomputed as before; no history before 5: the first step after the resume starts from ỹ).
  */
 #ifndef SIPD_CHECKPOINT_H
 #define SIPD_CHECKPOINT_H
@@ -32,6 +35,7 @@ typedef struct {
     double *x, *v;        /* nv*3 each                                                  */
     long ns;              /* solver state doubles (mixed-fem: s, nt*6); 0: none         */
     double *s;
+    double *vp;           /* nv*3: the adaptive guess' history (NULL: none)               */
     double x_extent;      /* sipd_sim x_extent at that point (0: unknown, version < 4)   */
     double f_start;       /* sipd_sim f_start at that point (0: none yet or unknown)     */
 } sipd_checkpoint;

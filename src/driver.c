@@ -50,6 +50,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->assemble = method_info(sc->method)->direction != SIPD_DIRECTION_LOCAL || scene_coarse_on(sc);
     bp->contact_force = (sc->fields >> SIPD_FIELD_CONTACT_FORCE) & 1u;   /* output.fields */
     bp->profile = 0;                                  /* no phase timing (sipd_profile) */
+    bp->adaptive_guess = sc->initial_guess == SIPD_GUESS_ADAPTIVE && !sc->quasistatic;
 }
 
 sipd_sweep sim_sweep(const sipd_scene *sc) { return (sipd_sweep)method_sweep(sc); }
@@ -69,6 +70,7 @@ int sim_init(sipd_sim *s, const sipd_scene *sc, const sipd_model *m, const sipd_
     s->ops = ops;
     s->lam_min = INFINITY;
     s->pairs = bp->pairs && ops->detect;
+    s->adaptive_guess = bp->adaptive_guess && ops->guess_history;
     {   /* the floor of f_ref, F_NOISE E_max L̄² (E_max over the deformable bodies: the
            automatic contact stiffness is E_max L̄): far above round-off, far below any load */
         int i;
@@ -331,7 +333,36 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
             c.s = st;
         }
     }
+    if (s->ops->guess_history && s->adaptive_guess) {   /* the adaptive guess' history */
+        int valid = 0;
+        double *vp = sipd_malloc((size_t)s->m->nv * 3 * sizeof(double) + 1);
+        if (!vp || BK(s, guess_history, 0, vp, &valid) != SIPD_OK) {
+            free(vp);
+            return SIPD_EFAIL;
+        }
+        c.vp = valid ? vp : NULL;
+        rc = checkpoint_write(o->checkpoint, &c);
+        free(vp);
+        return rc;
+    }
     return checkpoint_write(o->checkpoint, &c);
+}
+
+int sim_resume(sipd_sim *s, const sipd_checkpoint *ck)
+{
+    int rc = s->ops->upload(s->b, ck->x, ck->v);
+    if (rc == SIPD_OK && ck->vp && s->adaptive_guess)   /* the adaptive guess' history (version 5) */
+        rc = BK(s, guess_history, 1, ck->vp, NULL);
+    if (rc == SIPD_OK)
+        rc = sim_restore_solver_state(s, ck->s, ck->ns);
+    if (rc == SIPD_OK) {
+        s->t = ck->t;
+        s->lam_min = ck->lam_min;
+        if (ck->x_extent > 0)   /* (a checkpoint before version 4: recomputed, as then) */
+            s->x_extent = ck->x_extent;
+        s->f_start = ck->f_start;
+    }
+    return rc;
 }
 
 int sim_restore_solver_state(sipd_sim *s, const double *st, long n)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "checkpoint.h"
 #include "coarse.h"
 #include "fields.h"
 #include "h5out.h"
@@ -98,6 +99,7 @@ typedef struct sipd_sim {
     /* two-level SIPD (solver.coarse, coarse.h): the coarse level, over H, ng and ndy above
        (NULL when off) */
     sipd_coarse *coarse;
+    int adaptive_guess;   /* the backend keeps the adaptive guess' history (checkpoints save it) */
     double coarse_gdy;  /* g·dy of the last coarse correction's direction (≤ 0; NaN: none in
                            this solve yet, or it failed): the smooth modes' share of the
                            predicted gain (solver_floor_check)                            */
@@ -144,6 +146,11 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res);
 /* The solver state of a checkpoint beyond x, v (sipd_checkpoint ns, s: mixed-fem's stretches);
  * SIPD_EINPUT when n is not what this sim's method keeps. */
 int sim_restore_solver_state(sipd_sim *s, const double *st, long n);
+/* Continue from checkpoint ck (--resume): the backend's x, v and the adaptive guess' history,
+ * the solver state, t, the Chebyshev estimate and the running scales.  SIPD_EINPUT when the
+ * solver state does not fit this sim's method (sim_restore_solver_state), else the backend's
+ * status. */
+int sim_resume(sipd_sim *s, const sipd_checkpoint *ck);
 void sim_free(sipd_sim *s);
 
 typedef struct {

@@ -490,19 +490,10 @@ static int reopen_output(cli_run *r)
                                ck->out_solves, ck->out_hist);
     if (rc == SIPD_OK && r->fields.n > 0)
         rc = h5out_add_fields(r->out, r->fields.n, r->fields.spec);
-    if (rc == SIPD_OK)
-        rc = r->sim.ops->upload(r->sim.b, ck->x, ck->v);
-    if (rc == SIPD_OK && sim_restore_solver_state(&r->sim, ck->s, ck->ns) != SIPD_OK) {
+    if (rc == SIPD_OK && (rc = sim_resume(&r->sim, ck)) == SIPD_EINPUT)
         sipd_error_at(r->ckpt_path, 0, "this checkpoint holds %ld doubles of solver state, the method keeps "
                       "another amount (written by another method?); remove it to start again", ck->ns);
-        rc = SIPD_EINPUT;
-    }
     if (rc == SIPD_OK) {
-        r->sim.t = ck->t;
-        r->sim.lam_min = ck->lam_min;
-        if (ck->x_extent > 0)   /* (a checkpoint before version 4: recomputed, as then) */
-            r->sim.x_extent = ck->x_extent;
-        r->sim.f_start = ck->f_start;
         r->start_frame = ck->frame;
         r->start_substep = ck->substep;
         if (ck->substep)

@@ -39,35 +39,51 @@ SIPD_HD sipd_real pass_ground_k(const sipd_view *v, int a) { return v->kv && v->
 /* ---- begin_step, end_step ---------------------------------------------------------------- */
 
 /* Vertex a at the start of a step ending at t_end: ỹ (Dirichlet: the prescribed position),
- * y = y_prev = ỹ, dy = 0, and the ground friction's lagged normal force from x. */
+ * y = y_prev = the initial guess (ỹ, or the adaptive guess with v->vp), dy = 0, and the ground
+ * friction's lagged normal force from x. */
 SIPD_HD void pass_begin_vertex(const sipd_view *v, int a, sipd_real t_end, sipd_real h, const sipd_real grav[3])
 {
-    vec3 ya;
+    vec3 ya, y0;
     if (v->fixed[a]) {
         ya = view_ld(v->X0, a);
         if (v->fixed[a] == 2) {
             const sipd_real *mv = v->motions + 9 * v->move_of[a];
             ya = kinematic_position(ya, v3_load(mv), v3_load(mv + 3), v3_load(mv + 6), t_end);
         }
+        y0 = ya;
     } else {
         int k;
         for (k = 0; k < 3; k++) {
             size_t i = 3 * (size_t)a + k;
             ya.v[k] = v->quasistatic ? v->x[i] : v->x[i] + h * v->v[i] + h * h * grav[k];
         }
+        y0 = ya;
+        if (v->vp && v->vp_hist && !v->quasistatic) {
+            /* the adaptive guess (docs/convergence.md#the-initial-guess): x + h v + h² φ g with φ the
+               share of gravity the vertex's last step accelerated by, clamped to [0, 1] — a body at
+               rest starts where it is, a falling one from the free-fall target ỹ */
+            sipd_real g2 = grav[0] * grav[0] + grav[1] * grav[1] + grav[2] * grav[2], ag = 0, phi;
+            for (k = 0; k < 3; k++) ag += (v->v[3 * (size_t)a + k] - v->vp[3 * (size_t)a + k]) * grav[k];
+            phi = g2 > 0 ? ag / (h * g2) : SIPD_R(1);
+            phi = phi < 0 ? SIPD_R(0) : phi > 1 ? SIPD_R(1) : phi;
+            for (k = 0; k < 3; k++) y0.v[k] -= (1 - phi) * h * h * grav[k];
+        }
     }
     view_st(v->yt, a, ya);
-    view_st(v->y, a, ya);   /* initial guess: the inertial target */
-    view_st(v->yp, a, ya);
+    view_st(v->y, a, y0);   /* initial guess: the inertial target, or the adaptive guess */
+    view_st(v->yp, a, y0);
     view_st(v->dy, a, v3(0, 0, 0));
     if (v->lam_n)
         v->lam_n[a] = friction_normal_force(view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat,
                                             pass_ground_k(v, a));
 }
 
-/* Component i of the state: v = (y − x)/h (0 when quasi-static), x = y. */
+/* Component i of the state: vp = v (v->vp: the adaptive guess' history), v = (y − x)/h (0 when
+ * quasi-static), x = y. */
 SIPD_HD void pass_end_component(const sipd_view *v, size_t i, sipd_real h)
 {
+    if (v->vp)
+        v->vp[i] = v->v[i];
     v->v[i] = v->quasistatic ? SIPD_R(0) : (v->y[i] - v->x[i]) / h;
     v->x[i] = v->y[i];
 }

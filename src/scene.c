@@ -138,6 +138,21 @@ const char *scene_method_name(sipd_method m)
     return mi ? mi->name : "?";
 }
 
+const char *scene_initial_guess_name(int g)
+{
+    return g == SIPD_GUESS_INERTIAL ? "inertial" : g == SIPD_GUESS_ADAPTIVE ? "adaptive" : "?";
+}
+
+const char *scene_coarse_basis_name(int b)
+{
+    switch (b) {
+    case SIPD_COARSE_BASIS_AUTO: return "auto";
+    case SIPD_COARSE_BASIS_TRILINEAR: return "trilinear";
+    case SIPD_COARSE_BASIS_QUADRATIC: return "quadratic";
+    }
+    return "?";
+}
+
 const char *scene_sweep_name(sipd_sweep s)
 {
     switch (s) {
@@ -220,7 +235,7 @@ static const char *const root_keys[] = {"time", "solver", "device", "gravity", "
 static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
                                           "line_search", "projection", "chebyshev",
-                                          "chebyshev_rho", "omega", "strict", "linear",
+                                          "chebyshev_rho", "omega", "strict", "linear", "initial_guess",
                                           "cg_tolerance", "coarse", NULL};
 /* solver.coarse (two-level SIPD, src/coarse.h; docs/two-level.md):
  *   levels  1 (default: off) or 2 (a coarse correction on a trilinear grid);
@@ -228,9 +243,17 @@ static const char *const solver_keys[] = {"method", "sweep", "iterations", "tole
  *   size    grid cells along the longest edge of the initial bounding box (default 8, 1..1024);
  *   refresh corrections that share one coarse operator (Hessian assembly, Pᵀ H P, Cholesky):
  *           1 = a new one for every correction; 0 = one per time step, at its first correction
- *           (default 0, >= 0).
+ *           (default 0, >= 0);
+ *   basis   "auto" (default: quadratic B-splines for shells, rods and springs, trilinear for
+ *           solids), "trilinear" or "quadratic" (every body; coarse.h coarse_build).
  * Only for method "sipd" with the Jacobi sweep on the CPU backend, without contact pairs. */
-static const char *const coarse_keys[] = {"levels", "every", "size", "refresh", NULL};
+static const char *const coarse_keys[] = {"levels", "every", "size", "refresh", "basis", NULL};
+static const enum_entry guess_table[] = {
+    {"adaptive", SIPD_GUESS_ADAPTIVE}, {"inertial", SIPD_GUESS_INERTIAL}, {NULL, 0}};
+static const enum_entry coarse_basis_table[] = {{"auto", SIPD_COARSE_BASIS_AUTO},
+                                                {"trilinear", SIPD_COARSE_BASIS_TRILINEAR},
+                                                {"quadratic", SIPD_COARSE_BASIS_QUADRATIC},
+                                                {NULL, 0}};
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",
@@ -1276,7 +1299,8 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
         (rc = float_range(sc, g, "solver", "chebyshev_rho", 0, &sc->chebyshev_rho, 0.0, 1, 1.0,
                           0)) ||
         (rc = float_range(sc, g, "solver", "omega", 0, &sc->omega, 0.0, 0, 2.0, 0)) ||
-        (rc = get_bool(sc, g, "solver", "strict", &sc->strict)))
+        (rc = get_bool(sc, g, "solver", "strict", &sc->strict)) ||
+        (rc = get_enum(sc, g, "solver", "initial_guess", guess_table, &sc->initial_guess)))
         return rc;
     {   /* the global linear solve (newton, mixed-fem) */
         int linear = -1, global = method == SIPD_METHOD_NEWTON || method == SIPD_METHOD_MIXED;
@@ -1319,7 +1343,8 @@ static int load_solver(sipd_scene *sc, const config_setting_t *root)
                  (rc = int_range(sc, cg, "solver.coarse", "levels", 0, &sc->coarse_levels, 1, 2))) ||
                 (rc = int_range(sc, cg, "solver.coarse", "every", 0, &sc->coarse_every, 1, SIPD_MAX_ITERATIONS)) ||
                 (rc = int_range(sc, cg, "solver.coarse", "size", 0, &sc->coarse_size, 1, 1024)) ||
-                (rc = int_range(sc, cg, "solver.coarse", "refresh", 0, &sc->coarse_refresh, 0, SIPD_MAX_ITERATIONS)))
+                (rc = int_range(sc, cg, "solver.coarse", "refresh", 0, &sc->coarse_refresh, 0, SIPD_MAX_ITERATIONS)) ||
+                (rc = get_enum(sc, cg, "solver.coarse", "basis", coarse_basis_table, &sc->coarse_basis)))
                 return rc;
             if (!sc->coarse_auto && sc->coarse_levels > 1 && (method != SIPD_METHOD_SIPD || sweep != SIPD_SWEEP_JACOBI))
                 return err(sc, cg, "solver.coarse",
@@ -1984,6 +2009,8 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->coarse_every = 10;
     sc->coarse_size = 8;
     sc->coarse_refresh = 0;
+    sc->coarse_basis = SIPD_COARSE_BASIS_AUTO;
+    sc->initial_guess = SIPD_GUESS_ADAPTIVE;
     sc->device = SIPD_DEVICE_AUTO;
     sc->gravity[0] = 0.0;
     sc->gravity[1] = -9.81;
@@ -2163,7 +2190,8 @@ void scene_print(FILE *f, const sipd_scene *sc)
     print_float(f, sc->chebyshev_rho);
     fputs(";\n  omega = ", f);
     print_float(f, sc->omega);
-    fprintf(f, ";\n  strict = %s;\n", tf(sc->strict));
+    fprintf(f, ";\n  strict = %s;\n  initial_guess = \"%s\";\n", tf(sc->strict),
+            scene_initial_guess_name(sc->initial_guess));
     if (sc->method == SIPD_METHOD_NEWTON || sc->method == SIPD_METHOD_MIXED) {   /* (reloadable: see load_solver) */
         fprintf(f, "  linear = \"%s\";\n", sc->linear == SIPD_LINEAR_CHOLMOD ? "cholmod" : "pcg");
         if (sc->linear == SIPD_LINEAR_PCG) {
@@ -2173,8 +2201,9 @@ void scene_print(FILE *f, const sipd_scene *sc)
         }
     }
     if (scene_coarse_on(sc))   /* (as resolved: "auto" prints 2 where it is on; off, it reads back the same) */
-        fprintf(f, "  coarse = { levels = %d; every = %d; size = %d; refresh = %d; };\n", sc->coarse_levels,
-                sc->coarse_every, sc->coarse_size, sc->coarse_refresh);
+        fprintf(f, "  coarse = { levels = %d; every = %d; size = %d; refresh = %d; basis = \"%s\"; };\n",
+                sc->coarse_levels, sc->coarse_every, sc->coarse_size, sc->coarse_refresh,
+                scene_coarse_basis_name(sc->coarse_basis));
     fputs("};\n", f);
 
     fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));

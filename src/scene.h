@@ -36,6 +36,17 @@ typedef enum {
     SIPD_BENDING_DIHEDRAL = 0,  /* discrete-shell hinges on interior edges (physics/bend.h), default      */
     SIPD_BENDING_MIDEDGE = 1    /* Morley-type mid-edge curvature per triangle (physics/midedge.h)       */
 } sipd_bending;
+/* solver.initial_guess (passes.h pass_begin_vertex; docs/convergence.md#the-initial-guess) */
+typedef enum {
+    SIPD_GUESS_ADAPTIVE = 0,  /* x + h v + h² φ g, φ the share of gravity of the last step (default) */
+    SIPD_GUESS_INERTIAL = 1   /* ỹ = x + h v + h² g (the only guess before 0.8; the paper's)         */
+} sipd_initial_guess;
+/* solver.coarse.basis (coarse.h coarse_build): the coarse grid's interpolation per body */
+typedef enum {
+    SIPD_COARSE_BASIS_AUTO = 0,      /* quadratic for shells, rods and springs, trilinear for solids (default) */
+    SIPD_COARSE_BASIS_TRILINEAR = 1, /* every body trilinear (8 nodes per vertex; the only basis before 0.8)  */
+    SIPD_COARSE_BASIS_QUADRATIC = 2  /* every body quadratic B-splines (27 nodes per vertex)                   */
+} sipd_coarse_basis;
 /* bodies[].generate.shape: a body made by a generator instead of a mesh file (meshgen.h) */
 typedef enum { SIPD_GEN_NONE = 0, SIPD_GEN_ROD = 1, SIPD_GEN_CLOTH = 2 } sipd_gen_shape;
 
@@ -159,6 +170,8 @@ typedef struct sipd_scene {
     int coarse_every;            /* default 10                   */
     int coarse_size;             /* default 8                    */
     int coarse_refresh;          /* corrections per coarse operator; 0: one per step */
+    int coarse_basis;            /* sipd_coarse_basis, default AUTO */
+    int initial_guess;           /* sipd_initial_guess, default ADAPTIVE */
     /* device */
     sipd_device device;
     double gravity[3];           /* default (0, -9.81, 0)        */
@@ -247,6 +260,8 @@ int scene_coarse_on(const sipd_scene *sc);
 int scene_resolve_device(sipd_scene *sc, int cuda);
 
 const char *scene_method_name(sipd_method m);
+const char *scene_initial_guess_name(int guess);   /* solver.initial_guess */
+const char *scene_coarse_basis_name(int basis);   /* solver.coarse.basis */
 const char *scene_sweep_name(sipd_sweep s);
 const char *scene_line_search_name(sipd_line_search l);
 const char *scene_projection_name(sipd_projection p);

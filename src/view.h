@@ -36,6 +36,11 @@ typedef struct {
     /* state, nv*3 (backend.h): x, v, ỹ, y, y_prev, dy, g, snapshot; y0/g0 the step's first
        iterate and its gradient (the Rayleigh estimate of the Chebyshev ρ) */
     sipd_real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *y0, *g0;
+    /* the adaptive initial guess (solver.initial_guess, pass_begin_vertex): vp the velocity
+       before the last step (nv*3; NULL: the inertial guess ỹ), vp_hist whether it holds one
+       (0 after an upload: the first step then starts from ỹ) */
+    sipd_real *vp;
+    int vp_hist;
     /* vertices */
     const sipd_real *mass, *X0, *motions;   /* motions: 9 per motion (centre, velocity, ω) */
     const unsigned char *fixed;

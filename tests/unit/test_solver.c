@@ -22,6 +22,8 @@
  *   momentum    the logged momentum error equals the measured change of Σ m v; flagged when
  *               the solves are under-converged, not when converged
  *   newton_roundoff  Newton + "auto" on a 1 GPa beam converges without restoring a snapshot
+ *   guess       the adaptive initial guess: the pass's formula on one vertex; a resting cube
+ *               reaches the same positions as from ỹ, in fewer iterations
  *   table       every implemented method-table row names a solver family with a solve, and
  *               method_solver picks the family the driver runs for each method and sweep
  *               (also at compile time: method.h includes no scene.h, issue 30)
@@ -34,6 +36,7 @@
 #include <math.h>
 
 #include "physics/tet.h"
+#include "passes.h"
 #include "fixture.h"
 #include "runner.h"
 
@@ -562,6 +565,108 @@ static void test_incline(void)
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* The adaptive initial guess (solver.initial_guess, passes.h pass_begin_vertex): the pass's
+ * formula on one vertex against hand-computed positions, then a cube resting on the ground,
+ * both guesses at a tight tolerance: the same positions, and the adaptive guess (which starts
+ * a body at rest where it is) needs fewer iterations than the free-fall target ỹ. */
+static void guess_one(const char *what, const double v[3], const double vp[3], int hist, int with_vp, double phi)
+{
+    const double h = 0.01, grav[3] = {0.5, -9.81, 0.25}, x[3] = {0.1, 0.2, 0.3};
+    double X0[3] = {0, 0, 0}, xs[3], vs[3], vps[3], yt[3], y[3], yp[3], dy[3];
+    unsigned char fixed = 0;
+    sipd_view w;
+    int k;
+    memset(&w, 0, sizeof w);
+    memcpy(xs, x, sizeof xs);
+    memcpy(vs, v, sizeof vs);
+    memcpy(vps, vp, sizeof vps);
+    w.nv = 1;
+    w.x = xs;
+    w.v = vs;
+    w.vp = with_vp ? vps : NULL;
+    w.vp_hist = hist;
+    w.yt = yt;
+    w.y = y;
+    w.yp = yp;
+    w.dy = dy;
+    w.X0 = X0;
+    w.fixed = &fixed;
+    pass_begin_vertex(&w, 0, 1.0, h, grav);
+    for (k = 0; k < 3; k++) {
+        double want_t = x[k] + h * v[k] + h * h * grav[k], want = x[k] + h * v[k] + phi * h * h * grav[k];
+        CHECK(fabs(yt[k] - want_t) < 1e-15, "%s: ỹ[%d] = %.17g, expected %.17g", what, k, yt[k], want_t);
+        CHECK(fabs(y[k] - want) < 1e-15 && y[k] == yp[k], "%s: y[%d] = %.17g (y_prev %.17g), expected %.17g (φ = %g)",
+              what, k, y[k], yp[k], want, phi);
+    }
+    /* end of the step: vp takes the step's starting velocity */
+    if (with_vp) {
+        for (k = 0; k < 3; k++) pass_end_component(&w, (size_t)k, h);
+        for (k = 0; k < 3; k++)
+            CHECK(vps[k] == v[k] && fabs(vs[k] - (y[k] - x[k]) / h) < 1e-12, "%s: end of step: vp[%d] %g (v was %g)",
+                  what, k, vps[k], v[k]);
+    }
+}
+
+static double guess_run(const char *guess, long *iters, double *x_out, int nv_max)
+{
+    fixture f;
+    char fmt[2048];
+    int frame, conv = 0;
+    snprintf(fmt, sizeof fmt,
+             "time = { dt = 0.0166667; frames = 20; };\n"
+             "solver = { iterations = 3000; tolerance = 1.0e-7; initial_guess = \"%s\"; coarse = { levels = 1; }; };\n"
+             "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; } );\n"
+             "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.0098, 0.0]; } );\n"
+             "contact = { dhat = 0.01; friction = 0.5; ground = { height = 0.0; }; };\n",
+             guess);
+    *iters = 0;
+    if (setup(&f, 4, 4, 4, 0.4, 0.4, 0.4, fmt, 0)) {
+        CHECK(0, "setup failed");
+        return 0;
+    }
+    for (frame = 0; frame < 20; frame++) {
+        sipd_solve_result r;
+        CHECK(sim_step(&f.s, 0.0166667, &r) == SIPD_OK, "%s: step failed", guess);
+        *iters += r.iterations;
+        conv += r.converged;
+    }
+    CHECK(f.m.nv <= nv_max, "nv %d", f.m.nv);
+    f.s.ops->download(f.s.b, x_out, NULL);
+    fixture_free(&f);
+    return conv;
+}
+
+static void test_guess(void)
+{
+    const double h = 0.01, g[3] = {0.5, -9.81, 0.25}, v[3] = {0.3, -0.2, 0.1}, z[3] = {0, 0, 0};
+    double fell[3], half[3], up[3], x1[3 * 125], x2[3 * 125], dmax = 0;
+    long it_a, it_i;
+    int k, ca, ci;
+    for (k = 0; k < 3; k++) {
+        fell[k] = v[k] - h * g[k];        /* the last step accelerated by g: φ = 1 */
+        half[k] = v[k] - 0.5 * h * g[k];  /* by half of it: φ = ½ */
+        up[k] = v[k] + 2 * h * g[k];      /* against gravity (a landing): φ clamped to 0 */
+    }
+    guess_one("no history array", v, fell, 1, 0, 1);
+    guess_one("no history yet", v, v, 0, 1, 1);
+    guess_one("free fall", v, fell, 1, 1, 1);
+    guess_one("steady", v, v, 1, 1, 0);
+    guess_one("half", v, half, 1, 1, 0.5);
+    guess_one("landing", v, up, 1, 1, 0);
+    guess_one("at rest", z, z, 1, 1, 0);
+    /* a resting cube: same answer, fewer iterations */
+    ca = (int)guess_run("adaptive", &it_a, x1, 125);
+    ci = (int)guess_run("inertial", &it_i, x2, 125);
+    for (k = 0; k < 3 * 125; k++) dmax = fmax(dmax, fabs(x1[k] - x2[k]));
+    printf("guess: resting cube, 20 steps at tolerance 1e-7: adaptive %ld iterations (%d converged), inertial %ld (%d "
+           "converged); positions within %.2e m\n",
+           it_a, ca, it_i, ci, dmax);
+    CHECK(ca == 20 && ci == 20, "not every solve converged (adaptive %d, inertial %d of 20)", ca, ci);
+    CHECK(dmax < 1e-5, "the two guesses end %.3e m apart (the same minimiser to the tolerance expected)", dmax);
+    CHECK(it_a < it_i, "the adaptive guess took %ld iterations, the inertial %ld: no fewer", it_a, it_i);
+}
+
+/* ------------------------------------------------------------------------------------- */
 /* Momentum (issue "Honest convergence", point 6): a free body without gravity or contact
  * keeps zero momentum only as far as its solves converge (Gauss–Seidel: its colour order
  * breaks the symmetry of the release, so an unconverged sweep moves the centre of mass).  The logged momentum error must
@@ -828,6 +933,7 @@ static const test_case cases[] = {
     {"newton_roundoff", .run = test_newton_roundoff},
     {"backend_fail", .run = test_backend_fail},
     {"table", .run = test_table},
+    {"guess", .run = test_guess},
 };
 static const test_program program = {"test_solver", TEST_CASES(cases), .dflt = "all", .all = 1, .setup = prog_setup,
                                      .teardown = scratch_close};

@@ -174,7 +174,7 @@ static void run_case(const stop_case *c)
            trigger_at, total, ck.frame, ck.substep, ck.t);
     fixture_free(&f);
 
-    /* resumed in a fresh simulation, as main.c resumes */
+    /* resumed in a fresh simulation, as main.c resumes (sim_resume) */
     sipd_stop_flag = 0;
     trigger_at = -1;
     if (load(&f, c, &ops)) {
@@ -182,14 +182,7 @@ static void run_case(const stop_case *c)
         checkpoint_free(&ck);
         goto out;
     }
-    CHECK(ck.nv == nv && f.s.ops->upload(f.s.b, ck.x, ck.v) == SIPD_OK &&
-              sim_restore_solver_state(&f.s, ck.s, ck.ns) == SIPD_OK,
-          "%s: restore", c->name);
-    f.s.t = ck.t;
-    f.s.lam_min = ck.lam_min;
-    if (ck.x_extent > 0)
-        f.s.x_extent = ck.x_extent;
-    f.s.f_start = ck.f_start;
+    CHECK(ck.nv == nv && sim_resume(&f.s, &ck) == SIPD_OK, "%s: restore", c->name);
     finish(&f, ck.frame, ck.substep, NULL, &xs, &vs, &rc);
     CHECK(rc == SIPD_OK, "%s: resumed run (rc %d)", c->name, rc);
     CHECK(xr && xs && memcmp(xr, xs, sizeof(double) * 3 * (size_t)nv) == 0 &&
