@@ -22,6 +22,7 @@ static int cmp_int(const void *a, const void *b)
 void coarse_free(sipd_coarse *c)
 {
     free(c->bcell);
+    free(c->bquad);
     free(c->vnode);
     free(c->vw);
     free(c->t_off);
@@ -66,8 +67,8 @@ static int coarse_pattern(sipd_coarse *c, const sipd_bsr *H)
                 int av = c->t_v[k];
                 for (q = H->row_off[av]; q < H->row_off[av + 1]; q++) {
                     int b = H->col[q];
-                    for (l = 0; l < 8; l++) {
-                        int j = c->vnode[8 * b + l];
+                    for (l = 0; l < c->npv; l++) {
+                        int j = c->vnode[(size_t)c->npv * b + l];
                         if (j >= 0 && mark[j] != i) {
                             mark[j] = i;
                             cols[n++] = j;
@@ -105,10 +106,53 @@ fail:
     return SIPD_EFAIL;
 }
 
-int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size)
+/* Whether body b's grid is quadratic along its spanned axes (coarse_build's basis). */
+static int body_quadratic(const sipd_model *m, int b, int basis)
+{
+    int kind;
+    if (basis == SIPD_COARSE_BASIS_QUADRATIC)
+        return 1;
+    if (basis == SIPD_COARSE_BASIS_TRILINEAR || !m->bodies || b >= m->nbodies)
+        return 0;
+    kind = m->bodies[b].kind;
+    return kind == SIPD_ELEMENTS_SHELL || kind == SIPD_ELEMENTS_ROD || kind == SIPD_ELEMENTS_SPRINGS;
+}
+
+/* The mean length of each body's element edges (corners 0 and 1 of every element: an edge of a
+ * tet, triangle, spring, rod segment, rod bend or hinge), 0 for a body without elements. */
+static double *body_mean_edges(const sipd_model *m, int nb)
+{
+    double *sum = sipd_calloc((size_t)nb, sizeof(double));
+    long *cnt = sipd_calloc((size_t)nb, sizeof(long));
+    int g, e, b;
+    if (!sum || !cnt) {
+        free(sum);
+        free(cnt);
+        return NULL;
+    }
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        if (G->nc < 2)
+            continue;
+        for (e = 0; e < G->ne; e++) {
+            int v0 = G->v[(size_t)G->nc * e], v1 = G->v[(size_t)G->nc * e + 1], k;
+            double d2 = 0;
+            for (k = 0; k < 3; k++) d2 += (m->X0[3 * v1 + k] - m->X0[3 * v0 + k]) * (m->X0[3 * v1 + k] - m->X0[3 * v0 + k]);
+            b = m->body && m->nbodies > 0 ? m->body[v0] : 0;
+            sum[b] += sqrt(d2);
+            cnt[b]++;
+        }
+    }
+    for (b = 0; b < nb; b++) sum[b] = cnt[b] > 0 ? sum[b] / cnt[b] : 0;
+    free(cnt);
+    return sum;
+}
+
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, int basis)
 {
     const int nv = m->nv, nb = m->nbodies > 0 ? m->nbodies : 1;
-    int a, b, k, l, ngrid = 0, *gmap = NULL, *gbase = NULL, *gdims = NULL;
+    double *hmean = NULL;
+    int a, b, k, l, ngrid = 0, npv, *gmap = NULL, *gbase = NULL, *gdims = NULL;
     double *lo = NULL, *hi = NULL, *gcell = NULL;
     memset(c, 0, sizeof *c);
     c->nv = nv;
@@ -118,9 +162,10 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     lo = sipd_malloc((size_t)nb * 3 * sizeof(double));
     hi = sipd_malloc((size_t)nb * 3 * sizeof(double));
     gcell = sipd_malloc((size_t)nb * sizeof(double));
+    c->bquad = sipd_calloc((size_t)nb, 1);
     gbase = sipd_malloc(((size_t)nb + 1) * sizeof(int));
     gdims = sipd_malloc((size_t)nb * 3 * sizeof(int));
-    if (!lo || !hi || !gcell || !gbase || !gdims)
+    if (!lo || !hi || !gcell || !gbase || !gdims || !c->bquad)
         goto fail;
     for (b = 0; b < nb; b++)
         for (k = 0; k < 3; k++) {
@@ -137,19 +182,29 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
                 hi[3 * b + k] = x;
         }
     }
+    if (basis == SIPD_COARSE_BASIS_AUTO && !(hmean = body_mean_edges(m, nb)))
+        goto fail;
     for (b = 0; b < nb; b++) {
         double L = 0;
-        int ng = 1;
+        int ng = 1, cells = size;
         for (k = 0; k < 3; k++)
             if (hi[3 * b + k] - lo[3 * b + k] > L)
                 L = hi[3 * b + k] - lo[3 * b + k];
-        gcell[b] = L > 0 ? L / size : 1;   /* (a body of one vertex, or none: one cell) */
+        /* "auto": a thin body's cells no wider than its mean element edge (docs/two-level.md#the-coarse-basis) */
+        if (hmean && body_quadratic(m, b, basis) && hmean[b] > 0 && L / hmean[b] > cells)
+            cells = L / hmean[b] < 1024 ? (int)ceil(L / hmean[b] - 1e-9) : 1024;
+        gcell[b] = L > 0 ? L / cells : 1;   /* (a body of one vertex, or none: one cell) */
         for (k = 0; k < 3; k++) {
             int d = L > 0 ? (int)ceil((hi[3 * b + k] - lo[3 * b + k]) / gcell[b] - 1e-9) : 1;
             gdims[3 * b + k] = d < 1 ? 1 : d;
             if (!(lo[3 * b + k] <= hi[3 * b + k]))
                 lo[3 * b + k] = 0;   /* a body without vertices */
-            ng *= gdims[3 * b + k] + 1;
+            /* quadratic along the axes the body spans 2 cells or more (along a thinner one the
+               linear weights resolve it, and three near-equal quadratic weights would make the
+               coarse unknowns nearly dependent) */
+            if (gdims[3 * b + k] >= 2 && body_quadratic(m, b, basis))
+                c->bquad[b] |= (unsigned char)(1u << k);
+            ng *= gdims[3 * b + k] + ((c->bquad[b] >> k) & 1 ? 3 : 1);
         }
         gbase[b] = ngrid;
         ngrid += ng;
@@ -158,8 +213,13 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     c->nbodies = nb;
     c->bcell = gcell;
     gcell = NULL;
-    c->vnode = sipd_malloc((size_t)nv * 8 * sizeof(int));
-    c->vw = sipd_malloc((size_t)nv * 8 * sizeof(double));
+    npv = 8;
+    for (b = 0; b < nb; b++)
+        if (c->bquad[b])
+            npv = 27;
+    c->npv = npv;
+    c->vnode = sipd_malloc((size_t)nv * npv * sizeof(int));
+    c->vw = sipd_malloc((size_t)nv * npv * sizeof(double));
     gmap = sipd_malloc((size_t)ngrid * sizeof(int));
     if (!c->vnode || !c->vw || !gmap)
         goto fail;
@@ -167,13 +227,17 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     for (l = 0; l < ngrid; l++) gmap[l] = -1;
     for (a = 0; a < nv; a++) {
         b = m->body && m->nbodies > 0 ? m->body[a] : 0;
-        coarse_vertex_weights(m->X0 + 3 * a, lo + 3 * b, c->bcell[b], gdims + 3 * b, c->vnode + 8 * a, c->vw + 8 * a);
-        for (l = 0; l < 8; l++) {
-            c->vnode[8 * a + l] += gbase[b];
+        int *vn = c->vnode + (size_t)npv * a;
+        double *vw = c->vw + (size_t)npv * a;
+        coarse_vertex_weights_mixed(m->X0 + 3 * a, lo + 3 * b, c->bcell[b], gdims + 3 * b, c->bquad[b], npv, vn, vw);
+        for (l = 0; l < npv; l++) {
+            if (vn[l] < 0)
+                continue;
+            vn[l] += gbase[b];
             if (m->fixed[a] || m->mass[a] <= 0)
-                c->vw[8 * a + l] = 0;
-            if (c->vw[8 * a + l] > 0)
-                gmap[c->vnode[8 * a + l]] = 0;
+                vw[l] = 0;
+            if (vw[l] > 0)
+                gmap[vn[l]] = 0;
         }
     }
     for (l = 0; l < ngrid; l++)
@@ -184,27 +248,29 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
         goto fail;
     for (b = 0; b < nb; b++)   /* where each kept node sits (tests, docs), and its body */
         for (l = gbase[b]; l < gbase[b + 1]; l++) {
-            int r = l - gbase[b], d0 = gdims[3 * b] + 1, d1 = gdims[3 * b + 1] + 1, i = gmap[l];
+            const int q = c->bquad[b];   /* (a quadratic axis' nodes start one cell below lo) */
+            int r = l - gbase[b], d0 = gdims[3 * b] + (q & 1 ? 3 : 1), d1 = gdims[3 * b + 1] + (q & 2 ? 3 : 1),
+                i = gmap[l];
             if (i < 0)
                 continue;
-            c->npos[3 * i] = lo[3 * b] + c->bcell[b] * (r % d0);
-            c->npos[3 * i + 1] = lo[3 * b + 1] + c->bcell[b] * ((r / d0) % d1);
-            c->npos[3 * i + 2] = lo[3 * b + 2] + c->bcell[b] * (r / (d0 * d1));
+            c->npos[3 * i] = lo[3 * b] + c->bcell[b] * (r % d0 - (q & 1));
+            c->npos[3 * i + 1] = lo[3 * b + 1] + c->bcell[b] * ((r / d0) % d1 - ((q >> 1) & 1));
+            c->npos[3 * i + 2] = lo[3 * b + 2] + c->bcell[b] * (r / (d0 * d1) - ((q >> 2) & 1));
             c->nbody[i] = b;
         }
-    for (a = 0; a < 8 * nv; a++) {
-        int j = gmap[c->vnode[a]];
+    for (a = 0; a < npv * nv; a++) {
+        int j = c->vnode[a] >= 0 ? gmap[c->vnode[a]] : -1;
         c->vnode[a] = c->vw[a] > 0 ? j : -1;
         if (c->vnode[a] < 0)
             c->vw[a] = 0;
     }
     /* Pᵀ as CSR (vertices of each coarse node in increasing order) */
     c->t_off = sipd_calloc((size_t)c->nc + 1, sizeof(int));
-    c->t_v = sipd_malloc((size_t)nv * 8 * sizeof(int) + 1);
-    c->t_w = sipd_malloc((size_t)nv * 8 * sizeof(double) + 1);
+    c->t_v = sipd_malloc((size_t)nv * npv * sizeof(int) + 1);
+    c->t_w = sipd_malloc((size_t)nv * npv * sizeof(double) + 1);
     if (!c->t_off || !c->t_v || !c->t_w)
         goto fail;
-    for (a = 0; a < 8 * nv; a++)
+    for (a = 0; a < npv * nv; a++)
         if (c->vnode[a] >= 0)
             c->t_off[c->vnode[a] + 1]++;
     for (l = 0; l < c->nc; l++) c->t_off[l + 1] += c->t_off[l];
@@ -212,12 +278,12 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
         int *fill = gmap;   /* reused: ngrid >= nc */
         for (l = 0; l < c->nc; l++) fill[l] = c->t_off[l];
         for (a = 0; a < nv; a++)
-            for (l = 0; l < 8; l++) {
-                int j = c->vnode[8 * a + l];
+            for (l = 0; l < npv; l++) {
+                int j = c->vnode[(size_t)npv * a + l];
                 if (j < 0)
                     continue;
                 c->t_v[fill[j]] = a;
-                c->t_w[fill[j]] = c->vw[8 * a + l];
+                c->t_w[fill[j]] = c->vw[(size_t)npv * a + l];
                 fill[j]++;
             }
     }
@@ -239,8 +305,10 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
     free(gcell);
     free(gbase);
     free(gdims);
+    free(hmean);
     return SIPD_OK;
 fail:
+    free(hmean);
     free(gmap);
     free(lo);
     free(hi);
@@ -262,7 +330,7 @@ void coarse_prolong(const sipd_coarse *c, const double *e, double *dy)
 {
     int a;
 #pragma omp parallel for schedule(static) if (c->nv > 8 * PAR_MIN)
-    for (a = 0; a < c->nv; a++) coarse_prolong_vertex(c->vnode, c->vw, e, a, dy + 3 * a);
+    for (a = 0; a < c->nv; a++) coarse_prolong_vertex(c->vnode, c->vw, c->npv, e, a, dy + 3 * a);
 }
 
 void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H)
@@ -282,7 +350,7 @@ void coarse_galerkin(sipd_coarse *c, const sipd_bsr *H)
 #pragma omp for schedule(dynamic, 16)
         for (i = 0; i < c->nc; i++) {
             for (k = A->row_off[i]; k < A->row_off[i + 1]; k++) pos[A->col[k]] = k;
-            coarse_galerkin_row(c->t_off, c->t_v, c->t_w, c->vnode, c->vw, H->row_off, H->col, H->val, pos, A->val,
+            coarse_galerkin_row(c->t_off, c->t_v, c->t_w, c->vnode, c->vw, c->npv, H->row_off, H->col, H->val, pos, A->val,
                                 i);
         }
     }

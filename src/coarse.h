@@ -1,14 +1,15 @@
 /* coarse.h — the coarse level of two-level SIPD (solver.coarse, issue 15).
  *
- * Coarse space: a regular grid of cubic cells laid over the model's initial bounding box
+ * Coarse space: per body, a regular grid of cubic cells laid over its initial bounding box
  * (`size` cells along its longest edge, as many cells of the same width along the others as
  * cover it); every free vertex is interpolated trilinearly from the 8 nodes of the cell that
- * contains its initial position.  P (3·nv × 3·nc) has the rows
+ * contains its initial position, or (thin bodies, solver.coarse.basis) by quadratic B-splines
+ * from 27 nodes (coarse_vertex_weights_mixed).  P (3·nv × 3·nc) has the rows
  *     dy_a = Σ_l w_al e_{n(a,l)}        (each 3-vector coarse unknown scaled by a weight),
  * Dirichlet vertices get zero rows (they never move), and grid nodes that no free vertex
  * sees with a positive weight are dropped.  The weights of a free vertex sum to 1 and
- * reproduce every linear field exactly (partition of unity; trilinear interpolation is exact
- * on affine functions), so P contains the rigid and affine motions of the whole body.
+ * reproduce every linear field exactly (partition of unity; trilinear interpolation and the
+ * quadratic B-splines are exact on affine functions), so P contains the rigid and affine motions of the whole body.
  *
  * Coarse operator: the Galerkin product Hc = Pᵀ H P of the PSD-projected Hessian H that
  * Newton assembles (backend.h, assemble; block-CSR over the model's tets), assembled per
@@ -34,8 +35,10 @@ typedef struct {
     double *npos;       /* nc*3: the initial position of each coarse node (its grid's)  */
     int *nbody;         /* nc: the body whose grid holds it                             */
     int nv;
-    int *vnode;         /* nv*8: the coarse node of corner l of vertex a's cell (-1: none) */
-    double *vw;         /* nv*8: its weight (0 for Dirichlet vertices)                   */
+    int npv;            /* nodes per vertex: 8 (trilinear grids only) or 27 (a quadratic axis) */
+    unsigned char *bquad; /* nbodies: bit k set: the body's grid is quadratic along axis k   */
+    int *vnode;         /* nv*npv: the coarse node of vertex a's l-th node (-1: none)       */
+    double *vw;         /* nv*npv: its weight (0 for Dirichlet vertices)                   */
     int *t_off, *t_v;   /* Pᵀ as CSR: coarse node i sees vertices t_v[t_off[i] ..]        */
     double *t_w;        /* ... with weights t_w                                          */
     sipd_bsr Hc;        /* Pᵀ H P (pattern from H's, or from U's with contact pairs; ne = 0) */
@@ -81,14 +84,88 @@ SIPD_HD void coarse_vertex_weights(const double x[3], const double origin[3], do
     }
 }
 
-/* Prolongation of vertex a: dy_a = Σ_l w_al e_{n(a,l)}. */
-SIPD_HD void coarse_prolong_vertex(const int *vnode, const double *vw, const double *e, int a, double out[3])
+/* The weights of point x along one axis of a grid with `cells` cells (t = (x − origin)/cell):
+ * linear (quad 0; nodes 0 .. cells, 2 of them, as coarse_vertex_weights) or the uniform
+ * quadratic B-spline (quad 1; nodes 0 .. cells + 2 stand at t = −1 .. cells + 1, 3 of them:
+ * with i the node nearest t and d = t − i in [−½, ½], the weights ½(½ − d)², ¾ − d², ½(½ + d)²
+ * of nodes i − 1, i, i + 1; a partition of unity that reproduces linear fields exactly, and C¹,
+ * so a coarse bending mode has a finite, resolved curvature energy where the piecewise-linear
+ * field puts all of it in kinks).  Returns the count (2 or 3). */
+SIPD_HD int coarse_axis_weights(double t, int cells, int quad, int node[3], double w[3])
+{
+    if (quad) {
+        int i = (int)floor(t + 0.5);
+        double d;
+        if (i < 0)
+            i = 0;
+        if (i > cells)
+            i = cells;
+        d = t - i;
+        if (d < -0.5)
+            d = -0.5;
+        if (d > 0.5)
+            d = 0.5;
+        node[0] = i;   /* (t = i − 1 is node i: the nodes are shifted by one) */
+        node[1] = i + 1;
+        node[2] = i + 2;
+        w[0] = 0.5 * (0.5 - d) * (0.5 - d);
+        w[1] = 0.75 - d * d;
+        w[2] = 0.5 * (0.5 + d) * (0.5 + d);
+        return 3;
+    } else {
+        int ci = (int)floor(t);
+        double u;
+        if (ci < 0)
+            ci = 0;
+        if (ci > cells - 1)
+            ci = cells - 1;
+        u = t - ci;
+        if (u < 0)
+            u = 0;
+        if (u > 1)
+            u = 1;
+        node[0] = ci;
+        node[1] = ci + 1;
+        w[0] = 1 - u;
+        w[1] = u;
+        return 2;
+    }
+}
+
+/* The tensor-product weights of point x in a grid with per-axis orders (quad bit k: quadratic
+ * along axis k, coarse_axis_weights): npv entries, the unused ones node −1, weight 0; grid node
+ * index i + N0 (j + N1 k) with N_k = dims_k + 1 (linear) or dims_k + 3 (quadratic).  With no
+ * quadratic axis the nodes and weights are those of coarse_vertex_weights, in its order. */
+SIPD_HD void coarse_vertex_weights_mixed(const double x[3], const double origin[3], double cell, const int dims[3],
+                                         int quad, int npv, int *node, double *w)
+{
+    int n[3][3], cnt[3], N[3], k, i0, i1, i2, l = 0;
+    double ww[3][3];
+    for (k = 0; k < 3; k++) {
+        int q = (quad >> k) & 1;
+        cnt[k] = coarse_axis_weights((x[k] - origin[k]) / cell, dims[k], q, n[k], ww[k]);
+        N[k] = dims[k] + (q ? 3 : 1);
+    }
+    for (i2 = 0; i2 < cnt[2]; i2++)
+        for (i1 = 0; i1 < cnt[1]; i1++)
+            for (i0 = 0; i0 < cnt[0]; i0++, l++) {
+                w[l] = ww[0][i0] * ww[1][i1] * ww[2][i2];
+                node[l] = n[0][i0] + N[0] * (n[1][i1] + N[1] * n[2][i2]);
+            }
+    for (; l < npv; l++) {
+        node[l] = -1;
+        w[l] = 0;
+    }
+}
+
+/* Prolongation of vertex a: dy_a = Σ_l w_al e_{n(a,l)} (npv nodes per vertex). */
+SIPD_HD void coarse_prolong_vertex(const int *vnode, const double *vw, int npv, const double *e, int a, double out[3])
 {
     int l;
     out[0] = out[1] = out[2] = 0;
-    for (l = 0; l < 8; l++) {
-        int j = vnode[8 * a + l];
-        double w = vw[8 * a + l];
+    for (l = 0; l < npv; l++) {
+        int j = vnode[(size_t)npv * a + l];
+        double w = vw[(size_t)npv * a + l];
         if (j < 0 || w == 0)
             continue;
         out[0] += w * e[3 * j];
@@ -115,7 +192,7 @@ SIPD_HD void coarse_restrict_node(const int *t_off, const int *t_v, const double
  * n(b,l)).  pos: column j → index of block (i, j) in Hc (set for row i's columns by the
  * caller).  Dirichlet vertices have zero weights and are skipped. */
 SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double *t_w, const int *vnode,
-                                 const double *vw, const int *H_row_off, const int *H_col, const double *H_val,
+                                 const double *vw, int npv, const int *H_row_off, const int *H_col, const double *H_val,
                                  const int *pos, double *Hc_val, int i)
 {
     int k, q, l, r;
@@ -125,9 +202,9 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
         for (q = H_row_off[a]; q < H_row_off[a + 1]; q++) {
             int b = H_col[q];
             const double *B = H_val + 9 * (size_t)q;
-            for (l = 0; l < 8; l++) {
-                int j = vnode[8 * b + l];
-                double w = wa * vw[8 * b + l];
+            for (l = 0; l < npv; l++) {
+                int j = vnode[(size_t)npv * b + l];
+                double w = wa * vw[(size_t)npv * b + l];
                 double *C;
                 if (j < 0 || w == 0)
                     continue;
@@ -140,8 +217,14 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
 
 /* Build the coarse space of model m with `size` cells along the longest edge of each body's
  * initial bounding box and Hc's pattern from H's (the fine pattern, sipd_bsr_pattern over the tets).
+ * basis (scene.h sipd_coarse_basis): TRILINEAR every body's grid; QUADRATIC every body's grid
+ * quadratic B-splines along each axis it spans at least 2 cells (linear along the others);
+ * AUTO quadratic for the shells, rods and springs bodies (their bending is a fourth-order
+ * problem: a piecewise-linear coarse field can bend only in kinks, which a thin body's bending
+ * stiffness makes far too stiff, so the correction barely moves those modes), trilinear for
+ * the solids (docs/two-level.md#the-coarse-basis).
  * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
-int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size);
+int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, int basis);
 void coarse_free(sipd_coarse *c);
 
 /* r (nc*3) = Pᵀ f (f: nv*3). */

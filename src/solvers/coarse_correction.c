@@ -28,7 +28,7 @@ int coarse_correction_init(sipd_sim *s, const sipd_backend_params *bp)
             return SIPD_EFAIL;
     }
     s->coarse = sipd_calloc(1, sizeof *s->coarse);
-    if (!s->coarse || coarse_build(s->coarse, m, &s->H, sc->coarse_size) != SIPD_OK) {
+    if (!s->coarse || coarse_build(s->coarse, m, &s->H, sc->coarse_size, sc->coarse_basis) != SIPD_OK) {
         sipd_error("solver.coarse: could not build the coarse level (out of memory, or no free vertex)");
         free(s->coarse);
         s->coarse = NULL;

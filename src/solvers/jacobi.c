@@ -44,7 +44,7 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     double E = NAN, E_snap = NAN, gs_prev = 0, omega = 1, rho = cheb ? solver_rho_from(s) : 0;
     int it, k = 0, rq_valid = 0, trust = 0, window = 0, force_plain = 0, pairs_seen = 0, force_detect = 0;
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
-    int coarse_next = 0, coarse_n = 0;   /* two-level SIPD: the iteration of the next coarse
+    int coarse_next = 0, coarse_n = 0, coarse_stale = 0;   /* two-level SIPD: the iteration of the next coarse
                                             correction, corrections so far in this step */
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
     floor_track floor_t = {0};
@@ -177,9 +177,14 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
                     continue;
                 }
             }
-            if ((rc = coarse_correction(s, sc->coarse_refresh > 0 ? coarse_n % sc->coarse_refresh == 0 : coarse_n == 0,
+            /* a new coarse operator per the refresh setting, and whenever the last correction's
+               line search had to cut its step below ½: the operator no longer fits (contacts made
+               or lost, large rotations within the step; docs/two-level.md) */
+            if ((rc = coarse_correction(s, coarse_stale || (sc->coarse_refresh > 0 ? coarse_n % sc->coarse_refresh == 0
+                                                                                  : coarse_n == 0),
                                         &E, &res->ls_steps, &alpha, &gs_prev)) != SIPD_OK)
                 return rc;
+            coarse_stale = alpha < 0.5;
             coarse_n++;
             coarse_next = it + sc->coarse_every;
             k = 0;
