@@ -21,7 +21,8 @@
  *    one-block kernel folds the partials in a fixed order, so results are deterministic run to
  *    run.  The Gauss–Seidel stats (maxima and integer counts, order-independent) use one atomic
  *    per warp.  Launch config: 256 threads per block, grid-stride loops over at most
- *    8 blocks per SM (so partial buffers stay small).
+ *    8 blocks per SM (so partial buffers stay small), except the Jacobi vertex kernel: one thread
+ *    per vertex (no running sums across its 3x3 solve: registers, k_vertex).
  *  - Contact (NEVER RUN ON A GPU YET): the ground plane per vertex in the vertex and energy
  *    kernels; vertex–face / edge–edge pairs are detected on the device (kernels/collide_cuda.cu:
  *    the broad phase once per step and when a vertex leaves its box, the float32 narrow phase
@@ -121,7 +122,7 @@ struct sipd_backend {
     const double *kv;                /* per-vertex automatic k_c (model.h contact_kv), NULL: kc */
     double load;         /* max|g| at the step's "do nothing" state (step_load)       */
     int grid_cap, sync_each, failed;
-    double *part;        /* device: NRED * grid_cap partials          */
+    double *part;        /* device: NRED * max(grid_cap, vertex_grid) partials */
     double *red;         /* device: NRED reduced values               */
     double *red_h;       /* pinned host copy of red                   */
     gs_acc *gacc, *gacc_h;
@@ -270,6 +271,13 @@ static int grid_for(const sipd_backend *b, long n)
     return g < 1 ? 1 : (int)g;
 }
 
+/* The vertex kernel's grid: one thread per vertex, not capped (k_vertex has no grid-stride loop). */
+static int vertex_grid(const sipd_backend *b)
+{
+    long g = ((long)b->d.v.nv + NT - 1) / NT;
+    return g < 1 ? 1 : (int)g;
+}
+
 /* ---- device helpers ------------------------------------------------------------------------ */
 
 __device__ static inline double red_op(double a, double b, int is_max) { return is_max ? pass_max(a, b) : a + b; }
@@ -360,37 +368,37 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
 
 /* Jacobi vertex pass (passes.h pass_vertex): gather g and D, dy = −D⁻¹g.  Instantiated per
  * preconditioner P and contact C: without contact (C = 0) the ground and pair terms are not
- * compiled in, which keeps the register count of the contact-free kernel low.
+ * compiled in.  One thread per vertex (grid vertex_grid, not capped like the grid-stride kernels):
+ * without a loop, no reduction has to be carried across the 3x3 solve, whose IEEE divisions and
+ * square roots (and their slow-path subroutines) need most of the kernel's registers — with the
+ * grid-stride loop the 13 running sums made the contact-free SPLIT kernel 80 registers uncapped
+ * (64 under a __launch_bounds__ cap, with spills), without it 40 (ptxas sm_90, results/registers-29.md).
  * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd, 6 ground contacts,
  * 7 ground penetration (max), 8 Σ(g − g0)·d, 9 ΣdᵀDd (the Rayleigh estimate), 10–12 Σg. */
 #define VERTEX_NRED 13
 #define VERTEX_MAXMASK 0x83u
-/* the contact-free SIPD vertex kernel at ≤ 64 registers (4 blocks of NT threads per SM: 65536 / (4 NT);
-   ptxas, sm_90: 64 registers, no spills; uncapped 80).  The BLOCK/DIAG variants would spill under the
-   cap, so they are left uncapped (72–88). */
-#define VERTEX_MIN_BLOCKS 4
 template <int P, int C>
-__global__ void __launch_bounds__(NT, (P == SIPD_PRECOND_SPLIT && !C) ? VERTEX_MIN_BLOCKS : 1) k_vertex(const __grid_constant__ dview d, int first, double *part)
+__global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, int first, double *part)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    GRID_STRIDE(a, d.v.nv)
-    {
+    const int a = blockIdx.x * blockDim.x + threadIdx.x;
+    if (a < d.v.nv) {
         sipd_vertex_out o = pass_vertex(&d.v, P, C, a, first);
-        if (!o.free)
-            continue;
-        r[0] = pass_max(r[0], (double)o.dn2);
-        r[1] = pass_max(r[1], (double)o.gn2);
-        r[2] += (double)o.gdy;
-        r[3] += (double)o.gs;
-        r[4] += (double)o.sDs;
-        r[5] += o.nonspd;
-        r[6] += o.contact;
-        r[7] = pass_max(r[7], (double)o.pen);
-        r[8] += (double)o.dnum;
-        r[9] += (double)o.dden;
-        r[10] += (double)o.g.v[0];
-        r[11] += (double)o.g.v[1];
-        r[12] += (double)o.g.v[2];
+        if (o.free) {
+            r[0] = pass_max(r[0], (double)o.dn2);
+            r[1] = pass_max(r[1], (double)o.gn2);
+            r[2] += (double)o.gdy;
+            r[3] += (double)o.gs;
+            r[4] += (double)o.sDs;
+            r[5] += o.nonspd;
+            r[6] += o.contact;
+            r[7] = pass_max(r[7], (double)o.pen);
+            r[8] += (double)o.dnum;
+            r[9] += (double)o.dden;
+            r[10] += (double)o.g.v[0];
+            r[11] += (double)o.g.v[1];
+            r[12] += (double)o.g.v[2];
+        }
     }
     block_partials(r, VERTEX_NRED, VERTEX_MAXMASK, part);
 }
@@ -828,7 +836,8 @@ static int create_arrays(sipd_backend *b, const sipd_model *m, const sipd_backen
     CK(dalloc(b, (void **)&d->v.inc_corner, ninc, "incidence corners"));
     CK(dalloc(b, (void **)&d->v.inc_w, ninc * sizeof(float), "incidence weights"));
     CK(dalloc(b, (void **)&d->color_verts, (size_t)m->nv * sizeof(int), "colour lists"));
-    CK(dalloc(b, (void **)&b->part, (size_t)NRED * b->grid_cap * sizeof(double), "reduction partials"));
+    CK(dalloc(b, (void **)&b->part, (size_t)NRED * (vertex_grid(b) > b->grid_cap ? vertex_grid(b) : b->grid_cap) * sizeof(double),
+              "reduction partials"));
     CK(dalloc(b, (void **)&b->red, NRED * sizeof(double), "reductions"));
     CK(dalloc(b, (void **)&b->gacc, sizeof(gs_acc), "Gauss-Seidel stats"));
     CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
@@ -1283,7 +1292,7 @@ static int cuda_step_load(sipd_backend *b, double *fmax)
 
 static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
 {
-    int gv = grid_for(b, b->d.v.nv), g;
+    int gv = vertex_grid(b), g;
     memset(st, 0, sizeof *st);
     st->rmax = st->gmax = st->gdy = NAN;   /* what the driver sees if this op fails */
     if (b->failed)

@@ -234,6 +234,18 @@ typedef struct {
     int free, nonspd, contact;
 } sipd_vertex_out;
 
+/* Incidence k of SIPD's gather: the element's gradient on the corner into *g, its split block
+ * (one K⁺ per element, weights inc_w, or one block per corner, weights 1) into *D. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gather_split(const sipd_view *v, int k, vec3 *g, sym3 *D)
+{
+    const sipd_group_view *G = &v->grp[v->inc_group[k]];
+    int e = v->inc_elem[k], l = v->inc_corner[k];
+    sym3 Kp;
+    *g = v3_add(*g, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
+    s3_load(G->blk + view_split_block(G, e, l), &Kp);
+    *D = s3_axpy(v->inc_w[k], Kp, *D);
+}
+
 /* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
  * dy = −D⁻¹g (HESSIAN, NONE: only g; the caller sets dy).  `first`: the step's first
  * direction (y0, g0 are stored; afterwards the Rayleigh sums against them).  contact = 0
@@ -262,17 +274,14 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
         o.contact += pass_ground(v, a, ya, &ga, &D, &o.pen);
     if (contact && v->npr)
         pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, &ga, &D);
-    /* gather; one loop per kind of D so the hot SIPD loop carries no branch */
-    if (precond == SIPD_PRECOND_SPLIT) {
-        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
-            const sipd_group_view *G = &v->grp[v->inc_group[k]];
-            int e = v->inc_elem[k], l = v->inc_corner[k];
-            sym3 Kp;
-            ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * e + 3 * l));
-            /* one K⁺ per element (weights inc_w), or one block per corner (weights 1) */
-            s3_load(G->blk + view_split_block(G, e, l), &Kp);
-            D = s3_axpy(v->inc_w[k], Kp, D);
-        }
+    /* gather; one loop per kind of D so the hot SIPD loop carries no branch.  With contact the
+     * device keeps the SIPD loop rolled: unrolled, the contact kernel (k_vertex<SPLIT, 1>) needs
+     * 80 registers, rolled 63 (ptxas sm_90, results/registers-29.md); same arithmetic. */
+    if (precond == SIPD_PRECOND_SPLIT && contact) {
+        SIPD_DEVICE_NO_UNROLL
+        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) pass_gather_split(v, k, &ga, &D);
+    } else if (precond == SIPD_PRECOND_SPLIT) {
+        for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) pass_gather_split(v, k, &ga, &D);
     } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
         for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
             const sipd_group_view *G = &v->grp[v->inc_group[k]];

@@ -29,6 +29,14 @@
 #define SIPD_ALWAYS_INLINE
 #endif
 
+/* a loop that the device compiler must not unroll (each unrolled copy keeps its loads in flight,
+ * in registers); nothing on the host, whose loops and results it leaves alone */
+#ifdef __CUDA_ARCH__
+#define SIPD_DEVICE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define SIPD_DEVICE_NO_UNROLL
+#endif
+
 #ifdef SIPD_REAL_FLOAT
 typedef float sipd_real;
 #define SIPD_R(x) ((float)(x))
