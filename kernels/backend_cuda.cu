@@ -1478,9 +1478,9 @@ static int cuda_guess_history(sipd_backend *b, int set, double *vp, int *valid)
         return SIPD_EFAIL;
     }
     if (set) {
-        if (b->d.v.nv > 0 && upload_positions(b, b->d.v.vp, vp, "guess_history") != SIPD_OK)
+        if (set == 1 && b->d.v.nv > 0 && upload_positions(b, b->d.v.vp, vp, "guess_history") != SIPD_OK)
             return SIPD_EFAIL;
-        b->d.v.vp_hist = 1;
+        b->d.v.vp_hist = set == 1;
         return SIPD_OK;
     }
     *valid = b->d.v.vp_hist;

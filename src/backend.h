@@ -207,7 +207,8 @@ typedef struct {
     /* The adaptive guess' history (params.adaptive_guess), for checkpoints: set = 0: *valid = 1
        and vp (nv*3) ← the velocities before the last step when the backend holds them (a step
        has ended since the last upload), else *valid = 0; set = 1: the history ← vp (after an
-       upload: a resumed run continues as the uninterrupted one).  NULL: no history kept. */
+       upload: a resumed run continues as the uninterrupted one); set = 2: forget it (the next
+       step starts from ỹ; vp, valid unused).  NULL: no history kept. */
     int (*guess_history)(sipd_backend *b, int set, double *vp, int *valid);
 } sipd_backend_ops;
 

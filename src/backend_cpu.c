@@ -296,8 +296,9 @@ static int cpu_guess_history(sipd_backend *b, int set, double *vp, int *valid)
         return SIPD_EFAIL;
     }
     if (set) {
-        memcpy(b->vp, vp, n3);
-        b->vw.vp_hist = 1;
+        if (set == 1)
+            memcpy(b->vp, vp, n3);
+        b->vw.vp_hist = set == 1;
         return SIPD_OK;
     }
     *valid = b->vw.vp_hist;

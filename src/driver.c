@@ -258,6 +258,11 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
         return rc;
     /* v = (y⁺ − x)/h, x = y⁺ */
     rc = BK0(s, end_step);
+    /* the adaptive guess learns only from solved steps: an unconverged one's acceleration lacks
+       what it did not resolve — a flap lifted at a 40-sweep budget never got its gravity back
+       (docs/convergence.md#the-initial-guess) — so after one the next step starts from ỹ */
+    if (rc == SIPD_OK && s->adaptive_guess && !res->converged && !res->at_floor)
+        rc = BK(s, guess_history, 2, NULL, NULL);
     s->t += h;
     res->wall = sipd_now() - t0;
     return rc;

@@ -432,9 +432,12 @@ static void test_contact(void)
         "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.4; } );\n"
         "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.05, 0.0]; } );\n"
         "contact = { enabled = true; dhat = 0.01; ground = { height = 0.0; }; };\n",
-        /* a second block dropped onto the first (pairs: PCG) */
+        /* a second block dropped onto the first (pairs: PCG).  Which impact steps reach the cap
+           at this tolerance depends on where they start (from the adaptive guess mixed-fem
+           converged 14 or 15 of them where Newton converged 16), so the count comparison below
+           keeps the start it was set up with, ỹ */
         "time = { dt = 0.0166667; frames = 20; };\n"
-        "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-8; linear = \"pcg\"; };\n"
+        "solver = { method = \"%s\"; iterations = 200; tolerance = 1.0e-8; linear = \"pcg\"; initial_guess = \"inertial\"; };\n"
         "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.4; } );\n"
         "bodies = ( { mesh = \"%%s\"; material = \"m\"; translate = [0.0, 0.011, 0.0]; },\n"
         "           { mesh = \"%%s\"; material = \"m\"; translate = [0.1, 0.25, 0.0]; } );\n"
@@ -486,11 +489,9 @@ static void test_contact(void)
                    "vertex of mixed-fem at y = %.4f\n",
                    names[c], nconv[0], nconv[1], d, ymin);
             /* (the impact steps of the pairs case reach the iteration cap with Newton too, at a
-               residual near 1e-4: the frozen pairs, not the method; which of them do moves with
-               the initial guess — from ỹ mixed-fem converged as often as Newton, from the
-               adaptive guess (0.8) one step fewer, 15 against 16 — so the counts may differ by one) */
-            CHECK(nconv[1] >= nconv[0] - 1 && nconv[1] >= 15 && nconv[0] >= 15,
-                  "%s: converged steps: newton %d, mixed-fem %d of 20", names[c], nconv[0], nconv[1]);
+               residual near 1e-4: the frozen pairs, not the method) */
+            CHECK(nconv[1] >= nconv[0] && nconv[0] >= 15, "%s: converged steps: newton %d, mixed-fem %d of 20", names[c],
+                  nconv[0], nconv[1]);
             CHECK(d < 1e-4, "%s: mixed-fem differs from Newton by %.2e of the size", names[c], d);
             CHECK(ymin > -0.01, "%s: mixed-fem sank through the ground (y = %g)", names[c], ymin);
         }
