@@ -221,8 +221,10 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
  * quadratic B-splines along each axis it spans at least 2 cells (linear along the others);
  * AUTO quadratic for the shells, rods and springs bodies (their bending is a fourth-order
  * problem: a piecewise-linear coarse field can bend only in kinks, which a thin body's bending
- * stiffness makes far too stiff, so the correction barely moves those modes), trilinear for
- * the solids (docs/two-level.md#the-coarse-basis).
+ * stiffness makes far too stiff, so the correction barely moves those modes), on cells no
+ * wider than the body's mean element edge where that is finer than `size` (a two-level rate on
+ * a fourth-order operator falls fast with the coarse cell), trilinear cells of `size` for the
+ * solids (docs/two-level.md#the-coarse-basis).
  * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, int basis);
 void coarse_free(sipd_coarse *c);
