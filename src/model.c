@@ -383,6 +383,33 @@ static int midedge_push(void *ctx, const int *v, const double *rest, double area
     return gg_push_rest(c->g, v, rest, area, c->mat);
 }
 
+/* bodies[].bending = "auto" (docs/element-kinds.md#shell-bending-hinge-or-mid-edge): the
+ * mid-edge element where the mesh resolves the body's bending length ℓ = (D / (ρ t |g|))^(1/3)
+ * — the radius of curvature its own weight bends it to — by at least SIPD_BEND_RESOLVED mean
+ * triangle edges (plates, stiff sheets: the mid-edge element converges to Kirchhoff plate
+ * theory, the hinge does not), the dihedral hinges where it does not (cloth: its folds are
+ * about an element wide, which the hinge follows and the mid-edge's quadratic fit stiffens).
+ * Without gravity ℓ is infinite: mid-edge.  Sets m->bodies[b].bending, bend_length, mean_edge. */
+#define SIPD_BEND_RESOLVED 4.0
+static int shell_bending(const sipd_scene *sc, int b, const int *tris, int nf, int vo, double D, sipd_model *m)
+{
+    const sipd_scene_body *bd = &sc->bodies[b];
+    const sipd_scene_material *mat = &sc->materials[bd->material];
+    double sum = 0, g = sqrt(sc->gravity[0] * sc->gravity[0] + sc->gravity[1] * sc->gravity[1] +
+                             sc->gravity[2] * sc->gravity[2]), w = mat->density * bd->thickness * g;
+    int i, k;
+    for (i = 0; i < nf; i++)
+        for (k = 0; k < 3; k++)
+            sum += sqrt(v3_norm2(v3_sub(v3_load(m->X + 3 * (size_t)(vo + tris[3 * i + (k + 1) % 3])),
+                                        v3_load(m->X + 3 * (size_t)(vo + tris[3 * i + k])))));
+    m->bodies[b].mean_edge = nf > 0 ? sum / (3.0 * nf) : 0;
+    m->bodies[b].bend_length = w > 0 ? cbrt(D / w) : INFINITY;
+    if (bd->bending != SIPD_BENDING_AUTO)
+        return bd->bending;
+    return m->bodies[b].bend_length >= SIPD_BEND_RESOLVED * m->bodies[b].mean_edge ? SIPD_BENDING_MIDEDGE
+                                                                                  : SIPD_BENDING_DIHEDRAL;
+}
+
 /* Shell body b: membrane triangles (material index mat_off + the body's material: the plane-stress
  * copies, model_build_meshes) and its bending: a hinge on every edge shared by exactly two
  * triangles (bending = "dihedral") or a mid-edge element per triangle (bending = "midedge",
@@ -394,7 +421,7 @@ static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, 
     const sipd_scene_material *mat = &sc->materials[bd->material];
     const double D = bd->bending_stiffness >= 0 ? bd->bending_stiffness
                      : mat->youngs * pow(bd->thickness, 3) / (12 * (1 - mat->poisson * mat->poisson));
-    int *E = sipd_malloc(((size_t)nf * 12 + 4) * sizeof(int)), n = 0, i, k, rc = SIPD_OK;
+    int *E = sipd_malloc(((size_t)nf * 12 + 4) * sizeof(int)), n = 0, i, k, rc = SIPD_OK, bending;
     double *area = sipd_malloc(((size_t)nf + 1) * sizeof(double));
     if (!E || !area) {
         free(E);
@@ -421,7 +448,11 @@ static int shell_elements(const sipd_scene *sc, int b, const int *tris, int nf, 
             n++;
         }
     }
-    if (rc == SIPD_OK && D > 0 && bd->bending == SIPD_BENDING_MIDEDGE) {
+    if (m->bodies)
+        m->bodies[b].bending = bending = shell_bending(sc, b, tris, nf, vo, D, m);
+    else
+        bending = bd->bending == SIPD_BENDING_MIDEDGE ? SIPD_BENDING_MIDEDGE : SIPD_BENDING_DIHEDRAL;
+    if (rc == SIPD_OK && D > 0 && bending == SIPD_BENDING_MIDEDGE) {
         midedge_ctx ctx;
         int nlow = 0;
         ctx.g = gm;
@@ -678,6 +709,9 @@ void model_print_bodies(FILE *f, const sipd_scene *sc, const sipd_model *m)
                 fprintf(f, ", %ld mid-edge bending elements", count[SIPD_KIND_MIDEDGE]);
             else
                 fprintf(f, ", %ld bending hinges", count[SIPD_KIND_HINGE]);
+            if (bd->bending == SIPD_BENDING_AUTO)   /* (shell_bending) */
+                fprintf(f, " (bending \"auto\": bending length %.3g m %s %g x the mean edge %.3g m)", sb->bend_length,
+                        sb->bending == SIPD_BENDING_MIDEDGE ? ">=" : "<", SIPD_BEND_RESOLVED, sb->mean_edge);
             break;
         case SIPD_ELEMENTS_SPRINGS:
             fprintf(f, ", %ld springs", count[SIPD_KIND_EDGE]);

@@ -34,6 +34,11 @@ typedef struct {
     int npinned, nmoved;   /* vertices held by its pin boxes, moved by its move boxes (an
                               obstacle: all)                                              */
     int nfree_massless;    /* vertices in no element (no mass: held where they are)        */
+    int bending;           /* a shell: the bending it got (SIPD_BENDING_DIHEDRAL or _MIDEDGE;
+                              bodies[].bending "auto" resolved by model.c shell_bending)     */
+    double bend_length;    /* a shell: its bending length (D / (ρ t |g|))^(1/3), m (inf without
+                              gravity), and mean_edge its mean triangle edge                */
+    double mean_edge;
     double contact_k;      /* its automatic contact stiffness, N/m (model.c contact_stiffness:
                               solid E × mean tet edge, rod/springs E·πr²/L̄, shell E·t; 0: none) */
 } sipd_model_body;

@@ -215,7 +215,8 @@ const char *scene_model_name(sipd_material_model m)
 static const enum_entry elements_table[] = {{"auto", SIPD_ELEMENTS_AUTO}, {"solid", SIPD_ELEMENTS_SOLID},
                                             {"shell", SIPD_ELEMENTS_SHELL}, {"springs", SIPD_ELEMENTS_SPRINGS},
                                             {"rod", SIPD_ELEMENTS_ROD}, {NULL, 0}};
-static const enum_entry bending_table[] = {{"dihedral", SIPD_BENDING_DIHEDRAL}, {"midedge", SIPD_BENDING_MIDEDGE}, {NULL, 0}};
+static const enum_entry bending_table[] = {
+    {"auto", SIPD_BENDING_AUTO}, {"dihedral", SIPD_BENDING_DIHEDRAL}, {"midedge", SIPD_BENDING_MIDEDGE}, {NULL, 0}};
 static const enum_entry gen_table[] = {{"rod", SIPD_GEN_ROD}, {"cloth", SIPD_GEN_CLOTH}, {NULL, 0}};
 static const enum_entry sweep_table[] = {
     {"jacobi", SIPD_SWEEP_JACOBI}, {"gauss-seidel", SIPD_SWEEP_GS}, {NULL, 0}};
@@ -1663,6 +1664,7 @@ static int load_bodies(sipd_scene *sc, const config_setting_t *root)
         b->radius = 0.001;
         b->thickness = 0.001;
         b->bending_stiffness = -1;
+        b->bending = SIPD_BENDING_AUTO;
         b->gen_length = 1.0;
         b->gen_segments = 20;
         b->gen_size[0] = b->gen_size[1] = 1.0;
@@ -2257,8 +2259,8 @@ void scene_print(FILE *f, const sipd_scene *sc)
                 fputs(";\n    bending_stiffness = ", f);
                 print_float(f, b->bending_stiffness);
             }
-            if (b->bending == SIPD_BENDING_MIDEDGE)   /* the default dihedral is not printed (older outputs unchanged) */
-                fputs(";\n    bending = \"midedge\"", f);
+            if (b->bending != SIPD_BENDING_AUTO)   /* the default "auto" is not printed */
+                fputs(b->bending == SIPD_BENDING_MIDEDGE ? ";\n    bending = \"midedge\"" : ";\n    bending = \"dihedral\"", f);
         }
         if (b->spring_k > 0) {
             fputs(";\n    spring_stiffness = ", f);

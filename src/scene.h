@@ -33,8 +33,10 @@ typedef enum {
 } sipd_body_elements;
 /* bodies[].bending (shells): the bending discretisation (docs/design.md §3.9) */
 typedef enum {
-    SIPD_BENDING_DIHEDRAL = 0,  /* discrete-shell hinges on interior edges (physics/bend.h), default      */
-    SIPD_BENDING_MIDEDGE = 1    /* Morley-type mid-edge curvature per triangle (physics/midedge.h)       */
+    SIPD_BENDING_DIHEDRAL = 0,  /* discrete-shell hinges on interior edges (physics/bend.h)               */
+    SIPD_BENDING_MIDEDGE = 1,   /* Morley-type mid-edge curvature per triangle (physics/midedge.h)       */
+    SIPD_BENDING_AUTO = 2       /* default: mid-edge where the mesh resolves the body's bending length,
+                                   hinges where folds are about an element wide (model.c shell_bending) */
 } sipd_bending;
 /* solver.initial_guess (passes.h pass_begin_vertex; docs/convergence.md#the-initial-guess) */
 typedef enum {

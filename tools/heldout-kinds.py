@@ -23,13 +23,14 @@ Two checks per body:
 Usage:
   heldout-kinds.py --sipd-run BIN --meshes DIR --out DIR [--case cloth|strip|rod]
                    [--theory-tol 0.05] [--methods-tol 1e-4] [--strip-ratio LO,HI]
-                   [--bending dihedral|midedge] [--strip-mesh FILE]
+                   [--bending auto|dihedral|midedge] [--strip-mesh FILE]
 Prints one line per run; exits 1 when a check fails, 2 on a usage error, 77 without h5py/numpy.
 --strip-ratio LO,HI replaces the strip's theory check |ratio - 1| < theory-tol by LO < ratio < HI:
-the default dihedral hinges (src/physics/bend.h) are mesh dependent, and on this unstructured
+the dihedral hinges (src/physics/bend.h, --bending dihedral) are mesh dependent, and on this unstructured
 gmsh strip about 9% too soft (docs/element-kinds.md); the test pins that number so that a
 change of it is seen.  --bending adds bodies[].bending to the cloth and the strip (default: the
-key is not written, so the hinges); the mid-edge bending (midedge, src/physics/midedge.h)
+key is not written, so "auto": mid-edge for the quasi-static strip, whose bending length the mesh
+resolves, hinges for the dynamic cloth and strip); the mid-edge bending (midedge, src/physics/midedge.h)
 converges to plate theory on unstructured meshes.  --strip-mesh replaces ho_strip.msh: ho2_strip.msh
 (tools/meshes/ho2_strip.geo) is a second held-out strip, made after the mid-edge element was
 developed on ho_strip.geo's meshes.
@@ -122,7 +123,7 @@ def main():
     p.add_argument("--methods-tol", type=float, default=1e-4)
     p.add_argument("--frames", type=int, default=3)
     p.add_argument("--strip-ratio", default=None)
-    p.add_argument("--bending", choices=["dihedral", "midedge"], default=None)
+    p.add_argument("--bending", choices=["auto", "dihedral", "midedge"], default=None)
     p.add_argument("--strip-mesh", default="ho_strip.msh")
     a = p.parse_args()
     try:

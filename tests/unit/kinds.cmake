@@ -3,7 +3,7 @@
 # Newton's solution.
 add_executable(test_kinds ${CMAKE_CURRENT_LIST_DIR}/test_kinds.c)
 target_link_libraries(test_kinds PRIVATE sipd_core)
-foreach(case fd cantilever chain methods model strip membrane cloth_methods)
+foreach(case fd bending_auto cantilever chain methods model strip membrane cloth_methods)
   add_test(NAME kinds_${case} COMMAND test_kinds ${case})
 endforeach()
 add_test(NAME kinds_meshes COMMAND test_kinds meshes ${SIPD_TEST_DATA}/meshes)

@@ -934,8 +934,61 @@ static int prog_setup(const char *which, int argc, char **argv)
     return scratch_open("kinds", which);
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* bodies[].bending = "auto" (model.c shell_bending): a cloth whose bending length
+ * (D / (ρ t |g|))^(1/3) is under 4 mean edges gets the hinges, a plate that resolves it the
+ * mid-edge element, any shell without gravity the mid-edge element, and an explicit value wins.
+ * The lengths are recomputed here from the formula. */
+static void test_bending_auto(void)
+{
+    static const struct {
+        const char *what, *gravity, *extra;
+        double E, t, rho;
+        int want;
+    } c[] = {
+        {"cloth", "[0.0, -9.81, 0.0]", "", 1.0e5, 0.001, 300.0, SIPD_BENDING_DIHEDRAL},
+        {"plate", "[0.0, -9.81, 0.0]", "", 1.0e9, 0.005, 2000.0, SIPD_BENDING_MIDEDGE},
+        {"cloth without gravity", "[0.0, 0.0, 0.0]", "", 1.0e5, 0.001, 300.0, SIPD_BENDING_MIDEDGE},
+        {"plate, dihedral asked", "[0.0, -9.81, 0.0]", " bending = \"dihedral\";", 1.0e9, 0.005, 2000.0,
+         SIPD_BENDING_DIHEDRAL},
+        {"cloth, midedge asked", "[0.0, -9.81, 0.0]", " bending = \"midedge\";", 1.0e5, 0.001, 300.0,
+         SIPD_BENDING_MIDEDGE},
+    };
+    int i;
+    for (i = 0; i < (int)(sizeof c / sizeof c[0]); i++) {
+        char text[2048];
+        fixture f;
+        double D = c[i].E * c[i].t * c[i].t * c[i].t / (12 * (1 - 0.09)), g = strstr(c[i].gravity, "9.81") ? 9.81 : 0,
+               lb = g > 0 ? cbrt(D / (c[i].rho * c[i].t * g)) : INFINITY;
+        int hinge, mid;
+        snprintf(text, sizeof text,
+                 "gravity = %s;\n"
+                 "materials = ( { name = \"m\"; youngs = %.6e; poisson = 0.3; density = %.6e; } );\n"
+                 "bodies = ( { generate = { shape = \"cloth\"; size = [1.0, 1.0]; cells = [20, 20]; }; material = \"m\";"
+                 " thickness = %.6e;%s } );\n",
+                 c[i].gravity, c[i].E, c[i].rho, c[i].t, c[i].extra);
+        if (fixture_load(&f, text)) {
+            CHECK(0, "%s: setup", c[i].what);
+            continue;
+        }
+        hinge = f.m.group_of[SIPD_KIND_HINGE] >= 0 ? f.m.groups[f.m.group_of[SIPD_KIND_HINGE]].ne : 0;
+        mid = f.m.group_of[SIPD_KIND_MIDEDGE] >= 0 ? f.m.groups[f.m.group_of[SIPD_KIND_MIDEDGE]].ne : 0;
+        printf("bending_auto: %-22s bending length %.4g m (formula %.4g), mean edge %.4g m: %s (%d hinges, %d mid-edge)\n",
+               c[i].what, f.m.bodies[0].bend_length, lb, f.m.bodies[0].mean_edge,
+               f.m.bodies[0].bending == SIPD_BENDING_MIDEDGE ? "mid-edge" : "dihedral", hinge, mid);
+        CHECK(f.m.bodies[0].bending == c[i].want, "%s: bending %d, expected %d", c[i].what, f.m.bodies[0].bending,
+              c[i].want);
+        CHECK(c[i].want == SIPD_BENDING_MIDEDGE ? (mid == 800 && hinge == 0) : (hinge > 0 && mid == 0),
+              "%s: %d hinges, %d mid-edge elements", c[i].what, hinge, mid);
+        CHECK(isinf(lb) ? isinf(f.m.bodies[0].bend_length) : fabs(f.m.bodies[0].bend_length - lb) < 1e-12 * lb,
+              "%s: bending length %.17g, formula %.17g", c[i].what, f.m.bodies[0].bend_length, lb);
+        fixture_free(&f);
+    }
+}
+
 static const test_case cases[] = {
     {"fd", .run = case_fd},
+    {"bending_auto", .run = test_bending_auto},
     {"cantilever", .run = test_cantilever},
     {"chain", .run = test_chain},
     {"methods", .run = test_methods},
