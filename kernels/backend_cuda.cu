@@ -12,10 +12,11 @@
  *    PSD vertex blocks through tet_vertex_block_psd, stored per tet) and a vertex kernel (one
  *    thread per vertex: gather over its CSR incidences, inertia from inertia.h, s3_solve).
  *    No atomics in the data path.
- *  - Gauss–Seidel: one launch per colour over color_verts; each thread is cpu_gs_sweep's loop
- *    body (tet_vertex_eval per incidence, the same local Armijo line search, the same halving
- *    cap).  Same-coloured vertices share no tet, so a thread reads fresh neighbours and writes
- *    only its own vertex.
+ *  - Gauss–Seidel: per colour over color_verts, one thread per vertex, cpu_gs_sweep's loop body
+ *    in two launches: the direction (tet_vertex_eval per incidence, the 3x3 solve) and, with a
+ *    line search, k_gs_search (the same local Armijo line search, the same halving cap), the
+ *    direction passed through gsd.  Same-coloured vertices share no tet, so a thread reads fresh
+ *    neighbours and writes only its own vertex.
  *  - Reductions (direction stats, energy, Σ g·s of apply) are in double: each block reduces
  *    its grid-stride share (warp shuffles + shared memory) to one partial per quantity, and a
  *    one-block kernel folds the partials in a fixed order, so results are deterministic run to
@@ -103,6 +104,8 @@ typedef struct {
 typedef struct {
     sipd_view v;               /* what the shared passes see (src/passes.h), float32 arrays */
     const int *color_verts;    /* the colouring's vertex lists (Gauss–Seidel)               */
+    float *gsd;                /* Gauss–Seidel with a line search: per colour position, the
+                                  direction kernel's sipd_gs_dir for k_gs_search, 6 x nv (SoA) */
     float *ydet;               /* y at the last narrow phase                                 */
 } dview;
 
@@ -114,6 +117,7 @@ struct gs_acc {
 typedef void (*element_kernel_p)(dview, int);
 typedef void (*vertex_kernel_p)(dview, int, double *);
 typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
+typedef void (*gs_search_kernel_p)(dview, int, int, float, struct gs_acc *);
 
 struct sipd_backend {
     const sipd_model *m;
@@ -463,35 +467,70 @@ __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
     atomicMax(p, (unsigned long long)__double_as_longlong(v));
 }
 
-/* One colour of the Gauss–Seidel sweep (passes.h pass_gs_vertex, one thread per vertex);
- * instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
+/* The Gauss–Seidel tallies of a thread into acc: one atomic per warp (maxima and integer counts
+ * are order-independent: deterministic).  DIR: the direction kernel's maxima, else the line
+ * search's counts. */
+template <int DIR>
+__device__ static __forceinline__ void gs_tally_add(sipd_gs_tally t, gs_acc *acc)
+{
+    int off;
+    for (off = 16; off > 0; off >>= 1) {
+        if (DIR) {
+            t.rmax2 = pass_max(t.rmax2, __shfl_down_sync(0xffffffffu, t.rmax2, off));
+            t.gmax2 = pass_max(t.gmax2, __shfl_down_sync(0xffffffffu, t.gmax2, off));
+        } else {
+            t.backtracks += __shfl_down_sync(0xffffffffu, t.backtracks, off);
+            t.rejected += __shfl_down_sync(0xffffffffu, t.rejected, off);
+        }
+    }
+    if ((threadIdx.x & 31) == 0) {
+        if (DIR) {
+            atomic_max_nonneg(&acc->rmax2, t.rmax2);
+            atomic_max_nonneg(&acc->gmax2, t.gmax2);
+        } else {
+            if (t.backtracks)
+                atomicAdd(&acc->backtracks, t.backtracks);
+            if (t.rejected)
+                atomicAdd(&acc->rejected, t.rejected);
+        }
+    }
+}
+
+/* One colour of the Gauss–Seidel sweep (passes.h pass_gs_vertex, one thread per vertex) in two
+ * kernels: the direction (pass_gs_direction_fixed: the gather of the incident elements' corner
+ * gradients and blocks, the 3x3 solve), then, with a line search, k_gs_search
+ * (pass_gs_search_fixed: the local energies at the trial points).  In one kernel with a
+ * grid-stride loop the SIPD tet/stable-neo-Hookean sweep needed 78–109 registers, split and one
+ * thread per vertex 48–60 (results/registers-29.md, step 5).  Without a line search the
+ * direction kernel moves the vertex itself (α = ω: one launch per colour, as before); with one,
+ * two.  One thread per vertex (grid ⌈n/NT⌉, not capped like the grid-stride kernels): nothing is
+ * carried across the gather and the 3x3 solve (as in k_vertex).  Same-coloured vertices share
+ * no term, so running every direction of a colour before its line searches changes nothing.
+ * Instantiated per (P, S) like k_element.  Contact is refused by the host (the colouring does
  * not separate vertices that share a pair), so it is compiled out. */
 template <int P, int S, int F>
 __device__ static __forceinline__ void gs_color(const dview &d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
-    int off;
-    GRID_STRIDE(i, count)
-    {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
         int a = d.color_verts[begin + i];
-        if (!d.v.fixed[a])
-            pass_gs_vertex_fixed(&d.v, F, P, S, 0, a, ls, omega, &t);
+        if (!d.v.fixed[a]) {
+            sipd_gs_dir s = pass_gs_direction_fixed(&d.v, F, P, S, 0, a, &t);
+            if (ls) {
+                size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+                d.gsd[j] = s.d.v[0];
+                d.gsd[nv + j] = s.d.v[1];
+                d.gsd[2 * nv + j] = s.d.v[2];
+                d.gsd[3 * nv + j] = s.E0;
+                d.gsd[4 * nv + j] = s.gd;
+                d.gsd[5 * nv + j] = s.scale;
+            } else {
+                pass_gs_search_fixed(&d.v, F, 0, a, 0, omega, &s, &t);
+            }
+        }
     }
-    /* one atomic per warp: maxima and integer counts are order-independent (deterministic) */
-    for (off = 16; off > 0; off >>= 1) {
-        t.rmax2 = pass_max(t.rmax2, __shfl_down_sync(0xffffffffu, t.rmax2, off));
-        t.gmax2 = pass_max(t.gmax2, __shfl_down_sync(0xffffffffu, t.gmax2, off));
-        t.backtracks += __shfl_down_sync(0xffffffffu, t.backtracks, off);
-        t.rejected += __shfl_down_sync(0xffffffffu, t.rejected, off);
-    }
-    if ((threadIdx.x & 31) == 0) {
-        atomic_max_nonneg(&acc->rmax2, t.rmax2);
-        atomic_max_nonneg(&acc->gmax2, t.gmax2);
-        if (t.backtracks)
-            atomicAdd(&acc->backtracks, t.backtracks);
-        if (t.rejected)
-            atomicAdd(&acc->rejected, t.rejected);
-    }
+    gs_tally_add<1>(t, acc);
 }
 
 /* k_gs_color: any kinds and models; k_gs_color_tet_snh: only tets of stable neo-Hookean materials
@@ -507,6 +546,30 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 {
     gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
 }
+
+/* The line searches of one colour, after its direction kernel (any preconditioner: the
+ * direction is in gsd). */
+template <int F>
+__global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
+{
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a]) {
+            size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+            sipd_gs_dir s;
+            s.d = v3(d.gsd[j], d.gsd[nv + j], d.gsd[2 * nv + j]);
+            s.E0 = d.gsd[3 * nv + j];
+            s.gd = d.gsd[4 * nv + j];
+            s.scale = d.gsd[5 * nv + j];
+            pass_gs_search_fixed(&d.v, F, 0, a, 1, omega, &s, &t);
+        }
+    }
+    gs_tally_add<0>(t, acc);
+}
+static const gs_search_kernel_p k_gs_search_any = k_gs_search<SIPD_FIXED_NONE>;
+static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<SIPD_FIXED_TET_SNH>;
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -570,15 +633,24 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 
 /* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
  * material stable neo-Hookean (a vertex's incidences then are all tets), else the generic one. */
-static gs_kernel_p gs_kernel(sipd_backend *b)
+static int gs_tet_snh(sipd_backend *b)
 {
     int g;
     if (!model_all_snh(b))
-        return b->kgs;
+        return 0;
     for (g = 0; g < b->d.v.ngroups; g++)
         if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
-            return b->kgs;
-    return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
+            return 0;
+    return 1;
+}
+static gs_kernel_p gs_kernel(sipd_backend *b)
+{
+    return gs_tet_snh(b) ? PICK(k_gs_color_tet_snh_table, b->precond, b->split) : b->kgs;
+}
+/* its line-search kernel (k_gs_search) */
+static gs_search_kernel_p gs_search_kernel(sipd_backend *b)
+{
+    return gs_tet_snh(b) ? k_gs_search_tet_snh : k_gs_search_any;
 }
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
@@ -836,6 +908,7 @@ static int create_arrays(sipd_backend *b, const sipd_model *m, const sipd_backen
     CK(dalloc(b, (void **)&d->v.inc_corner, ninc, "incidence corners"));
     CK(dalloc(b, (void **)&d->v.inc_w, ninc * sizeof(float), "incidence weights"));
     CK(dalloc(b, (void **)&d->color_verts, (size_t)m->nv * sizeof(int), "colour lists"));
+    CK(dalloc(b, (void **)&d->gsd, (size_t)m->nv * 6 * sizeof(float), "Gauss-Seidel directions"));
     CK(dalloc(b, (void **)&b->part, (size_t)NRED * (vertex_grid(b) > b->grid_cap ? vertex_grid(b) : b->grid_cap) * sizeof(double),
               "reduction partials"));
     CK(dalloc(b, (void **)&b->red, NRED * sizeof(double), "reductions"));
@@ -1400,12 +1473,16 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         return SIPD_EINPUT;
     }
     CU(cudaMemset(b->gacc, 0, sizeof(gs_acc)), "gs_sweep");
-    for (c = 0; c < m->ncolors; c++) {                                  /* one launch per colour */
+    for (c = 0; c < m->ncolors; c++) {   /* per colour: direction, then the line search (when ls) */
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
-        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid_for(b, n), b->d, m->color_off[c], n, ls,
-                (float)omega, b->gacc);
+        const int grid = (int)((n + NT - 1) / NT);   /* one thread per vertex (not capped) */
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid, b->d, m->color_off[c], n, ls, (float)omega,
+                b->gacc);
+        if (ls)
+            KLAUNCH(SIPD_PHASE_GS, "gs_sweep (line search)", gs_search_kernel(b), grid, b->d, m->color_off[c], n,
+                    (float)omega, b->gacc);
     }
     CU(dcopy(b, b->gacc_h, b->gacc, sizeof(gs_acc), cudaMemcpyDeviceToHost), "gs_sweep (reductions)");
     {

@@ -364,17 +364,25 @@ typedef struct {
     int backtracks, rejected, contacts;
 } sipd_gs_tally;
 
-/* Local step of free vertex a: gradient and D of the terms that involve a, Δ = −D⁻¹g, a local
- * backtracking line search from α = ω when ls; y_a updated in place.  Pairs use the exact block
- * β_a² D_z (one vertex moves at a time). */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fixed, int precond, int split, int contact,
-                                                     int a, int ls, sipd_real omega, sipd_gs_tally *t)
+/* What the local step of a vertex carries from its direction to its line search: Δ, the local
+ * energy at y_a (E0), g·Δ and the round-off scale sqrt(Σ ((μ+λ)V)²) of the incident elements. */
+typedef struct {
+    vec3 d;
+    sipd_real E0, gd, scale;
+} sipd_gs_dir;
+
+/* The direction half of the local step of free vertex a: gradient and D of the terms that
+ * involve a, Δ = −D⁻¹g; tallies rmax2, gmax2 (and the ground contacts).  Pairs use the exact
+ * block β_a² D_z (one vertex moves at a time). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *v, int fixed, int precond, int split,
+                                                               int contact, int a, sipd_gs_tally *t)
 {
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
-    vec3 ga, d;
+    sipd_gs_dir r;
+    vec3 ga;
     sym3 D;
-    sipd_real alpha = omega, n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
+    sipd_real n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
@@ -396,17 +404,30 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fix
         E0 += Ee;
         noise += sc * sc;
     }
-    s3_solve(D, v3_scale(ga, -1), &d);
-    n2 = v3_norm2(d);
+    s3_solve(D, v3_scale(ga, -1), &r.d);
+    n2 = v3_norm2(r.d);
     t->rmax2 = pass_max(t->rmax2, (double)n2);
     n2 = v3_norm2(ga);
     t->gmax2 = pass_max(t->gmax2, (double)n2);
+    r.E0 = E0;
+    r.gd = v3_dot(ga, r.d);
+    r.scale = sipd_sqrt(noise);
+    return r;
+}
+
+/* The line-search half: a local backtracking line search along s->d from α = ω when ls (else
+ * α = ω); y_a updated in place unless every halving was rejected.  No other vertex of a's
+ * colour shares a term with a, so it may run after the directions of the whole colour. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_search_fixed(const sipd_view *v, int fixed, int contact, int a, int ls,
+                                                     sipd_real omega, const sipd_gs_dir *s, sipd_gs_tally *t)
+{
+    const vec3 ya = view_ld(v->y, a);
+    sipd_real alpha = omega;
     if (ls) {
-        sipd_real gd = v3_dot(ga, d);
         int h;
         for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++) {
-            sipd_real E1 = pass_local_energy_fixed(v, fixed, contact, a, v3_axpy(alpha, d, ya));
-            if (local_ls_accept(E1, E0, alpha, gd, sipd_sqrt(noise)))   /* physics/common.h */
+            sipd_real E1 = pass_local_energy_fixed(v, fixed, contact, a, v3_axpy(alpha, s->d, ya));
+            if (local_ls_accept(E1, s->E0, alpha, s->gd, s->scale))   /* physics/common.h */
                 break;
             alpha *= SIPD_R(0.5);
             t->backtracks++;
@@ -416,7 +437,15 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fix
             return;
         }
     }
-    view_st(v->y, a, v3_axpy(alpha, d, ya));
+    view_st(v->y, a, v3_axpy(alpha, s->d, ya));
+}
+
+/* Local step of free vertex a: the direction, then the line search (the two halves above). */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fixed, int precond, int split, int contact,
+                                                     int a, int ls, sipd_real omega, sipd_gs_tally *t)
+{
+    sipd_gs_dir s = pass_gs_direction_fixed(v, fixed, precond, split, contact, a, t);
+    pass_gs_search_fixed(v, fixed, contact, a, ls, omega, &s, t);
 }
 
 /* pass_gs_vertex_fixed with nothing fixed (the CPU backend, the generic kernels). */

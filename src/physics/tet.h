@@ -64,8 +64,19 @@ SIPD_HD vec3 tet_vertex_eval(const sipd_material *mat, int split, const sipd_rea
                              vec3 y0, vec3 y1, vec3 y2, vec3 y3, int a, sym3 *Kp, sipd_real *energy)
 {
     mat3 F = tet_F(Bm, y0, y1, y2, y3), P;
-    material_eval(mat, split, F, &P, Kp);
     *energy = vol * material_psi(mat, F);
+#ifdef __CUDA_ARCH__
+    /* stable neo-Hookean on the device: the corner's gradient before K⁺, so that P (9 registers)
+     * is dead across the split's IEEE division and eigen-fix subroutine calls (Gauss–Seidel
+     * kernels: results/registers-29.md, step 5).  The same arithmetic: material_P is
+     * material_eval's P. */
+    if (mat->model == SIPD_MAT_STABLE_NEOHOOKEAN) {
+        vec3 g = v3_scale(m3_mulv(material_P(mat, F), tet_gradN(Bm, a)), vol);
+        material_eval(mat, split, F, &P, Kp);
+        return g;
+    }
+#endif
+    material_eval(mat, split, F, &P, Kp);
     return v3_scale(m3_mulv(P, tet_gradN(Bm, a)), vol);
 }
 
