@@ -191,8 +191,16 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         solver_log_iter(s, r, rd, L, alpha, st.gmax);
     }
     res->energy = L;
-    if (!measured)
-        return solver_measure_final(s, res, last);
+    if (!measured) {
+        /* at the cap: the last step's iterate is measured here, and judged by the same rule as
+           every other (r < tolerance) — else a solve converged at its last step ends at-cap and
+           resets the adaptive guess (sim_step), so the next step starts from ỹ and does so too.
+           With contact pairs it was not just detected: at-cap, as the pair rule says. */
+        if ((rc = solver_measure_final(s, res, last)) != SIPD_OK)
+            return rc;
+        if (res->residual < sc->tolerance && !s->pairs)
+            res->converged = 1;
+    }
     return SIPD_OK;
 }
 
