@@ -87,8 +87,12 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
         }
     }
     res->energy = E;
-    if (!measured)
-        return solver_measure_final(s, res, last);
+    if (!measured) {   /* the cap: the last sweep's iterate, held to the same rule (as jacobi.c) */
+        if ((rc = solver_measure_final(s, res, last)) != SIPD_OK)
+            return rc;
+        if (res->residual < sc->tolerance && !s->pairs)   /* (with pairs: not detected at this iterate) */
+            res->converged = 1;
+    }
     return SIPD_OK;
 }
 

@@ -279,8 +279,12 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     }
     res->energy = E;
     res->rho = cheb ? rho : 0;
-    if (!measured)
-        return solver_measure_final(s, res, last);
+    if (!measured) {   /* the cap: the last step's iterate, held to the same rule (as mixed_fem.c) */
+        if ((rc = solver_measure_final(s, res, last)) != SIPD_OK)
+            return rc;
+        if (res->residual < sc->tolerance && !s->pairs)   /* (with pairs: not detected at this iterate) */
+            res->converged = 1;
+    }
     return SIPD_OK;
 }
 
