@@ -114,8 +114,9 @@ static int body_quadratic(const sipd_model *m, int b, int basis)
         return 1;
     if (basis == SIPD_COARSE_BASIS_TRILINEAR || !m->bodies || b >= m->nbodies)
         return 0;
-    kind = m->bodies[b].kind;
-    return kind == SIPD_ELEMENTS_SHELL || kind == SIPD_ELEMENTS_ROD || kind == SIPD_ELEMENTS_SPRINGS;
+    kind = m->bodies[b].kind;   /* (springs from a tet mesh fill a volume: as a solid) */
+    return kind == SIPD_ELEMENTS_SHELL || kind == SIPD_ELEMENTS_ROD ||
+           (kind == SIPD_ELEMENTS_SPRINGS && !m->bodies[b].volumetric);
 }
 
 /* The mean length of each body's element edges (corners 0 and 1 of every element: an edge of a
@@ -146,6 +147,74 @@ static double *body_mean_edges(const sipd_model *m, int nb)
     for (b = 0; b < nb; b++) sum[b] = cnt[b] > 0 ? sum[b] / cnt[b] : 0;
     free(cnt);
     return sum;
+}
+
+/* A body's grid over [lo, hi] (L its longest edge) with `cells` cells along L: the cell width,
+ * the cells per axis, the quadratic axes (quad: the body's basis is quadratic; along the axes
+ * the body spans 2 cells or more — along a thinner one the linear weights resolve it, and three
+ * near-equal quadratic weights would make the coarse unknowns nearly dependent).  Returns the
+ * grid's node count. */
+static int grid_dims(const double lo[3], const double hi[3], double L, int cells, int quad, double *cell, int dims[3],
+                     unsigned char *bq)
+{
+    int k, ng = 1;
+    *cell = L > 0 ? L / cells : 1;   /* (a body of one vertex, or none: one cell) */
+    *bq = 0;
+    for (k = 0; k < 3; k++) {
+        int d = L > 0 ? (int)ceil((hi[k] - lo[k]) / *cell - 1e-9) : 1;
+        dims[k] = d < 1 ? 1 : d;
+        if (dims[k] >= 2 && quad)
+            *bq |= (unsigned char)(1u << k);
+        ng *= dims[k] + ((*bq >> k) & 1 ? 3 : 1);
+    }
+    return ng;
+}
+
+/* Body b's vertex range [v0, v0 + n) (the whole model without body records). */
+static int body_range(const sipd_model *m, int b, int nb, int *v0)
+{
+    if (!m->bodies || nb <= 1 || b >= m->nbodies) {
+        *v0 = 0;
+        return m->nv;
+    }
+    *v0 = m->bodies[b].v0;
+    return m->bodies[b].nv;
+}
+
+/* Body b's free vertices with mass (the ones a coarse node can move). */
+static long body_nv(const sipd_model *m, int b, int nb)
+{
+    int v0, n = body_range(m, b, nb, &v0), a;
+    long cnt = 0;
+    for (a = v0; a < v0 + n; a++) cnt += !m->fixed[a] && m->mass[a] > 0;
+    return cnt;
+}
+
+/* The nodes of body b's quadratic grid with `cells` cells that its free vertices with mass touch
+ * (-1: out of memory). */
+static long body_grid_nodes(const sipd_model *m, int b, int nb, const double lo[3], const double hi[3], double L,
+                            int cells)
+{
+    double cell, w[27];
+    int dims[3], node[27], v0, n = body_range(m, b, nb, &v0), a, l;
+    unsigned char bq;
+    int ng = grid_dims(lo, hi, L, cells, 1, &cell, dims, &bq);
+    unsigned char *mark = sipd_calloc((size_t)ng + 1, 1);
+    long cnt = 0;
+    if (!mark)
+        return -1;
+    for (a = v0; a < v0 + n; a++) {
+        if (m->fixed[a] || m->mass[a] <= 0)
+            continue;
+        coarse_vertex_weights_mixed(m->X0 + 3 * (size_t)a, lo, cell, dims, bq, 27, node, w);
+        for (l = 0; l < 27; l++)
+            if (node[l] >= 0 && w[l] > 0 && !mark[node[l]]) {
+                mark[node[l]] = 1;
+                cnt++;
+            }
+    }
+    free(mark);
+    return cnt;
 }
 
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, int basis)
@@ -186,26 +255,22 @@ int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int siz
         goto fail;
     for (b = 0; b < nb; b++) {
         double L = 0;
-        int ng = 1, cells = size;
-        for (k = 0; k < 3; k++)
+        int ng, cells = size, quad = body_quadratic(m, b, basis);
+        for (k = 0; k < 3; k++) {
+            if (!(lo[3 * b + k] <= hi[3 * b + k]))
+                lo[3 * b + k] = hi[3 * b + k] = 0;   /* a body without vertices */
             if (hi[3 * b + k] - lo[3 * b + k] > L)
                 L = hi[3 * b + k] - lo[3 * b + k];
-        /* "auto": a thin body's cells no wider than its mean element edge (docs/two-level.md#the-coarse-basis) */
-        if (hmean && body_quadratic(m, b, basis) && hmean[b] > 0 && L / hmean[b] > cells)
-            cells = L / hmean[b] < 1024 ? (int)ceil(L / hmean[b] - 1e-9) : 1024;
-        gcell[b] = L > 0 ? L / cells : 1;   /* (a body of one vertex, or none: one cell) */
-        for (k = 0; k < 3; k++) {
-            int d = L > 0 ? (int)ceil((hi[3 * b + k] - lo[3 * b + k]) / gcell[b] - 1e-9) : 1;
-            gdims[3 * b + k] = d < 1 ? 1 : d;
-            if (!(lo[3 * b + k] <= hi[3 * b + k]))
-                lo[3 * b + k] = 0;   /* a body without vertices */
-            /* quadratic along the axes the body spans 2 cells or more (along a thinner one the
-               linear weights resolve it, and three near-equal quadratic weights would make the
-               coarse unknowns nearly dependent) */
-            if (gdims[3 * b + k] >= 2 && body_quadratic(m, b, basis))
-                c->bquad[b] |= (unsigned char)(1u << k);
-            ng *= gdims[3 * b + k] + ((c->bquad[b] >> k) & 1 ? 3 : 1);
         }
+        /* "auto": a thin body's cells no wider than its mean element edge, coarsened while the
+           grid has more nodes than twice the body's vertices (a closed surface spans a volume:
+           docs/two-level.md#the-coarse-basis) */
+        if (hmean && quad && hmean[b] > 0 && L / hmean[b] > cells) {
+            cells = L / hmean[b] < 1024 ? (int)ceil(L / hmean[b] - 1e-9) : 1024;
+            while (cells > size && body_grid_nodes(m, b, nb, lo + 3 * b, hi + 3 * b, L, cells) > 2L * body_nv(m, b, nb))
+                cells = (int)(0.8 * cells) > size ? (int)(0.8 * cells) : size;
+        }
+        ng = grid_dims(lo + 3 * b, hi + 3 * b, L, cells, quad, &gcell[b], gdims + 3 * b, &c->bquad[b]);
         gbase[b] = ngrid;
         ngrid += ng;
     }

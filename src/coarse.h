@@ -223,8 +223,9 @@ SIPD_HD void coarse_galerkin_row(const int *t_off, const int *t_v, const double 
  * problem: a piecewise-linear coarse field can bend only in kinks, which a thin body's bending
  * stiffness makes far too stiff, so the correction barely moves those modes), on cells no
  * wider than the body's mean element edge where that is finer than `size` (a two-level rate on
- * a fourth-order operator falls fast with the coarse cell), trilinear cells of `size` for the
- * solids (docs/two-level.md#the-coarse-basis).
+ * a fourth-order operator falls fast with the coarse cell) but with no more grid nodes touched
+ * than twice the body's vertices (a closed surface spans a volume), trilinear cells of `size`
+ * for the solids and for springs made from tets (docs/two-level.md#the-coarse-basis).
  * SIPD_OK, or SIPD_EFAIL (out of memory; no free vertex). */
 int coarse_build(sipd_coarse *c, const sipd_model *m, const sipd_bsr *H, int size, int basis);
 void coarse_free(sipd_coarse *c);

@@ -1040,6 +1040,8 @@ static int body_elements(const sipd_scene *sc, int b, const sipd_mesh *me, int b
                          const body_groups *g)
 {
     int rc;
+    if (m->bodies)
+        m->bodies[b].volumetric = bk == SIPD_ELEMENTS_SOLID || (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0);
     if (bk == SIPD_ELEMENTS_SPRINGS && me->nt > 0 && (rc = tet_springs(sc, b, me, vo, m, g->ed)) != SIPD_OK)
         return rc;
     if (bk == SIPD_ELEMENTS_SHELL) {   /* a cloth's triangles, or a tet mesh's surface */

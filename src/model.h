@@ -39,6 +39,7 @@ typedef struct {
     double bend_length;    /* a shell: its bending length (D / (ρ t |g|))^(1/3), m (inf without
                               gravity), and mean_edge its mean triangle edge                */
     double mean_edge;
+    int volumetric;        /* its elements fill a volume: a solid, or springs from a tet mesh */
     double contact_k;      /* its automatic contact stiffness, N/m (model.c contact_stiffness:
                               solid E × mean tet edge, rod/springs E·πr²/L̄, shell E·t; 0: none) */
 } sipd_model_body;

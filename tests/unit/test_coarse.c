@@ -19,7 +19,8 @@
  *              (both with the trilinear cells and with the quadratic B-splines: P then from the
  *              B-spline written out piecewise)
  *   thin       rods and shells get quadratic B-splines on cells no wider than their mean edge,
- *              solids trilinear cells; a rod on two pins converges at the defaults to Newton's
+ *              solids trilinear cells; a closed surface's grid is coarsened to at most 2 nodes
+ *              per vertex; a rod on two pins converges at the defaults to Newton's
  *              positions, in under half the iterations of the trilinear grid
  *   scene      the solver.coarse keys: defaults, printed and read back, and every bad key or
  *              value refused
@@ -659,6 +660,32 @@ static void test_thin(void)
                   f.s.coarse->bquad[b], quad);
         }
         CHECK(f.s.coarse->npv == (k == 0 ? 27 : 8), "%s: %d nodes per vertex", bases[k], f.s.coarse->npv);
+        fixture_free(&f);
+    }
+    {   /* a closed surface spans a volume: its grid is coarsened to at most 2 nodes per vertex */
+        fixture f;
+        char text[2048], mesh[600];
+        if (write_box(mesh, sizeof mesh, 16, 16, 16, 0.4, 0.4, 0.4)) {
+            CHECK(0, "mesh");
+            return;
+        }
+        snprintf(text, sizeof text,
+                 "time = { dt = 0.0166667; frames = 1; };\n"
+                 "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.3; density = 1000.0; } );\n"
+                 "bodies = ( { mesh = \"%s\"; material = \"m\"; elements = \"shell\"; thickness = 0.002; } );\n", mesh);
+        if (fixture_load(&f, text) || !f.s.coarse) {
+            CHECK(0, "closed shell setup");
+            return;
+        }
+        int a, nfree = 0;
+        for (a = 0; a < f.m.nv; a++) nfree += !f.m.fixed[a] && f.m.mass[a] > 0;   /* (the interior: no element) */
+        printf("thin: closed box surface, %d surface vertices, mean edge about %.3f m: cell %.4f m, %d coarse nodes, "
+               "quadratic axes %d\n", nfree, 0.4 / 16, f.s.coarse->bcell[0], f.s.coarse->nc, f.s.coarse->bquad[0]);
+        CHECK(nfree == 6 * 16 * 16 + 2, "closed shell: %d surface vertices", nfree);
+        CHECK(f.s.coarse->nc <= 2 * nfree, "closed shell: %d coarse nodes for %d vertices", f.s.coarse->nc, nfree);
+        CHECK(f.s.coarse->bcell[0] > 0.4 / 16 && f.s.coarse->bcell[0] <= 0.4 / 8 + 1e-12 && f.s.coarse->bquad[0] == 7,
+              "closed shell: cell %g m (not coarsened from the mean edge, or coarser than size), axes %d",
+              f.s.coarse->bcell[0], f.s.coarse->bquad[0]);
         fixture_free(&f);
     }
     xn = thin_run("method = \"newton\"; tolerance = 1.0e-7;", &itn, &cn, &diag);
