@@ -55,37 +55,8 @@ typedef struct {
     double t_assemble, t_factor, t_solve;   /* seconds in Pᵀ H P, sipd_chol_factor, the rest */
 } sipd_coarse;
 
-/* The 8 trilinear weights of point x in the grid (origin, cell, dims): cell corner l =
- * (l&1, (l>>1)&1, l>>2) of the cell that contains x (clamped to the grid), grid node index
- * i + (dims0+1)(j + (dims1+1) k) into node[l]. */
-SIPD_HD void coarse_vertex_weights(const double x[3], const double origin[3], double cell, const int dims[3],
-                                   int node[8], double w[8])
-{
-    int c[3], l, k;
-    double u[3];
-    for (k = 0; k < 3; k++) {
-        double t = (x[k] - origin[k]) / cell;
-        int ci = (int)floor(t);
-        if (ci < 0)
-            ci = 0;
-        if (ci > dims[k] - 1)
-            ci = dims[k] - 1;
-        u[k] = t - ci;
-        if (u[k] < 0)
-            u[k] = 0;
-        if (u[k] > 1)
-            u[k] = 1;
-        c[k] = ci;
-    }
-    for (l = 0; l < 8; l++) {
-        int b0 = l & 1, b1 = (l >> 1) & 1, b2 = l >> 2;
-        w[l] = (b0 ? u[0] : 1 - u[0]) * (b1 ? u[1] : 1 - u[1]) * (b2 ? u[2] : 1 - u[2]);
-        node[l] = (c[0] + b0) + (dims[0] + 1) * ((c[1] + b1) + (dims[1] + 1) * (c[2] + b2));
-    }
-}
-
 /* The weights of point x along one axis of a grid with `cells` cells (t = (x − origin)/cell):
- * linear (quad 0; nodes 0 .. cells, 2 of them, as coarse_vertex_weights) or the uniform
+ * linear (quad 0; nodes 0 .. cells, 2 of them: the cell that holds t, clamped to the grid) or the uniform
  * quadratic B-spline (quad 1; nodes 0 .. cells + 2 stand at t = −1 .. cells + 1, 3 of them:
  * with i the node nearest t and d = t − i in [−½, ½], the weights ½(½ − d)², ¾ − d², ½(½ + d)²
  * of nodes i − 1, i, i + 1; a partition of unity that reproduces linear fields exactly, and C¹,
@@ -135,7 +106,7 @@ SIPD_HD int coarse_axis_weights(double t, int cells, int quad, int node[3], doub
 /* The tensor-product weights of point x in a grid with per-axis orders (quad bit k: quadratic
  * along axis k, coarse_axis_weights): npv entries, the unused ones node −1, weight 0; grid node
  * index i + N0 (j + N1 k) with N_k = dims_k + 1 (linear) or dims_k + 3 (quadratic).  With no
- * quadratic axis the nodes and weights are those of coarse_vertex_weights, in its order. */
+ * quadratic axis these are the 8 trilinear weights of x's cell, corner l = (l&1, (l>>1)&1, l>>2). */
 SIPD_HD void coarse_vertex_weights_mixed(const double x[3], const double origin[3], double cell, const int dims[3],
                                          int quad, int npv, int *node, double *w)
 {

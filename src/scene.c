@@ -138,20 +138,6 @@ const char *scene_method_name(sipd_method m)
     return mi ? mi->name : "?";
 }
 
-const char *scene_initial_guess_name(int g)
-{
-    return g == SIPD_GUESS_INERTIAL ? "inertial" : g == SIPD_GUESS_ADAPTIVE ? "adaptive" : "?";
-}
-
-const char *scene_coarse_basis_name(int b)
-{
-    switch (b) {
-    case SIPD_COARSE_BASIS_AUTO: return "auto";
-    case SIPD_COARSE_BASIS_TRILINEAR: return "trilinear";
-    case SIPD_COARSE_BASIS_QUADRATIC: return "quadratic";
-    }
-    return "?";
-}
 
 const char *scene_sweep_name(sipd_sweep s)
 {
@@ -255,6 +241,18 @@ static const enum_entry coarse_basis_table[] = {{"auto", SIPD_COARSE_BASIS_AUTO}
                                                 {"trilinear", SIPD_COARSE_BASIS_TRILINEAR},
                                                 {"quadratic", SIPD_COARSE_BASIS_QUADRATIC},
                                                 {NULL, 0}};
+
+/* The name of value v in an enum table (its first entry with that value; "?" when none). */
+static const char *table_name(const enum_entry *t, int v)
+{
+    for (; t->name; t++)
+        if (t->value == v)
+            return t->name;
+    return "?";
+}
+
+const char *scene_initial_guess_name(int g) { return table_name(guess_table, g); }
+const char *scene_coarse_basis_name(int b) { return table_name(coarse_basis_table, b); }
 static const char *const material_keys[] = {"name", "model", "youngs", "poisson", "density",
                                             NULL};
 static const char *const body_keys[] = {"mesh", "material", "translate", "rotate_deg", "scale",

@@ -6,7 +6,7 @@
  *              with the mesh and on a rotated body
  *   galerkin   the coarse operator equals Pᵀ H P computed densely on a tiny mesh, with P built
  *              from the hat-function formula Π_k max(0, 1 − |x_k − n_k| / cell) (not from
- *              coarse_vertex_weights) and H the assembled Newton Hessian at a deformed state;
+ *              coarse_vertex_weights_mixed) and H the assembled Newton Hessian at a deformed state;
  *              it is symmetric; the coarse direction solves it (residual of Hc e = −Pᵀ g)
  *   newton     two-level SIPD at a relative residual of 1e-6 reaches Newton's solution of the same steps
  *              (within 1e-4 of the model size; ν = 0.45 and a stiff E = 1e9)
