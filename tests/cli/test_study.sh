@@ -15,6 +15,10 @@
 #                 contact), at least 95% of the solves converged or stalled at the energy floor
 #   hang          within 1% of Newton's motion, at least 95% converged or at the energy floor
 #   beam          within 0.1% of Newton's motion (the tip deflection)
+#   ball_cloth    (the ball on the pinned cloth, 45 frames) within 5 mm of Newton's positions, the
+#                 ball above the cloth, at least 95% converged or at the energy floor; before the
+#                 membrane's energy lost its rest offset (25.9 J, drowning the energy comparisons
+#                 in their 1e-13 |E| allowance) it was 10.6 mm off with 15 solves at that floor
 # With solver.coarse.levels = 1 (plain SIPD, the 0.7 defaults) every one of these fails: the hanging
 # cloth is 2 m off, the beam 99.9%, the block slides 0.7 m, the stack tips over
 # (results/defaults-study-2026-12-06.md).
@@ -58,6 +62,7 @@ case $case_name in
 slope) frames=40 ;;
 stack) frames=60 ;;
 hang) frames=20 ;;
+ball_cloth) frames=45 ;;
 beam) frames=3 ;;
 *) fail "unknown case $case_name" ;;
 esac
@@ -79,13 +84,13 @@ for who, x in (("defaults", d), ("Newton", r)):
     if x.get("solves") != frames: bad.append(f"{who}: {x.get('solves')} solves read, expected {frames}")
     if (name == "slope" and (not x.get("check", "").startswith("slide") or not x["check_value"] < 5.0)):
         bad.append(f"{who}: the block slid: {x.get('check')} (at most 5 mm)")
-    if name == "stack" and x.get("check") != "above":
+    if name in ("stack", "ball_cloth") and x.get("check") != "above":
         bad.append(f"{who}: the upper block did not stay on the lower one: {x.get('check')}")
 if r.get("converged", 0) < 0.95 * frames: bad.append(f"only {r.get('converged')} of {r.get('solves')} Newton solves converged")
 ok = d.get("converged", 0) + d.get("at_floor", 0)
 if name != "beam" and ok < 0.95 * frames:
     bad.append(f"defaults: only {ok} of {d.get('solves')} solves converged or at the energy floor")
-if name in ("slope", "stack") and not d.get("diff_max_mm", 1e9) < 5.0:
+if name in ("slope", "stack", "ball_cloth") and not d.get("diff_max_mm", 1e9) < 5.0:
     bad.append(f"defaults: {d.get('diff_max_mm')} mm from Newton's positions (at most 5 mm)")
 if name == "hang" and not d.get("diff_pct_motion", 1e9) < 1.0:
     bad.append(f"defaults: {d.get('diff_pct_motion')}% of Newton's motion away (at most 1%)")
