@@ -45,7 +45,7 @@ fuzz:
 # ball_collision 3.4, collide 3, energy 1.6, stress_random 0.9, every other test under 1.5 —
 # about 1.5 min together, all passing.  Two-level SIPD and newton on CUDA (gpu_coarse_*, added
 # later, measured with the machine at load 8 on its 2 cores): budget 16, newton 9, solve 2.2, ops
-# 0.04 (about 7, 3.5, 1 and 0.03 s of CPU time).  Left out by default: noodles_bench (over ctest's 300 s:
+# 0.04 (about 7, 3.5, 1 and 0.03 s of CPU time); pairs (added later still) 10.6 (7 s of CPU time).  Left out by default: noodles_bench (over ctest's 300 s:
 # each shuffle of the emulated reductions is a fiber switch per lane) and bunny_kinds (67 s at load 8;
 # its three kinds are covered by gpu_kinds_* and gpu_thin_ground).
 GPU_EMU_TESTS ?=
