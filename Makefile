@@ -56,8 +56,9 @@ GPU_EMU_EXCLUDE ?= ^gpu_scene_(noodles_bench|bunny_kinds)$$
 # the default subset covers every kernel of both .cu files, CUB, the contact paths and the
 # Gauss-Seidel kernel (methods: vbd; energy); coarse_ops (0.8 s) adds the
 # hessian / gradient / set_direction ops and their kernels (k_element<NEWTON>, k_hessian_row);
+# coarse_pairs (16 s) the contact pairs' blocks (k_pair_hessian) and couplings;
 # coarse_solve (79 s under ASan at load 8) and coarse_newton are left to `make gpu-emu`.
-GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|profile|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
+GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|coarse_pairs|profile|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
 GPU_EMU_ASAN_EXCLUDE ?=
 gpu_ctest = ctest -L gpu -j $(JOBS) --output-on-failure --no-tests=error -O ctest-gpu.log \
 	$(if $(1),-R '$(1)') $(if $(2),-E '$(2)'); rc=$$?; \
