@@ -45,7 +45,7 @@ fuzz:
 # ball_collision 3.4, collide 3, energy 1.6, stress_random 0.9, every other test under 1.5 —
 # about 1.5 min together, all passing.  Two-level SIPD and newton on CUDA (gpu_coarse_*, added
 # later, measured with the machine at load 8 on its 2 cores): budget 16, newton 9, solve 2.2, ops
-# 0.04 (about 7, 3.5, 1 and 0.03 s of CPU time).  Left out by default: noodles_bench (over ctest's 300 s:
+# 0.04 (about 7, 3.5, 1 and 0.03 s of CPU time); pairs (added later still) 10.6 (7 s of CPU time).  Left out by default: noodles_bench (over ctest's 300 s:
 # each shuffle of the emulated reductions is a fiber switch per lane) and bunny_kinds (67 s at load 8;
 # its three kinds are covered by gpu_kinds_* and gpu_thin_ground).
 GPU_EMU_TESTS ?=
@@ -56,8 +56,9 @@ GPU_EMU_EXCLUDE ?= ^gpu_scene_(noodles_bench|bunny_kinds)$$
 # the default subset covers every kernel of both .cu files, CUB, the contact paths and the
 # Gauss-Seidel kernel (methods: vbd; energy); coarse_ops (0.8 s) adds the
 # hessian / gradient / set_direction ops and their kernels (k_element<NEWTON>, k_hessian_row);
+# coarse_pairs (16 s) the contact pairs' blocks (k_pair_hessian) and couplings;
 # coarse_solve (79 s under ASan at load 8) and coarse_newton are left to `make gpu-emu`.
-GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|profile|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
+GPU_EMU_ASAN_TESTS ?= ^gpu_(emu_selftest|methods|energy|collide|coarse_ops|coarse_pairs|profile|scene_(drop|ball_drop|ball_collision|compressed_block|cantilever|stretch|stress_stretch))$$
 GPU_EMU_ASAN_EXCLUDE ?=
 gpu_ctest = ctest -L gpu -j $(JOBS) --output-on-failure --no-tests=error -O ctest-gpu.log \
 	$(if $(1),-R '$(1)') $(if $(2),-E '$(2)'); rc=$$?; \

@@ -40,8 +40,11 @@
  *    k_hessian_row (passes.h pass_hessian_row: one thread per vertex gathers its block row over
  *    its incidences, the CPU backend's assembly loop; no atomics), then H's float values and g
  *    go to the host, where the caller solves in double; set_direction uploads the host's
- *    direction.  Contact pairs are not assembled here (their couplings are applied matrix-free
- *    from host data on the CPU backend); nor is a set without the stretch elements.
+ *    direction.  Contact pairs: their diagonal blocks β_l² D_z are in the rows (pass_hessian_row),
+ *    and k_pair_hessian evaluates each pair's D_z at y (6 floats per pair, downloaded), from which
+ *    the host gives the couplings between a pair's vertices as the extra term (pairs.h
+ *    pair_coupling_row / _blocks over its pair data, as the CPU backend does).  A set without
+ *    the stretch elements is not assembled here.
  *  - Precision: positions, gradients and blocks in float32 as in the paper; sums in double.
  *    Energies of single elements are float32, so the global line search stalls earlier than
  *    the CPU's (float64) — the driver reports that as a stalled solve, as it does on the CPU.
@@ -159,6 +162,11 @@ struct sipd_backend {
     float *h_f;                    /* host staging: 10 per pair (β, n, k, λ, offset)    */
     void *dpr[8];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot,
                                       pr_h */
+    /* `assemble` with pairs (want_hessian): each pair's D_z at y on the device (k_pair_hessian, 6
+       floats), its host copy in double, and the couplings' ctx over pd (pairs.h) */
+    float *dprD;
+    double *prD_h;
+    sipd_pair_coupling pc;
     /* profile (the `profile` op): counters always, times from event pairs (params.profile) */
     sipd_profile prof;
     int prof_depth, prof_cur;      /* nesting of timed regions; the outermost region's phase */
@@ -415,6 +423,14 @@ extern "C" __global__ void __launch_bounds__(NT) k_hessian_row(const __grid_cons
     GRID_STRIDE(a, d.v.nv) pass_hessian_row(&d.v, &hv, val, 1, a);
 }
 
+/* Each pair's block D_z at y (passes.h pass_pair_hessian, as the CPU backend's assembly), 6 floats
+ * per pair: the host forms the couplings β_l β_c D_z between the pair's vertices from them
+ * (pairs.h pair_coupling_row / _blocks); the diagonal blocks are k_hessian_row's. */
+extern "C" __global__ void __launch_bounds__(NT) k_pair_hessian(const __grid_constant__ dview d, float *D)
+{
+    GRID_STRIDE(p, d.v.npr) s3_store(D + 6 * (size_t)p, pass_pair_hessian(&d.v, p));
+}
+
 /* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
 extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_constant__ dview d, double *part)
 {
@@ -603,7 +619,7 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
-/* the vertex pass without a local solve (g only; no pairs: create_check) */
+/* the vertex pass without a local solve (g only; not with pairs: create_check) */
 static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
 
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
@@ -679,6 +695,8 @@ static void cuda_destroy(sipd_backend *b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
     for (i = 0; i < 8; i++) cudaFree(b->dpr[i]);
+    cudaFree(b->dprD);
+    free(b->prD_h);
     cudaFree((void *)b->hv.row_off);
     cudaFree((void *)b->hv.diag);
     cudaFree((void *)b->hv.elem_blk);
@@ -772,7 +790,9 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
     const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     int count = 0, i;
     cudaError_t e;
-    if (p->precond == SIPD_PRECOND_HESSIAN && p->pairs) {   /* `assemble` takes no pairs here */
+    /* Newton with pairs: `assemble` gives their couplings, but the g-only vertex pass
+       (k_vertex_g_only) and the host's Newton over them were never compared with the CPU's */
+    if (p->precond == SIPD_PRECOND_HESSIAN && p->pairs) {
         sipd_error("cuda backend: a direction solved over the assembled H with contact pairs runs on the CPU "
                    "backend only (use --device cpu)");
         return SIPD_EINPUT;
@@ -1133,6 +1153,10 @@ static int pair_buffers(sipd_backend *b, int n)
         cudaFree(b->dpr[i]);
         b->dpr[i] = NULL;
     }
+    cudaFree(b->dprD);
+    b->dprD = NULL;
+    free(b->prD_h);
+    b->prD_h = NULL;
     free(b->h_v);
     free(b->h_f);
     b->pr_cap = 0;
@@ -1144,7 +1168,9 @@ static int pair_buffers(sipd_backend *b, int n)
     b->d.v.pv_slot = NULL;
     b->h_v = (int *)malloc((size_t)cap * 4 * sizeof(int));
     b->h_f = (float *)malloc((size_t)cap * 10 * sizeof(float));
-    if (!b->h_v || !b->h_f) {
+    if (b->want_hessian)   /* the pairs' D_z for `assemble` (its download goes through h_f) */
+        b->prD_h = (double *)malloc((size_t)cap * 6 * sizeof(double));
+    if (!b->h_v || !b->h_f || (b->want_hessian && !b->prD_h)) {
         sipd_error("cuda backend: detect: out of host memory for %d contact pairs", n);
         b->failed = 1;
         return SIPD_EFAIL;
@@ -1154,6 +1180,15 @@ static int pair_buffers(sipd_backend *b, int n)
         if (e != cudaSuccess) {
             sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs failed: %s",
                        (double)cap * sz[i] / 1048576.0, n, cudaGetErrorString(e));
+            b->failed = 1;
+            return SIPD_EFAIL;
+        }
+    }
+    if (b->want_hessian) {
+        cudaError_t e = cudaMalloc((void **)&b->dprD, (size_t)cap * 6 * sizeof(float));
+        if (e != cudaSuccess) {
+            sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs' blocks failed: %s",
+                       (double)cap * 6 * sizeof(float) / 1048576.0, n, cudaGetErrorString(e));
             b->failed = 1;
             return SIPD_EFAIL;
         }
@@ -1621,8 +1656,9 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
 {
     const sipd_model *m = b->m;
     size_t i, nval = (size_t)H->nnzb * 9;
-    int gi, ne = 0;
+    int gi, ne = 0, npr = b->d.v.npr;
     extra->row = NULL;
+    extra->blocks = NULL;
     extra->ctx = NULL;
     if (b->failed)
         return SIPD_EFAIL;
@@ -1635,8 +1671,8 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
         sipd_error("cuda backend: assemble: not created for it (params.assemble) or a pattern of another model");
         return SIPD_EFAIL;
     }
-    if (b->d.v.npr > 0) {   /* the pairs' couplings are not in H (create_check, scene.c) */
-        sipd_error("cuda backend: assemble: contact pairs are not assembled");
+    if (npr > 0 && (!b->dprD || !b->prD_h || npr > b->pr_cap || b->pd.npr != npr)) {
+        sipd_error("cuda backend: assemble: the contact pairs' blocks have no buffers");
         return SIPD_EFAIL;
     }
     if (hessian_pattern(b, H) != SIPD_OK)
@@ -1649,11 +1685,25 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
     if (m->nv > 0) {   /* the block rows */
         KLAUNCH(SIPD_PHASE_OTHER, "assemble (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);
     }
+    if (npr > 0) {   /* the pairs' D_z at y, for their couplings (the diagonal blocks are in the rows) */
+        KLAUNCH(SIPD_PHASE_OTHER, "assemble (pair blocks)", k_pair_hessian, grid_for(b, npr), b->d, b->dprD);
+    }
     if (nval > 0)
         CU(dcopy(b, b->hval_h, b->hval, nval * sizeof(float), cudaMemcpyDeviceToHost), "assemble (values to the host)");
     for (i = 0; i < nval; i++) H->val[i] = b->hval_h[i];
     if (m->nv > 0 && download_array(b, g, b->d.v.g, "assemble (gradient to the host)") != SIPD_OK)
         return SIPD_EFAIL;
+    if (npr > 0) {   /* the pairs' D_z (24 bytes per pair) → the couplings, on the host in double */
+        CU(dcopy(b, b->h_f, b->dprD, (size_t)npr * 6 * sizeof(float), cudaMemcpyDeviceToHost),
+           "assemble (pair blocks to the host)");
+        for (i = 0; i < (size_t)npr * 6; i++) b->prD_h[i] = b->h_f[i];
+        b->pc.pd = &b->pd;
+        b->pc.D = b->prD_h;
+        b->pc.fixed = m->fixed;
+        extra->row = pair_coupling_row;
+        extra->blocks = pair_coupling_blocks;
+        extra->ctx = &b->pc;
+    }
     return SIPD_OK;
 }
 

@@ -58,6 +58,7 @@ struct sipd_backend {
     int npr, prD_cap;
     sipd_pair_data pd;
     double *pr_D;
+    sipd_pair_coupling pc;     /* the couplings' ctx (`assemble`'s extra term: pairs.h) */
     int detect_every, since;   /* iterations since the last narrow phase                 */
     double load;               /* max|g| at the step's "do nothing" state (step_load)     */
     double *ydet;              /* y at the last narrow phase                             */
@@ -436,59 +437,6 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
 /* ---- assemble: H and g of a set of terms at y (rows gathered per vertex, no races); the caller
  * solves with H and sets dy (backend.h, assemble / set_direction) ---- */
 
-/* The pair couplings Σ β_a β_l D_z x_l of row a over the pair's other free vertices, applied
- * matrix-free after the row's stored blocks (sparse.h, sipd_bsr_extra). */
-static void pair_coupling_row(const void *ctx, int a, const double *x, double o[3])
-{
-    const sipd_backend *b = (const sipd_backend *)ctx;
-    const sipd_model *m = b->m;
-    int k, i;
-    if (m->fixed[a])
-        return;
-    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
-        int p = b->pd.pair[k], l = b->pd.slot[k], c;
-        sym3 Dz;
-        s3_load(b->pr_D + 6 * p, &Dz);
-        for (c = 0; c < 4; c++) {
-            int v = b->pd.v[4 * p + c];
-            vec3 w;
-            if (c == l || m->fixed[v])
-                continue;
-            w = s3_mulv(Dz, yv(x, v));
-            for (i = 0; i < 3; i++) o[i] += b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c] * w.v[i];
-        }
-    }
-}
-
-/* The same couplings as blocks β_a β_l D_z (sparse.h, sipd_bsr_row_blocks_fn): for CHOLMOD. */
-static int pair_coupling_blocks(const void *ctx, int a, int *cols, double *blocks, int cap)
-{
-    const sipd_backend *b = (const sipd_backend *)ctx;
-    const sipd_model *m = b->m;
-    int k, n = 0;
-    if (m->fixed[a])
-        return 0;
-    for (k = b->pd.off[a]; k < b->pd.off[a + 1]; k++) {
-        int p = b->pd.pair[k], l = b->pd.slot[k], c;
-        sym3 Dz;
-        s3_load(b->pr_D + 6 * p, &Dz);
-        for (c = 0; c < 4; c++) {
-            int v = b->pd.v[4 * p + c];
-            if (c == l || m->fixed[v])
-                continue;
-            if (n < cap) {
-                mat3 B = s3_to_m3(Dz);
-                double w = b->pd.beta[4 * p + l] * b->pd.beta[4 * p + c];
-                int r;
-                cols[n] = v;
-                for (r = 0; r < 9; r++) blocks[9 * n + r] = w * B.m[r];
-            }
-            n++;
-        }
-    }
-    return n;
-}
-
 /* The direction passes without a local solve (SIPD_PRECOND_HESSIAN,
  * SIPD_PRECOND_NONE) leave dy = 0: the caller
  * sets it (cpu_set_direction). */
@@ -545,19 +493,15 @@ static int assemble_terms(sipd_backend *b, int terms, sipd_bsr *H, double *g, si
     }
     /* the pairs' blocks D_z at y, for the couplings β_a β_l D_z between a pair's vertices */
 #pragma omp parallel for schedule(static) if (b->npr > PAR_MIN)
-    for (a = 0; a < b->npr; a++) {
-        vec3 z, z0, gz = v3(0, 0, 0);
-        sym3 Dz = s3_zero();
-        pass_pair_z(&b->vw, a, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-        contact_point_eval(z, z0, view_ld(b->pd.n, a), b->pd.h[a], b->dhat, b->pd.k[a], b->pd.lam[a], b->mu, b->eps,
-                           &gz, &Dz);
-        s3_store(b->pr_D + 6 * a, Dz);
-    }
+    for (a = 0; a < b->npr; a++) s3_store(b->pr_D + 6 * a, pass_pair_hessian(&b->vw, a));
     if (all)
         memcpy(g, b->g, sizeof(double) * 3 * (size_t)m->nv);
+    b->pc.pd = &b->pd;   /* (pairs.h) */
+    b->pc.D = b->pr_D;
+    b->pc.fixed = m->fixed;
     extra->row = b->npr ? pair_coupling_row : NULL;
     extra->blocks = b->npr ? pair_coupling_blocks : NULL;
-    extra->ctx = b;
+    extra->ctx = &b->pc;
     return SIPD_OK;
 }
 

@@ -355,9 +355,6 @@ static int choose_device(cli_run *r)
         r->cpu_why = r->auto_why;
     }
 #ifdef SIPD_HAVE_CUDA
-    if (scene_resolve_device(&r->sc, r->ops == &sipd_backend_cuda))   /* (the "auto" coarse level) */
-        sipd_info("solver.coarse.levels \"auto\": off on the cuda backend with contact pairs (the coarse level "
-                  "with pairs runs on the CPU: --device cpu; docs/two-level.md)");
     if (r->ops == &sipd_backend_cuda) {
         char name[256];
         sipd_cuda_describe(r->cuda_desc, sizeof r->cuda_desc);

@@ -118,3 +118,55 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
     d->npr = npr;
     return SIPD_OK;
 }
+
+/* pairs.h: row a of the couplings Σ β_a β_c D_z x_c over the pair's other free vertices. */
+void pair_coupling_row(const void *ctx, int a, const double *x, double o[3])
+{
+    const sipd_pair_coupling *pc = (const sipd_pair_coupling *)ctx;
+    const sipd_pair_data *d = pc->pd;
+    int k, i;
+    if (pc->fixed[a])
+        return;
+    for (k = d->off[a]; k < d->off[a + 1]; k++) {
+        int p = d->pair[k], l = d->slot[k], c;
+        sym3 Dz;
+        s3_load(pc->D + 6 * p, &Dz);
+        for (c = 0; c < 4; c++) {
+            int v = d->v[4 * p + c];
+            vec3 w;
+            if (c == l || pc->fixed[v])
+                continue;
+            w = s3_mulv(Dz, v3_load(x + 3 * (size_t)v));
+            for (i = 0; i < 3; i++) o[i] += d->beta[4 * p + l] * d->beta[4 * p + c] * w.v[i];
+        }
+    }
+}
+
+/* pairs.h: the same couplings as blocks β_a β_c D_z (sparse.h sipd_bsr_row_blocks_fn). */
+int pair_coupling_blocks(const void *ctx, int a, int *cols, double *blocks, int cap)
+{
+    const sipd_pair_coupling *pc = (const sipd_pair_coupling *)ctx;
+    const sipd_pair_data *d = pc->pd;
+    int k, n = 0;
+    if (pc->fixed[a])
+        return 0;
+    for (k = d->off[a]; k < d->off[a + 1]; k++) {
+        int p = d->pair[k], l = d->slot[k], c;
+        sym3 Dz;
+        s3_load(pc->D + 6 * p, &Dz);
+        for (c = 0; c < 4; c++) {
+            int v = d->v[4 * p + c];
+            if (c == l || pc->fixed[v])
+                continue;
+            if (n < cap) {
+                mat3 B = s3_to_m3(Dz);
+                double w = d->beta[4 * p + l] * d->beta[4 * p + c];
+                int r;
+                cols[n] = v;
+                for (r = 0; r < 9; r++) blocks[9 * n + r] = w * B.m[r];
+            }
+            n++;
+        }
+    }
+    return n;
+}

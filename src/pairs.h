@@ -64,4 +64,18 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
                     double kc, const double *kv, double mu, double dhat);
 void pair_data_free(sipd_pair_data *d);
 
+/* The pairs' couplings between the free vertices of a pair — the off-diagonal blocks β_l β_c D_z
+ * (slots l ≠ c) of its Hessian; the diagonal blocks β_l² D_z are in H's rows (passes.h
+ * pass_hessian_row) — as the extra term of an assembled H (sparse.h sipd_bsr_extra, with a
+ * sipd_pair_coupling as ctx): pair_coupling_row applies row a matrix-free (out += Σ β_a β_c D_z
+ * x_c), pair_coupling_blocks writes the same as blocks (for a factorisation).  Both backends'
+ * `assemble` (the CUDA backend with D_z computed on the device and downloaded). */
+typedef struct {
+    const sipd_pair_data *pd;      /* the pairs, their weights and incidences                 */
+    const double *D;               /* 6 per pair: D_z at y (passes.h pass_pair_hessian, s3_store) */
+    const unsigned char *fixed;    /* the model's Dirichlet flags: no couplings to or from them */
+} sipd_pair_coupling;
+void pair_coupling_row(const void *ctx, int a, const double *x, double out[3]);
+int pair_coupling_blocks(const void *ctx, int a, int *cols, double *blocks, int cap);
+
 #endif

@@ -142,6 +142,20 @@ SIPD_HD void pass_pair_vertex(const sipd_view *v, int a, int over, vec3 q, int e
     }
 }
 
+/* Pair p's block D_z at y: the PSD Hessian of its contact and friction energy in z = Σ β_k y_k
+ * (contact.h contact_point_eval), of which the pair's blocks on its vertices are β_l β_c D_z — the
+ * diagonal ones (l = c) in pass_pair_vertex with `exact`, the couplings (l ≠ c) applied from the
+ * stored D_z (pairs.h pair_coupling_row / pair_coupling_blocks).  Both backends' `assemble`. */
+SIPD_HD sym3 pass_pair_hessian(const sipd_view *v, int p)
+{
+    vec3 z, z0, gz = v3(0, 0, 0);
+    sym3 Dz = s3_zero();
+    pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+    contact_point_eval(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps, &gz,
+                       &Dz);
+    return Dz;
+}
+
 SIPD_HD sipd_real pass_pair_energy(const sipd_view *v, int p, const sipd_real *dy, sipd_real alpha, int over, vec3 q)
 {
     vec3 z, z0;

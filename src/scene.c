@@ -82,12 +82,6 @@ int method_cpu_only(const sipd_scene *sc, char *why, size_t n)
         snprintf(why, n, "method %s with contact pairs", mi->name);
         return 1;
     }
-    /* two-level SIPD: the CUDA backend's assembly has no blocks of the pairs' couplings yet (an
-       "auto" coarse level is switched off there instead: scene_resolve_device) */
-    if (!sc->coarse_auto && scene_coarse_on(sc) && scene_has_pairs(sc)) {
-        snprintf(why, n, "solver.coarse with contact pairs");
-        return 1;
-    }
     /* the CUDA Gauss–Seidel sweep has no contact yet, whichever method sweeps so */
     if (sc->contact && method_sweep(sc) == SIPD_SWEEP_GS) {
         snprintf(why, n, "contact with a Gauss-Seidel sweep (sipd gauss-seidel, vbd)");
@@ -106,23 +100,10 @@ int scene_coarse_on(const sipd_scene *sc)
            !(sc->coarse_auto && sc->chebyshev);
 }
 
-int scene_resolve_device(sipd_scene *sc, int cuda)
-{
-    if (cuda && sc->coarse_auto && scene_coarse_on(sc) && scene_has_pairs(sc)) {
-        sc->coarse_levels = 1;
-        return 1;
-    }
-    return 0;
-}
 
 int method_auto_cpu(const sipd_scene *sc, char *why, size_t n)
 {
     const sipd_method_info *mi = method_info(sc->method);
-    if (scene_coarse_on(sc) && scene_has_pairs(sc)) {
-        snprintf(why, n, "solver.coarse with contact pairs (their couplings are assembled on the CPU only; "
-                 "--device cuda runs without the coarse level)");
-        return 1;
-    }
     if (mi && mi->direction == SIPD_DIRECTION_NEWTON_CG) {
         snprintf(why, n, "method %s (the float64 reference; --device cuda runs it in float32)", mi->name);
         return 1;

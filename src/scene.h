@@ -165,8 +165,8 @@ typedef struct sipd_scene {
     /* solver.coarse (two-level SIPD, coarse.h): levels 1 = off, 2 = a coarse correction every
        coarse_every iterations on a grid per body of coarse_size cells along the body's longest
        bounding-box edge; "auto" (the default, coarse_auto = 1): levels 2, used for sipd with the
-       Jacobi sweep and no Chebyshev (scene_coarse_on), and 1 on the CUDA backend with contact
-       pairs (scene_resolve_device: not assembled there yet).  docs/two-level.md */
+       Jacobi sweep and no Chebyshev (scene_coarse_on), on both backends, with or without
+       contact pairs.  docs/two-level.md */
     int coarse_levels;           /* after load: 1 or 2 (read scene_coarse_on, not this) */
     int coarse_auto;             /* levels was "auto" (default)  */
     int coarse_every;            /* default 10                   */
@@ -256,10 +256,6 @@ int scene_has_pairs(const sipd_scene *sc);
  * Jacobi sweep, and for "auto" no Chebyshev.  (A program that changes a loaded scene's method,
  * sweep or chebyshev gets the answer for the changed scene.) */
 int scene_coarse_on(const sipd_scene *sc);
-/* The settings that depend on the backend chosen (cuda != 0: the CUDA backend): an "auto" coarse
- * level is off on the CUDA backend with contact pairs (its assembly has no blocks of their
- * couplings; docs/two-level.md).  Returns 1 when it changed something (the caller says so). */
-int scene_resolve_device(sipd_scene *sc, int cuda);
 
 const char *scene_method_name(sipd_method m);
 const char *scene_initial_guess_name(int guess);   /* solver.initial_guess */

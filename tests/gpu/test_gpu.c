@@ -263,7 +263,6 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 77;
     }
-    scene_resolve_device(&sc, 1);   /* as sipd-run on the GPU (both runs below: the same settings) */
     frames = sc.frames < MAX_FRAMES ? sc.frames : MAX_FRAMES;
     /* from random initial positions (stress_random) the untangling branches on round-off: CPU
        and GPU agree to 1e-8 in energy after 2 frames, then reach different states (the GPU's

@@ -24,7 +24,21 @@
  *           (contact blocks in H), within 1e-3 (relative tip displacement; box: of the largest
  *           displacement) of Newton on the CPU; no GPU solve diverged; and the device rules of
  *           method.c: newton runs on CUDA (not with contact pairs), `--device auto` keeps it
- *           on the CPU (the float64 reference), two-level SIPD is not kept on the CPU
+ *           on the CPU (the float64 reference), two-level SIPD is not kept on the CPU (with
+ *           contact pairs neither, explicit or "auto")
+ *   pairs   two-level SIPD with contact pairs (two boxes stacked on the ground, friction): at the
+ *           same state (the upper box turned 17° about the vertical, so that no two pairs tie
+ *           and float32 and float64 detection keep the same pairs) the GPU's H (the pairs'
+ *           diagonal blocks included), the pairs' coupling blocks (assemble's extra term, row by
+ *           row: the same columns in the same order) and the product (H + C) x within 2e-4 of
+ *           their max — the pairs' blocks at a 1 mm gap from float32 positions (ε |y| ≈ 2.4e-8 m
+ *           at 0.2 m, 2.4e-5 of the gap, and the penalty's curvature varies with the gap) are
+ *           the loosest, measured 3.75e-5; the CPU's coarse_factor_pairs takes the GPU's H and
+ *           couplings (merged pattern); then 4 steps at the default ("auto") coarse level,
+ *           tolerance 1e-5, the boxes aligned as in coarse_pairs_newton: coarse corrections
+ *           with the pairs in the coarse pattern on both, and the GPU's positions within
+ *           2.5e-4 of the model size of the CPU's (measured 5.2e-5; plain SIPD at the same
+ *           tolerance lands 6.5e-4 away)
  *
  * SIPD_TEST_GPU_SELFTEST=1 puts the CPU backend in the GPU's place (checks the test logic).
  */
@@ -38,6 +52,8 @@
 #include "method.h"
 
 #define H_TOL 2e-5   /* of max|H| and max|g|: float32 against float64 (see above) */
+#define PAIR_TOL 2e-4    /* pairs: H, the couplings and (H + C) x, of their max (see above) */
+#define PAIRS_TOL 2.5e-4 /* pairs: GPU two-level positions from the CPU's, of the model size (see above) */
 
 static const sipd_backend_ops *gpu_ops = &sipd_backend_cuda;
 
@@ -47,7 +63,7 @@ static void test_ops(void)
     fixture fc, fg;
     char base[600], text[4096];
     sipd_dir_stats sc_, sg;
-    sipd_bsr_extra ec = {NULL, NULL}, eg = {NULL, NULL};
+    sipd_bsr_extra ec = {NULL, NULL, NULL}, eg = {NULL, NULL, NULL};
     double *gc, *gg, *gg2, *dy, hmax = 0, herr = 0, omax = 0, oerr = 0, gmax = 0, gerr = 0, Ec0 = NAN, Eg0 = NAN, Ec1 = NAN, Eg1 = NAN;
     int a, i, n3, same_pattern, ident_err = 0, g2_same = 1;
     if (write_box(base, sizeof base, 4, 4, 4, 0.4, 0.4, 0.4)) {
@@ -325,6 +341,8 @@ static void test_newton(void)
             {"method = \"newton\";", "contact = { ground = { height = 0.0; }; };", 0, 1},
             {"method = \"newton\";", "contact = { self = true; };", 1, 1},
             {"coarse = { levels = 2; };", "contact = { ground = { height = 0.0; }; };", 0, 0},
+            {"coarse = { levels = 2; };", "contact = { self = true; };", 0, 0},   /* pairs: on CUDA too */
+            {"", "contact = { self = true; };", 0, 0},   /* the "auto" coarse level with pairs */
             {"method = \"mixed-fem\";", "", 1, 0},
         };
         char base[600], text[2048], cfg[700], why[160];
@@ -356,6 +374,206 @@ static void test_newton(void)
     }
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* Two 0.2 m boxes of 3 x 3 x 3 cells, the upper one resting on the lower (1 mm gap, inside
+ * d̂ = 5 mm: contact pairs from the first iteration), the lower on the ground; friction 0.5 —
+ * the scene of coarse_pairs_* (tests/unit/test_coarse.c). */
+static const char *pairs_fmt = "time = { dt = 0.0166667; frames = %d; };\n"
+                               "solver = { %s };\n"
+                               "gravity = [0.0, -9.81, 0.0];\n"
+                               "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.4; density = 1000.0; } );\n"
+                               "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.001, 0.0]; },\n"
+                               "           { mesh = \"%s\"; material = \"m\"; %s } );\n"
+                               "contact = { dhat = 0.005; friction = 0.5; ground = { height = 0.0; }; };\n";
+
+static const char *upper_aligned = "translate = [0.05, 0.202, 0.0];";
+static const char *upper_turned = "rotate_deg = [0.0, 17.0, 0.0]; translate = [0.03, 0.202, 0.01];";
+
+static int pairs_load(fixture *f, const sipd_backend_ops *ops, int frames, const char *solver, const char *upper)
+{
+    char base[600], text[4096];
+    if (write_box(base, sizeof base, 3, 3, 3, 0.2, 0.2, 0.2))
+        return 1;
+    snprintf(text, sizeof text, pairs_fmt, frames, solver, base, base, upper);
+    return fixture_load_ops(f, text, ops == &sipd_backend_cpu ? "pairs_cpu" : "pairs_gpu", ops);
+}
+
+#define PAIR_CAP 512   /* coupling blocks of one row (a vertex of these boxes has far fewer) */
+
+/* Positions after `steps` steps of the stacked boxes on `ops` (x: nv*3); the solves' iterations,
+ * the coarse corrections, whether the coarse pattern held the pairs, and the largest pair count
+ * seen by a direction pass are returned through the pointers. */
+static int pairs_run(const sipd_backend_ops *ops, int steps, const char *solver, double *x, int *nv, double *diag,
+                     int *iters, int status[4], long *corrections, int *merged, long *repatterns)
+{
+    fixture f;
+    int k;
+    if (pairs_load(&f, ops, steps, solver, upper_aligned))
+        return 1;
+    *iters = 0;
+    status[0] = status[1] = status[2] = status[3] = 0;   /* converged, at the cap, stalled, diverged */
+    for (k = 0; k < steps; k++) {
+        sipd_solve_result r;
+        if (sim_step(&f.s, 1.0 / 60, &r) != SIPD_OK) {
+            fixture_free(&f);
+            return 1;
+        }
+        *iters += r.iterations;
+        status[r.status == SIPD_SOLVE_CONVERGED ? 0 : r.status == SIPD_SOLVE_AT_CAP ? 1 : r.status == SIPD_SOLVE_STALLED ? 2 : 3]++;
+    }
+    f.s.ops->download(f.s.b, x, NULL);
+    *nv = f.m.nv;
+    *diag = f.m.bbox_diag;
+    *corrections = f.s.coarse ? f.s.coarse->corrections : 0;
+    *merged = f.s.coarse ? f.s.coarse->merged : 0;
+    *repatterns = f.s.coarse ? f.s.coarse->repatterns : 0;
+    fixture_free(&f);
+    return 0;
+}
+
+static void test_pairs(void)
+{
+    fixture fc, fg;
+    sipd_dir_stats sc_, sg;
+    sipd_bsr_extra ec = {NULL, NULL, NULL}, eg = {NULL, NULL, NULL};
+    double *gc, *gg, *xs, *oc, *og, hmax = 0, herr = 0, bmax = 0, berr = 0, pmax = 0, perr = 0;
+    double bc[9 * PAIR_CAP], bg[9 * PAIR_CAP];
+    int cc[PAIR_CAP], cg[PAIR_CAP];
+    int a, i, n3, flag_c = 0, flag_g = 0, same_pattern, rows_coupled = 0, col_mismatch = 0, rc;
+    if (pairs_load(&fc, &sipd_backend_cpu, 1, "coarse = { levels = 2; size = 2; };", upper_turned)) {
+        CHECK(0, "CPU setup failed");
+        return;
+    }
+    rc = pairs_load(&fg, gpu_ops, 1, "coarse = { levels = 2; size = 2; };", upper_turned);
+    if (rc) {
+        CHECK(0, "GPU setup failed (does the CUDA backend take solver.coarse with contact pairs?)");
+        fixture_free(&fc);
+        return;
+    }
+    n3 = 3 * fc.m.nv;
+    gc = malloc(sizeof(double) * n3);
+    gg = malloc(sizeof(double) * n3);
+    xs = malloc(sizeof(double) * n3);
+    oc = malloc(sizeof(double) * n3);
+    og = malloc(sizeof(double) * n3);
+    /* the same state on both: the step's initial guess, a narrow phase, a direction pass, H, g
+       and the pairs' couplings */
+    memset(&sc_, 0, sizeof sc_);
+    memset(&sg, 0, sizeof sg);
+    CHECK(fc.s.ops->begin_step(fc.s.b, 1.0 / 60, 1.0 / 60, fc.sc.gravity, 0) == SIPD_OK &&
+              fg.s.ops->begin_step(fg.s.b, 1.0 / 60, 1.0 / 60, fg.sc.gravity, 0) == SIPD_OK,
+          "begin_step");
+    CHECK(fc.s.ops->detect(fc.s.b, 1, &flag_c) == SIPD_OK && fg.s.ops->detect(fg.s.b, 1, &flag_g) == SIPD_OK,
+          "detect");
+    CHECK(fc.s.ops->direction(fc.s.b, &sc_) == SIPD_OK && fg.s.ops->direction(fg.s.b, &sg) == SIPD_OK, "direction");
+    CHECK(flag_c && flag_g && sc_.contacts > 0 && sg.contacts == sc_.contacts,
+          "contacts (ground and pairs): CPU %d, GPU %d (want > 0, equal)", sc_.contacts, sg.contacts);
+    CHECK(fc.s.ops->assemble(fc.s.b, SIPD_TERMS_ALL, &fc.s.H, gc, &ec) == SIPD_OK, "CPU assemble");
+    CHECK(fg.s.ops->assemble(fg.s.b, SIPD_TERMS_ALL, &fg.s.H, gg, &eg) == SIPD_OK,
+          "GPU assemble (with contact pairs)");
+    CHECK(ec.row && ec.blocks, "CPU assemble: no pair couplings (the test needs pairs at the start)");
+    CHECK(eg.row && eg.blocks, "GPU assemble: no pair couplings (row and blocks)");
+    same_pattern = fc.s.H.n == fg.s.H.n && fc.s.H.nnzb == fg.s.H.nnzb &&
+                   !memcmp(fc.s.H.row_off, fg.s.H.row_off, sizeof(int) * (fc.s.H.n + 1)) &&
+                   !memcmp(fc.s.H.col, fg.s.H.col, sizeof(int) * fc.s.H.nnzb);
+    CHECK(same_pattern, "the two sims' patterns differ");
+    if (same_pattern && ec.blocks && eg.blocks && ec.row && eg.row) {
+        for (i = 0; i < 9 * fc.s.H.nnzb; i++) {   /* H, the pairs' diagonal blocks β² D_z included */
+            double d = fabs(fc.s.H.val[i] - fg.s.H.val[i]);
+            hmax = fmax(hmax, fabs(fc.s.H.val[i]));
+            if (!(d <= herr))
+                herr = d;
+        }
+        for (a = 0; a < fc.m.nv; a++) {   /* the couplings as blocks, row by row, in the same order */
+            int nc = ec.blocks(ec.ctx, a, cc, bc, PAIR_CAP), ng = eg.blocks(eg.ctx, a, cg, bg, PAIR_CAP), k;
+            if (nc > PAIR_CAP || ng > PAIR_CAP || nc != ng) {
+                col_mismatch++;
+                continue;
+            }
+            rows_coupled += nc > 0;
+            for (k = 0; k < nc; k++) {
+                col_mismatch += cc[k] != cg[k];
+                for (i = 0; i < 9; i++) {
+                    double d = fabs(bc[9 * k + i] - bg[9 * k + i]);
+                    bmax = fmax(bmax, fabs(bc[9 * k + i]));
+                    if (!(d <= berr))
+                        berr = d;
+                }
+            }
+        }
+        /* the matrix-free product (H + C) x of both, x a smooth field on the free vertices */
+        for (a = 0; a < fc.m.nv; a++)
+            for (i = 0; i < 3; i++)
+                xs[3 * a + i] = fc.m.fixed[a] ? 0 : sin(5.0 * fc.m.X0[3 * a + (i + 1) % 3] + 2.0 * i);
+        sipd_bsr_mul(&fc.s.H, &ec, xs, oc);
+        sipd_bsr_mul(&fg.s.H, &eg, xs, og);
+        for (i = 0; i < n3; i++) {
+            double d = fabs(oc[i] - og[i]);
+            pmax = fmax(pmax, fabs(oc[i]));
+            if (!(d <= perr))
+                perr = d;
+        }
+    }
+    printf("pairs ops: %d vertices, %d contacts (ground and pairs), %d rows with pair couplings: max |H_gpu - H_cpu| "
+           "= %.3e of max|H| %.3e (%.2e); couplings max |C_gpu - C_cpu| = %.3e of %.3e (%.2e), %d rows or columns "
+           "differing; (H + C) x: %.3e of %.3e (%.2e)\n",
+           fc.m.nv, sc_.contacts, rows_coupled, herr, hmax, herr / hmax, berr, bmax, berr / bmax, col_mismatch, perr,
+           pmax, perr / pmax);
+    CHECK(hmax > 0 && herr <= PAIR_TOL * hmax, "H differs by %.3g of max|H|", herr / hmax);
+    CHECK(rows_coupled > 0 && bmax > 0, "no pair couplings to compare");
+    CHECK(col_mismatch == 0, "%d coupling rows or columns differ", col_mismatch);
+    CHECK(bmax > 0 && berr <= PAIR_TOL * bmax, "the couplings differ by %.3g of their max", berr / bmax);
+    CHECK(pmax > 0 && perr <= PAIR_TOL * pmax, "(H + C) x differs by %.3g of its max", perr / pmax);
+    /* the coarse operator with the GPU's couplings: Pᵀ(H + C)P on the merged pattern */
+    CHECK(fg.s.coarse && coarse_factor_pairs(fg.s.coarse, &fg.s.H, &eg) == SIPD_OK && fg.s.coarse->merged == 1,
+          "coarse_factor_pairs over the GPU's H and couplings");
+    free(gc);
+    free(gg);
+    free(xs);
+    free(oc);
+    free(og);
+    fixture_free(&fg);
+    fixture_free(&fc);
+    {   /* the trajectory: 4 steps at the default coarse level ("auto": on, with the pairs) */
+        const int steps = 4;
+        const char *two = "tolerance = 1.0e-5;";
+        const char *plain = "coarse = { levels = 1; }; tolerance = 1.0e-5;";
+        double xc[3 * 2 * 64], xg[3 * 2 * 64], xp[3 * 2 * 64], diag, d = 0, dp = 0, disp = 0;
+        long kc, kg, kp, rg, r0;
+        int nv, itc, itg, itp, mc, mg, m0, stc[4], stg[4], stp[4];
+        if (pairs_run(&sipd_backend_cpu, steps, two, xc, &nv, &diag, &itc, stc, &kc, &mc, &r0) ||
+            pairs_run(gpu_ops, steps, two, xg, &nv, &diag, &itg, stg, &kg, &mg, &rg) ||
+            pairs_run(gpu_ops, steps, plain, xp, &nv, &diag, &itp, stp, &kp, &m0, &r0)) {
+            CHECK(0, "a stacked-boxes run failed");
+            return;
+        }
+        {
+            fixture f;   /* the rest positions, for the displacement's scale */
+            if (pairs_load(&f, &sipd_backend_cpu, 1, two, upper_aligned) == 0) {
+                for (a = 0; a < 3 * nv; a++) disp = fmax(disp, fabs(xc[a] - f.m.X0[a]));
+                fixture_free(&f);
+            }
+        }
+        for (a = 0; a < 3 * nv; a++) {
+            d = fmax(d, fabs(xg[a] - xc[a]));
+            dp = fmax(dp, fabs(xp[a] - xc[a]));
+        }
+        printf("pairs trajectory: stacked boxes, %d steps, tolerance 1e-5, coarse \"auto\": cpu %d iterations, %ld "
+               "corrections (solves converged/at cap/stalled/diverged %d/%d/%d/%d); gpu %d iterations, %ld "
+               "corrections (%d/%d/%d/%d), pairs in the coarse pattern %s (%ld rebuilds); largest displacement "
+               "%.3e m; max |x_gpu - x_cpu| = %.3e m (%.2e of the model size, %.2e of the displacement); plain SIPD "
+               "on the gpu %d iterations (%d/%d/%d/%d), %.3e m from the cpu two-level\n",
+               steps, itc, kc, stc[0], stc[1], stc[2], stc[3], itg, kg, stg[0], stg[1], stg[2], stg[3],
+               mg ? "yes" : "no", rg, disp, d, d / diag, d / disp, itp, stp[0], stp[1], stp[2], stp[3], dp);
+        CHECK(kc > 0 && mc, "no CPU coarse correction with the pairs in its pattern");
+        CHECK(kg > 0 && mg && rg >= 1, "no GPU coarse correction with the pairs in its pattern");
+        CHECK(disp > 1e-3, "the boxes hardly moved (%.3g m)", disp);
+        CHECK(stg[3] == 0, "%d GPU two-level solves diverged", stg[3]);
+        CHECK(d < PAIRS_TOL * diag, "GPU two-level %.3g of the model size from the CPU's (limit %.3g)", d / diag,
+              PAIRS_TOL);
+    }
+}
+
 /* the device, or the CPU backend standing in (SIPD_TEST_GPU_SELFTEST=1); 77 without either */
 static int prog_setup(const char *which, int argc, char **argv)
 {
@@ -381,6 +599,7 @@ static const test_case cases[] = {
     {"solve", .run = test_solve},
     {"budget", .run = test_budget},
     {"newton", .run = test_newton},
+    {"pairs", .run = test_pairs},
 };
 static const test_program program = {"test_gpu_coarse", TEST_CASES(cases), .dflt = "ops", .setup = prog_setup,
                                      .teardown = scratch_close};
