@@ -504,8 +504,8 @@ static void test_noodles(void)
         CHECK(0, "cannot load %s", path);
         return;
     }
-    /* The scene's budget (400 iterations: 8% of its solves at the cap instead of 74%) costs
-       4 CPU minutes here; these geometric checks hold at the earlier 100. */
+    /* The scene's budget (up to 1000 iterations: 4% of its solves at the cap instead of 74%)
+       costs more CPU time than a test should; these geometric checks hold at the earlier 100. */
     sc.iterations = 100;
     sim_backend_params(&sc, 0, &bp);
     if (sim_init(&s, &sc, &m, &sipd_backend_cpu, &bp) != SIPD_OK) {
