@@ -4,7 +4,7 @@
 #     bash tools/render-examples.sh [OUTDIR]        (default results/img; run from anywhere)
 #
 # Runs build/sipd-run on scenes/{cantilever,compressed_block,twist,stretch,noodles,
-# twisted_beams,ball_collision,stretch_materials,drape_sphere,cloth_ball,hair}.cfg into a
+# twisted_beams,ball_collision,stretch_materials,drape_sphere,unsolved/cloth_ball,unsolved/hair}.cfg into a
 # temporary directory (the HDF5 files are deleted afterwards), then tools/render.py and
 # tools/plot_convergence.py. About 4 minutes (the thin-body contact scenes: 3 of them). Needs `make` first, python3 with numpy, h5py and
 # matplotlib (pip install numpy h5py matplotlib); ffmpeg only with MP4=1, which also writes
@@ -32,9 +32,9 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 for s in cantilever compressed_block twist stretch noodles twisted_beams ball_collision stretch_materials \
-         stretch_membranes drape_sphere cloth_ball hair; do
+         stretch_membranes drape_sphere unsolved/cloth_ball unsolved/hair; do
     echo "render-examples.sh: simulating $s" >&2
-    "$sim" "$root/scenes/$s.cfg" --output "$tmp/$s.h5" --quiet
+    "$sim" "$root/scenes/$s.cfg" --output "$tmp/${s#unsolved/}.h5" --quiet
 done
 
 # Cantilever at its largest sag (t = 0.35 s, frame 21 of 60), coloured by displacement, with
