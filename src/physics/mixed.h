@@ -324,7 +324,8 @@ SIPD_HD sipd_real mixed_edge_lagrangian(sipd_real L, sipd_real kspr, vec3 y0, ve
  * PSD — a 3x2 F has no inversion), ŝ = (S00, S11, S01), Sym = diag(1, 1, 2).  B = ∂ŝ/∂F (3x6,
  * column 2i + j = F_ij) from dŝ = sym(dRᵀF + RᵀdF) with polar_3x2_dR; BJ (3x9) = B dF/dy.
  * Stable neo-Hookean membrane in S (tri.h's Ψ exactly: |S|² = tr FᵀF, det S = J = |f0 × f1|):
- *   Ψ(s) = μ/2 (|S|² − 2) + λ'/2 (det S − α)²,  μ, λ', α the membrane material's (tri_material). */
+ *   Ψ(s) = μ/2 (|S|² − 2) + λ'/2 (det S − α)² − λ'/2 (1 − α)²,  μ, λ', α the membrane material's
+ *   (tri_material). */
 
 SIPD_HD int mixed_tri_model_valid(int model) { return model == SIPD_MAT_STABLE_NEOHOOKEAN; }
 
@@ -352,8 +353,9 @@ SIPD_HD sipd_real mixed_tri_psi(const sipd_material *mat, const sipd_real *s, si
         H[1] += c;
         H[3] += c;
     }
-    return SIPD_R(0.5) * mu * (s[0] * s[0] + s[1] * s[1] + 2 * s[2] * s[2] - 2) +
-           SIPD_R(0.5) * la * (J - mat->alpha) * (J - mat->alpha);
+    /* less the rest value ½λ'(1 − α)², as tri_psi (physics/tri.h): Ψ(I) = 0 */
+    return SIPD_R(0.5) * mu * (s[0] * s[0] + s[1] * s[1] + 2 * s[2] * s[2] - 2) - mu * (J - 1) +
+           SIPD_R(0.5) * la * (J - 1) * (J - 1);
 }
 
 /* F (3x2 row-major) of the triangle at corners y */

@@ -25,6 +25,7 @@ int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp
     if (r < STALL_DROP * t->ref) {
         t->ref = r;
         t->it_ref = it;
+        t->redetected = 0;
         return 0;
     }
     /* updates at the round-off of the state itself (STALL_EPS ε max|x|: float32 on the GPU)
@@ -35,6 +36,19 @@ int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp
     if (rdisp < STALL_EPS * s->eps * s->x_extent / s->m->bbox_diag && it - t->it_ref > STALL_MIN_FLOOR)
         return 2;
     return rdisp < STALL_DISP && it - t->it_ref > (t->it_ref > t->min ? t->it_ref : t->min);
+}
+
+int solver_redetect(const sipd_sim *s, stall_track *t, int stalled, int fresh, int it)
+{
+    if (!s->pairs || fresh)
+        return 0;
+    if (stalled) {
+        if (t->redetected)
+            return 0;
+        t->redetected = 1;
+        t->it_ref = it;
+    }
+    return 1;
 }
 
 int solver_floor_check(const sipd_sim *s, floor_track *f, const stall_track *t, int it, double gdy, double E)

@@ -75,10 +75,18 @@ static inline double rel_force(const sipd_sim *s, double gmax) { return gmax / s
 typedef struct {
     double ref;
     int it_ref, min;   /* min: the method's stall_min (method.h) */
+    int redetected;    /* a stall sent the solve on to detect pairs since r last dropped */
 } stall_track;
 
 /* Returns 1 at the floor, 2 at the state's own round-off, 0 otherwise. */
 int solver_stall_check(const sipd_sim *s, stall_track *t, double r, double rdisp, int it);
+
+/* A solve that stopped (stalled != 0 from solver_stall_check, at the energy floor, or no descent)
+ * on contact pairs detected at an earlier iterate: 1 = detect at this iterate and go on, 0 = end
+ * it here.  A stall restarts its window for the detection, once: a second stall with no drop of
+ * r since ends the solve, so a solve at the state's round-off (float32: a 50-iteration window)
+ * no longer cycles stall → detect → stall to its cap. */
+int solver_redetect(const sipd_sim *s, stall_track *t, int stalled, int fresh, int it);
 
 /* The energy floor (docs/convergence.md#the-energy-floor).  Energies are compared within their
  * resolution δE = E_noise + ENERGY_RTOL |E| (energy_rose); a solve whose remaining gain is below

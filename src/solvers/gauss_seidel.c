@@ -21,7 +21,7 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
     const sipd_scene *sc = s->sc;
     double E = NAN;
     int it, force_detect = 0, rc, measured;
-    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min, 0};
     int stalled;
     memset(last, 0, sizeof *last);
     if ((rc = solver_direction(s, last)) != SIPD_OK || (rc = solver_set_fref(s, last->gmax)) != SIPD_OK)
@@ -76,9 +76,8 @@ static int solve_gauss_seidel(sipd_sim *s, sipd_solve_result *res, sipd_dir_stat
             }
         }
         if ((stalled = solver_stall_check(s, &stall, r, res->residual_disp, it))) {
-            if (s->pairs && !fresh) {
+            if (solver_redetect(s, &stall, stalled, fresh, it)) {
                 force_detect = 1;
-                stall.it_ref = it;
                 continue;
             }
             res->stalled = 1;

@@ -46,7 +46,7 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
     int warmup = (cheb && !fixed_rho && rho == 0) ? CHEB_WARMUP : 0, measured = 0, rc;
     int coarse_next = 0, coarse_n = 0, coarse_stale = 0;   /* two-level SIPD: the iteration of the next coarse
                                             correction, corrections so far in this step */
-    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min, 0};
     floor_track floor_t = {0};
     int stalled, at_floor;
 
@@ -142,13 +142,11 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
         stalled = solver_stall_check(s, &stall, r, rd, it);
         at_floor = !stalled && ls != SIPD_LS_NEVER && solver_floor_check(s, &floor_t, &stall, it, st.gdy, E);
         if (stalled || at_floor || (ls != SIPD_LS_NEVER && !(st.gdy < 0))) {
-            if (s->pairs && !fresh) {
+            if (solver_redetect(s, &stall, stalled, fresh, it)) {
                 /* stalled on pairs frozen earlier: detect here, try again (the floor's count goes
                    on: it is judged again at the detected iterate, and a detection that moves E
                    past its scale restarts it, above) */
                 force_detect = 1;
-                if (stalled)
-                    stall.it_ref = it;
                 solver_log_iter(s, r, rd, E, 0, st.gmax);
                 continue;
             }

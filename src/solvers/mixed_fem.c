@@ -79,7 +79,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
     const int n = 3 * s->m->nv;
     double L = NAN;
     int it, rc, measured = 0, force_detect = 0, stalled;
-    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min};
+    stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min, 0};
     mixed_begin_step(s->mx);   /* λ = 0; s carries over */
     for (it = 0; it < sc->iterations; it++) {
         sipd_dir_stats st;
@@ -149,9 +149,8 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
             break;
         }
         if ((stalled = solver_stall_check(s, &stall, r, rd, it))) {
-            if (s->pairs && !fresh) {
+            if (solver_redetect(s, &stall, stalled, fresh, it)) {
                 force_detect = 1;
-                stall.it_ref = it;
                 solver_log_iter(s, r, rd, L, 0, st.gmax);
                 continue;
             }
