@@ -100,7 +100,6 @@ int scene_coarse_on(const sipd_scene *sc)
            !(sc->coarse_auto && sc->chebyshev);
 }
 
-
 int method_auto_cpu(const sipd_scene *sc, char *why, size_t n)
 {
     const sipd_method_info *mi = method_info(sc->method);
