@@ -527,7 +527,7 @@ __device__ static __forceinline__ void gs_tally_add(sipd_gs_tally t, gs_acc *acc
 template <int P, int S, int F>
 __device__ static __forceinline__ void gs_color(const dview &d, int begin, int count, int ls, float omega, gs_acc *acc)
 {
-    sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
         int a = d.color_verts[begin + i];
@@ -568,7 +568,7 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 template <int F>
 __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
 {
-    sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
         int a = d.color_verts[begin + i];
@@ -795,6 +795,12 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
     if (p->precond == SIPD_PRECOND_HESSIAN && p->pairs) {
         sipd_error("cuda backend: a direction solved over the assembled H with contact pairs runs on the CPU "
                    "backend only (use --device cpu)");
+        return SIPD_EINPUT;
+    }
+    /* contact.ccd: the step filter (physics/ccd.h, collide_toi) is not on the device yet */
+    if (p->ccd && (p->contact || p->pairs)) {
+        sipd_error("cuda backend: contact.ccd (the step filter that keeps contact intersection-free) runs on the CPU "
+                   "backend only: use --device cpu, or set contact.ccd = false for the discrete detection");
         return SIPD_EINPUT;
     }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
@@ -1773,7 +1779,7 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     cuda_gradient,
     cuda_contact_force,
     cuda_profile,
-    cuda_guess_history,
+    cuda_guess_history, NULL, NULL,
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

@@ -47,6 +47,9 @@ typedef struct {
     int contact;
     double dhat, kc, mu, eps_v, plane_n[3], plane_h;
     int pairs, self, detect_every;
+    /* contact.ccd (physics/ccd.h): filter every update so that no primitive crosses another or
+       the ground (docs/contact.md#no-tunnelling) */
+    int ccd;
     /* the `assemble` op will be called (with any precond; SIPD_PRECOND_HESSIAN implies it): a backend that
        keeps element Hessians or the pairs' blocks for it allocates them at create or detect */
     int assemble;
@@ -210,6 +213,15 @@ typedef struct {
        upload: a resumed run continues as the uninterrupted one); set = 2: forget it (the next
        step starts from ỹ; vp, valid unused).  NULL: no history kept. */
     int (*guess_history)(sipd_backend *b, int set, double *vp, int *valid);
+    /* *tau = the scale contact.ccd applied to the last set_direction's dy (params.ccd; 1: none):
+       the step filter scales a caller's direction as a whole, and a caller that moves more than
+       y along it (mixed FEM's stretches) or predicts its gain scales by it too.  NULL: 1. */
+    int (*ccd_scale)(sipd_backend *b, double *tau);
+    /* *gap = the smallest contact gap at the current iterate (m): over the free vertices above
+       the ground (n·y − h less the half-thickness) and the pairs of the last narrow phase (their
+       gap along the frozen normal, less their thickness offset); negative: a penetration; NaN
+       without contact.  NULL when not provided. */
+    int (*contact_gap)(sipd_backend *b, double *gap);
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;

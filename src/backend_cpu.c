@@ -62,6 +62,12 @@ struct sipd_backend {
     int detect_every, since;   /* iterations since the last narrow phase                 */
     double load;               /* max|g| at the step's "do nothing" state (step_load)     */
     double *ydet;              /* y at the last narrow phase                             */
+    /* contact.ccd (physics/ccd.h): on; a ball or box bound an update since the last narrow
+       phase (one is then due); the balls' radii (nv) and boxes (nv*3) about ydet */
+    int ccd, ccd_hit, ccd_off;   /* ccd_off: the direction pass is the step load's (no filter) */
+    double *ccd_b, *ccd_lo, *ccd_hi;
+    double *ccd_u, *ccd_tmp;     /* nv*3 each: a step being filtered, y + that step        */
+    double ccd_tau;              /* the scale the last set_direction applied (ccd_scale op) */
     sipd_view vw;              /* what the passes see (passes.h), kept in step with the above */
     sipd_profile prof;         /* phase times (params.profile)                            */
     int prof_depth;            /* nesting of timed regions: the outermost one counts       */
@@ -149,6 +155,11 @@ static void view_init(sipd_backend *b)
     v->mu = b->mu;
     v->lam_n = b->lam_n;
     v->vrad = m->crad;
+    v->ccd = b->ccd;
+    v->ccd_b = b->ccd_b;
+    v->ccd_c = b->ydet;
+    v->ccd_lo = b->ccd_lo;
+    v->ccd_hi = b->ccd_hi;
 }
 
 static void view_pairs(sipd_backend *b)
@@ -175,6 +186,7 @@ static void cpu_destroy(sipd_backend *b)
     free(b->eH); free(b->lam_n);
     collide_destroy(b->det);
     pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
+    free(b->ccd_b); free(b->ccd_lo); free(b->ccd_hi); free(b->ccd_u); free(b->ccd_tmp);
     free(b);
 }
 
@@ -239,6 +251,19 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
     if (p->pairs && (collide_create(&b->det, m, p->self, SIPD_DETECT_FACTOR * p->dhat) != SIPD_OK ||
                      pair_data_init(&b->pd, m->nv) != SIPD_OK ||
                      !(b->ydet = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
+    }
+    b->ccd = p->ccd && (p->contact || p->pairs);
+    b->ccd_tau = 1;
+    if (b->ccd && (!(b->ccd_u = sipd_malloc(n3)) || !(b->ccd_tmp = sipd_malloc(n3)))) {
+        cpu_destroy(b);
+        return SIPD_EFAIL;
+    }
+    if (b->ccd && b->det &&
+        (!(b->ccd_b = sipd_malloc((size_t)m->nv * sizeof(double))) ||
+         !(b->ccd_lo = sipd_malloc((size_t)m->nv * 3 * sizeof(double))) ||
+         !(b->ccd_hi = sipd_malloc((size_t)m->nv * 3 * sizeof(double))))) {
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -320,7 +345,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     if (!run) {
         double mv = 0;
         int a;
-        if (pair_detect_count(&b->since, b->detect_every)) {
+        if (pair_detect_count(&b->since, b->detect_every) || b->ccd_hit) {
             *flag = 1;
             return SIPD_OK;
         }
@@ -337,7 +362,11 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     /* the broad-phase boxes cover every vertex's path from x0 to the initial guess, with a
        margin of d̂; an iterate that left them gets a fresh broad phase */
     t0 = prof_begin(b);   /* (SIPD_ESIGNAL from either phase: a stop request, the step is abandoned) */
-    rc = collide_outside(b->det, b->y) ? collide_broad(b->det, b->x, b->y, b->dhat) : SIPD_OK;
+    /* (contact.ccd keeps each vertex within CCD_BOX_PAD d̂ of its box: a new broad phase before
+       it reaches that side) */
+    rc = (b->ccd ? collide_outside_by(b->det, b->y, 0.5 * CCD_BOX_PAD * b->dhat) : collide_outside(b->det, b->y))
+             ? collide_broad(b->det, b->x, b->y, b->dhat)
+             : SIPD_OK;
     prof_end(b, SIPD_PHASE_BROAD, t0);
     if (rc == SIPD_OK) {
         t0 = prof_begin(b);
@@ -345,6 +374,8 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
         if (rc == SIPD_OK &&
             pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->kv, b->mu, b->dhat) != SIPD_OK)
             rc = SIPD_EFAIL;
+        if (rc == SIPD_OK && b->ccd)
+            rc = collide_bounds(b->det, b->y, b->ccd_b, b->ccd_lo, b->ccd_hi);
         prof_end(b, SIPD_PHASE_NARROW, t0);
     }
     if (rc != SIPD_OK) {
@@ -362,6 +393,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     }
     memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(double));
     b->since = 0;
+    b->ccd_hit = 0;
     *flag = before > 0 || b->npr > 0;
     return SIPD_OK;
 }
@@ -384,7 +416,9 @@ static int step_load_eval(sipd_backend *b)
     memset(&st, 0, sizeof st);
     b->precond = SIPD_PRECOND_MASS;
     b->first = 0;
+    b->ccd_off = 1;
     rc = cpu_direction(b, &st);
+    b->ccd_off = 0;
     b->precond = precond;
     t0 = prof_begin(b);
     memcpy(b->y, b->ys, n3);
@@ -400,6 +434,92 @@ static int cpu_step_load(sipd_backend *b, double *fmax)
 {
     *fmax = b->load;
     return SIPD_OK;
+}
+
+/* contact.ccd: the step y0 → y0 + u filtered against the pairs (physics/ccd.h): a broad phase over
+ * the step first when y0 + u leaves the margin of the boxes (then the distances again: a narrow
+ * phase is due), then u ← τ u with τ the smallest time of impact of the candidates
+ * (collide_toi).  u: dy, an over-relaxed update or the initial guess' step. */
+static int ccd_filter(sipd_backend *b, const double *y0, double *u, double *tau)
+{
+    const sipd_model *m = b->m;
+    size_t i, n = (size_t)m->nv * 3;
+    int rc = SIPD_OK;
+    double t0;
+    *tau = 1;
+    if (!b->det)
+        return SIPD_OK;
+    t0 = prof_begin(b);
+    for (i = 0; i < n; i++) b->ccd_tmp[i] = y0[i] + u[i];
+    if (collide_outside(b->det, b->ccd_tmp)) {
+        /* boxes over the step itself (x0 := y0, y1 := y0 + u): the candidates then cover it */
+        rc = collide_broad(b->det, y0, b->ccd_tmp, b->dhat);
+        if (rc == SIPD_OK)
+            rc = collide_bounds(b->det, y0, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        b->ccd_hit = 1;
+    }
+    if (rc == SIPD_OK) {
+        *tau = collide_toi(b->det, y0, u);
+        if (*tau < 1) {
+            for (i = 0; i < n; i++) u[i] *= *tau;
+            b->ccd_hit = 1;
+        }
+    }
+    prof_end(b, SIPD_PHASE_NARROW, t0);
+    return rc;
+}
+
+/* contact.ccd: u (nv*3) ← each free vertex's step scaled to stay above the ground (passes.h
+ * pass_ccd_scale; 0 on Dirichlet vertices); uniform: one scale for all (the smallest), so that a
+ * caller's direction keeps its direction. */
+static double ccd_ground(sipd_backend *b, const double *y0, double *u, int uniform)
+{
+    const sipd_model *m = b->m;
+    double tmin = 1;
+    int a, hit = 0;
+#pragma omp parallel for schedule(static) reduction(min : tmin) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        vec3 d = yv(u, a);
+        double t;
+        if (m->fixed[a]) {
+            v3_store(u + 3 * (size_t)a, v3(0, 0, 0));
+            continue;
+        }
+        t = pass_ccd_scale(&b->vw, a, yv(y0, a), d, 0, &hit);
+        if (!uniform && t < 1)
+            v3_store(u + 3 * (size_t)a, v3_scale(d, t));
+        tmin = t < tmin ? t : tmin;
+    }
+    if (uniform && tmin < 1)
+        for (a = 0; a < 3 * m->nv; a++) u[a] *= tmin;
+    return tmin;
+}
+
+/* contact.ccd: the initial guess, filtered from the step's "do nothing" state x̂ (free vertices
+ * at x, which is intersection-free; Dirichlet ones at their end-of-step position): with pairs the
+ * distances at x̂ after the broad phase over x and the guess, then y = x̂ + the filtered step. */
+static int ccd_filter_guess(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    size_t n3 = (size_t)m->nv * 3 * sizeof(double), i;
+    int rc = SIPD_OK;
+    double tau, t0 = prof_begin(b);
+    for (i = 0; i < (size_t)m->nv * 3; i++) {
+        double g = b->y[i];
+        step_load_state(m->fixed, b->x, b->y, i);
+        b->ccd_u[i] = g - b->y[i];
+    }
+    ccd_ground(b, b->y, b->ccd_u, 0);
+    if (b->det) {
+        rc = collide_bounds(b->det, b->y, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        memcpy(b->ydet, b->y, n3);
+        if (rc == SIPD_OK)
+            rc = ccd_filter(b, b->y, b->ccd_u, &tau);
+    }
+    for (i = 0; i < (size_t)m->nv * 3; i++) b->y[i] += b->ccd_u[i];
+    memcpy(b->yp, b->y, n3);
+    prof_end(b, SIPD_PHASE_NARROW, t0);
+    return rc;
 }
 
 static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
@@ -425,11 +545,14 @@ static int cpu_begin_step(sipd_backend *b, double t_end, double h, const double 
         t0 = prof_begin(b);
         rc = collide_broad(b->det, b->x, b->y, b->dhat);
         prof_end(b, SIPD_PHASE_BROAD, t0);
+        if (rc == SIPD_OK && b->ccd)
+            rc = ccd_filter_guess(b);
         if (rc == SIPD_OK)
             rc = cpu_detect(b, 1, &changed);
         if (rc != SIPD_OK)
             return rc;
-    }
+    } else if (b->ccd && (rc = ccd_filter_guess(b)) != SIPD_OK)
+        return rc;
     return step_load_eval(b);
 }
 
@@ -526,6 +649,15 @@ static int cpu_set_direction(sipd_backend *b, const double *dy)
     double t0 = prof_begin(b);
     memcpy(b->dy, dy, sizeof(double) * 3 * (size_t)b->m->nv);
     prof_end(b, SIPD_PHASE_COPY, t0);
+    b->ccd_tau = 1;
+    if (b->ccd) {   /* contact.ccd: the caller's direction filtered too, by one scale */
+        double tau;
+        int rc;
+        b->ccd_tau = ccd_ground(b, b->y, b->dy, 1);
+        if ((rc = ccd_filter(b, b->y, b->dy, &tau)) != SIPD_OK)
+            return rc;
+        b->ccd_tau *= tau;
+    }
     return SIPD_OK;
 }
 
@@ -570,6 +702,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         gsz += o.g.v[2];
         if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
             continue;
+        if (vw->ccd)
+            pass_ccd_direction(vw, a, &o);
         gs += o.gs;
         sDs += o.sDs;
         if (!first) {
@@ -602,6 +736,13 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_HESSIAN || b->precond == SIPD_PRECOND_NONE)
         return zero_direction(b, st);
+    if (b->ccd && b->det && !b->ccd_off) {   /* contact.ccd: the whole step against the pairs */
+        double tau;
+        int rc = ccd_filter(b, b->y, b->dy, &tau);
+        st->gdy *= tau;
+        st->rmax *= tau;
+        return rc;
+    }
     return SIPD_OK;
 }
 
@@ -645,8 +786,58 @@ static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out
 #pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) pass_apply_vertex(&b->vw, a, alpha, omega, &gs);
     prof_end(b, SIPD_PHASE_APPLY, t0);
+    if (b->ccd && omega != 1) {   /* contact.ccd: an over-relaxed update leaves the filtered dy */
+        size_t i, n = (size_t)m->nv * 3;
+        double tau;
+        int rc;
+        for (i = 0; i < n; i++) b->ccd_u[i] = b->y[i] - b->yp[i];
+        ccd_ground(b, b->yp, b->ccd_u, 0);
+        if ((rc = ccd_filter(b, b->yp, b->ccd_u, &tau)) != SIPD_OK)
+            return rc;
+        gs = 0;
+#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
+        for (a = 0; a < m->nv; a++) {
+            int k;
+            for (k = 0; k < 3; k++) {
+                size_t j = 3 * (size_t)a + k;
+                b->y[j] = b->yp[j] + b->ccd_u[j];
+                if (!m->fixed[a])
+                    gs += b->g[j] * b->ccd_u[j];
+            }
+        }
+    }
+
     if (gs_out)
         *gs_out = gs;
+    return SIPD_OK;
+}
+
+static int cpu_ccd_scale(sipd_backend *b, double *tau)
+{
+    *tau = b->ccd_tau;
+    return SIPD_OK;
+}
+
+static int cpu_contact_gap(sipd_backend *b, double *gap)
+{
+    const sipd_model *m = b->m;
+    double gmin = HUGE_VAL;
+    int a, p;
+    if (b->contact)
+#pragma omp parallel for schedule(static) reduction(min : gmin) if (m->nv > PAR_MIN)
+        for (a = 0; a < m->nv; a++) {
+            double d;
+            if (m->fixed[a])
+                continue;
+            d = v3_dot(v3_load(b->pn), yv(b->y, a)) - pass_ground_h(&b->vw, a);
+            gmin = d < gmin ? d : gmin;
+        }
+#pragma omp parallel for schedule(static) reduction(min : gmin) if (b->npr > PAR_MIN)
+    for (p = 0; p < b->npr; p++) {
+        double d = pass_pair_gap(&b->vw, p);
+        gmin = d < gmin ? d : gmin;
+    }
+    *gap = b->contact || b->npr ? gmin : NAN;
     return SIPD_OK;
 }
 
@@ -683,16 +874,16 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
 {
     const sipd_model *m = b->m;
     double rmax = 0, gmax = 0, maxpen = 0;
-    int backtracks = 0, rejected = 0, contacts = 0, c;
-    sipd_gs_tally ser = {0, 0, 0, 0, 0, 0};
+    int backtracks = 0, rejected = 0, contacts = 0, c, hits = 0;
+    sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
     double t0 = prof_begin(b);
     for (c = 0; c < m->ncolors; c++) {
         int i;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts, hits) \
     if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
         for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
             int a = m->color_verts[i];
-            sipd_gs_tally t = {0, 0, 0, 0, 0, 0};
+            sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
             if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
                 continue;
             pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
@@ -702,6 +893,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             backtracks += t.backtracks;
             rejected += t.rejected;
             contacts += t.contacts;
+            hits += t.ccd_hits;
         }
         if (b->npr)
             for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
@@ -716,6 +908,8 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     backtracks += ser.backtracks;
     rejected += ser.rejected;
     contacts += ser.contacts;
+    if (ser.ccd_hits || hits)
+        b->ccd_hit = 1;
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
     st->rmax = sqrt(rmax);
@@ -784,5 +978,6 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_assemble, cpu_set_direction, DBL_EPSILON, cpu_terms_energy, cpu_iterate,
-    cpu_gradient, cpu_contact_force, cpu_profile, cpu_guess_history,
+    cpu_gradient, cpu_contact_force, cpu_profile, cpu_guess_history, cpu_ccd_scale,
+    cpu_contact_gap,
 };

@@ -100,6 +100,12 @@ struct sipd_collide {
     /* narrow-phase output */
     sipd_contact_pair *pairs;
     size_t npairs, cap_pairs;
+    /* collide_bounds: per candidate, the displacement bound it gives its vertices and its
+       distance; the positions they were measured at (nv*3); collide_toi's per-vertex scratch */
+    double *cb, *cdist;
+    size_t cap_cb, cap_cdist;
+    double *yb, *ve, *vl;
+    int have_bounds;
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -335,6 +341,7 @@ void collide_destroy(sipd_collide *c)
     for (i = 0; i < c->nblk_cap; i++) free(c->blk[i].p);
     free(c->blk);
     free(c->pairs);
+    free(c->cb); free(c->cdist); free(c->yb); free(c->ve); free(c->vl);
     free(c);
 }
 
@@ -705,7 +712,9 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     return SIPD_OK;
 }
 
-int collide_outside(const sipd_collide *c, const double *y)
+int collide_outside(const sipd_collide *c, const double *y) { return collide_outside_by(c, y, c->margin); }
+
+int collide_outside_by(const sipd_collide *c, const double *y, double dist)
 {
     long i;
     int out = 0;
@@ -714,10 +723,117 @@ int collide_outside(const sipd_collide *c, const double *y)
 #pragma omp parallel for schedule(static) reduction(max : out) if (c->nsv > COLLIDE_PAR_MIN)
     for (i = 0; i < c->nsv; i++) {
         vec3 lo = ld(c->vlo, (int)i), hi = ld(c->vhi, (int)i);
-        if (aabb_outside(ld(y, c->sv[i]), lo, hi) > c->margin)
+        if (aabb_outside(ld(y, c->sv[i]), lo, hi) > dist)
             out = 1;
     }
     return out;
+}
+
+/* The largest contact half-thickness of each side of candidate k (vertices v), summed. */
+static double cand_offset(const sipd_model *m, int is_vf, const int *v)
+{
+    if (!m->crad)
+        return 0;
+    return is_vf ? crad_of(m, v[0]) + crad_max3(m, v + 1) : crad_max2(m, v[0], v[1]) + crad_max2(m, v[2], v[3]);
+}
+
+double collide_toi(sipd_collide *c, const double *y, const double *d)
+{
+    const sipd_model *m = c->m;
+    size_t nc = c->nvf + c->nee;
+    long k;
+    int i;
+    double t = 1;
+    if (!c->have_bounds || nc == 0)
+        return 1;
+    /* per vertex: how far it is from where the distances were measured, and its step */
+#pragma omp parallel for schedule(static) if (m->nv > COLLIDE_PAR_MIN)
+    for (i = 0; i < m->nv; i++) {
+        c->ve[i] = sqrt(v3_norm2(v3_sub(ld(y, i), ld(c->yb, i))));
+        c->vl[i] = sqrt(v3_norm2(ld(d, i)));
+    }
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : t) if (nc > COLLIDE_PAR_MIN)
+    for (k = 0; k < (long)nc; k++) {
+        int v[4], j, is_vf = (size_t)k < c->nvf, n1 = is_vf ? 1 : 2;
+        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        double e1 = 0, e2 = 0, l1 = 0, l2 = 0, xi, lb, tk;
+        vec3 yy[4], dd[4];
+        candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
+        for (j = 0; j < 4; j++) {
+            double *e = j < n1 ? &e1 : &e2, *l = j < n1 ? &l1 : &l2;
+            *e = c->ve[v[j]] > *e ? c->ve[v[j]] : *e;
+            *l = c->vl[v[j]] > *l ? c->vl[v[j]] : *l;
+        }
+        if (l1 + l2 == 0)
+            continue;
+        /* the distance now is at least the measured one less how far each side has moved since;
+           a step shorter than (1 − CCD_KEEP) of the gap that leaves cannot close it */
+        xi = 0.5 * cand_offset(m, is_vf, v);
+        lb = c->cdist[k] - e1 - e2;
+        if (xi > 0.5 * lb)
+            xi = 0.5 * lb;
+        if (lb > 0 && l1 + l2 <= (1 - CCD_KEEP) * (lb - xi))
+            continue;
+        for (j = 0; j < 4; j++) {
+            yy[j] = ld(y, v[j]);
+            dd[j] = ld(d, v[j]);
+        }
+        tk = ccd_pair_toi(is_vf, yy, dd, 0.5 * cand_offset(m, is_vf, v), t < 1 ? t : 1);
+        if (tk < t)
+            t = tk;
+    }
+    return t;
+}
+
+int collide_bounds(sipd_collide *c, const double *y, double *b, double *lo, double *hi)
+{
+    const sipd_model *m = c->m;
+    size_t nc = c->nvf + c->nee;
+    long k;
+    int i, j;
+    double pad = CCD_BOX_PAD * c->margin;
+    c->have_bounds = 0;
+    if (!c->yb && (!(c->yb = sipd_malloc((size_t)m->nv * 3 * sizeof(double))) ||
+                   !(c->ve = sipd_malloc((size_t)m->nv * sizeof(double))) ||
+                   !(c->vl = sipd_malloc((size_t)m->nv * sizeof(double)))))
+        return SIPD_EFAIL;
+    memcpy(c->yb, y, (size_t)m->nv * 3 * sizeof(double));
+    for (i = 0; i < m->nv; i++) {
+        b[i] = -1;
+        for (j = 0; j < 3; j++) {
+            lo[3 * i + j] = -HUGE_VAL;
+            hi[3 * i + j] = HUGE_VAL;
+        }
+    }
+    if (!c->have_broad)
+        return SIPD_OK;
+    c->have_bounds = 1;
+    for (i = 0; i < c->nsv; i++)
+        for (j = 0; j < 3; j++) {
+            lo[3 * (size_t)c->sv[i] + j] = c->vlo[3 * (size_t)i + j] - pad;
+            hi[3 * (size_t)c->sv[i] + j] = c->vhi[3 * (size_t)i + j] + pad;
+        }
+    if (nc == 0)
+        return SIPD_OK;
+    if (grow((void **)&c->cb, &c->cap_cb, nc, sizeof(double)) != SIPD_OK ||
+        grow((void **)&c->cdist, &c->cap_cdist, nc, sizeof(double)) != SIPD_OK)
+        return SIPD_EFAIL;
+#pragma omp parallel for schedule(static) if (nc > COLLIDE_PAR_MIN)
+    for (k = 0; k < (long)nc; k++) {
+        int v[4], is_vf = (size_t)k < c->nvf;
+        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        c->cb[k] = candidate_bound(is_vf, cd->a, cd->b, m->tris, c->edges, y, m->crad, v, &c->cdist[k]);
+    }
+    /* the smallest per vertex (serial: a min, the same for any thread count) */
+    for (k = 0; k < (long)nc; k++) {
+        int v[4], is_vf = (size_t)k < c->nvf;
+        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
+        for (j = 0; j < 4; j++)
+            if (b[v[j]] < 0 || c->cb[k] < b[v[j]])
+                b[v[j]] = c->cb[k];
+    }
+    return SIPD_OK;
 }
 
 static int cmp_u64(const void *a, const void *b)

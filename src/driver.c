@@ -45,6 +45,7 @@ void sim_backend_params(const sipd_scene *sc, int threads, sipd_backend_params *
     bp->pairs = scene_has_pairs(sc);
     bp->self = sc->self_contact;
     bp->detect_every = sc->detect_every;
+    bp->ccd = sc->ccd;
     bp->precond = method_info(sc->method)->precond;   /* method.h */
     /* `assemble` is called: a method whose direction is a global solve, two-level SIPD's coarse level */
     bp->assemble = method_info(sc->method)->direction != SIPD_DIRECTION_LOCAL || scene_coarse_on(sc);
@@ -253,6 +254,10 @@ int sim_step(sipd_sim *s, double h, sipd_solve_result *res)
         res->momentum_error = (s->sc->quasistatic ? 1 : h) * gs;
         res->momentum_flag = gs > s->sc->tolerance * s->f_ref * (s->nfree > 0 ? s->nfree : 1);
     }
+    /* the smallest contact gap at y⁺ (/convergence/min_gap) */
+    res->min_gap = NAN;
+    if (s->ops->contact_gap && (rc = BK(s, contact_gap, &res->min_gap)) != SIPD_OK)
+        return rc;
     /* the contact forces at y⁺ (output.fields), before end_step moves the friction's reference */
     if (s->fc && (rc = BK(s, contact_force, s->fc)) != SIPD_OK)
         return rc;
@@ -401,6 +406,10 @@ static void tally_solve(const sipd_sim *s, const sipd_solve_result *r, int frame
 {
     tally.solves++;
     tally.by_status[r->status]++;
+    if (sub == s->sc->substeps - 1 && !isnan(r->min_gap) && (isnan(tally.min_gap) || r->min_gap < tally.min_gap)) {
+        tally.min_gap = r->min_gap;   /* a written frame's */
+        tally.min_gap_frame = frame;
+    }
     if (r->momentum_flag)
         tally.momentum_flags++;
     if (r->momentum_error > tally.momentum_max)
@@ -452,6 +461,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
     int frame, rc = SIPD_OK, stop_sub = 0;
     *frames_done = o->start_frame;
     memset(&tally, 0, sizeof tally);
+    tally.min_gap = NAN;
     stopped_substep = stopped_inside = 0;
     if (!x || !v) {
         free(x);
@@ -500,6 +510,7 @@ int driver_run(sipd_sim *s, const sipd_run_opts *o, int *frames_done)
                 row.line_search_steps = r.ls_steps;
                 row.contacts = r.contacts;
                 row.max_penetration = r.max_pen;
+                row.min_gap = r.min_gap;
                 row.wall_time = r.wall;
                 row.status = r.status;
                 row.residual_displacement = r.residual_disp;

@@ -49,6 +49,8 @@ typedef struct sipd_solve_result {
     double rho;         /* Chebyshev ρ used at the end of the solve (0: none)       */
     int contacts;       /* active contacts at the last iteration                    */
     double max_pen;     /* max penetration below the ground during the solve (m)     */
+    double min_gap;     /* the smallest contact gap at the final iterate (m; backend.h
+                           contact_gap; negative: a penetration; NaN: none or not provided) */
     double momentum_error; /* h |Σ_free g| at the final iterate (N·s): the change of the
                            free vertices' momentum minus the impulse of gravity, pins,
                            obstacles, ground and pairs over the step (NaN: not provided) */
@@ -192,6 +194,8 @@ typedef struct {
     double roundoff_residual;   /* the largest final residual among them                    */
     long at_floor;              /* stalled solves at the energy's resolution (at_floor)     */
     double floor_residual;      /* the largest final residual among them                    */
+    double min_gap;             /* the smallest contact gap of a written frame (m; NaN: none)   */
+    int min_gap_frame;
 } sipd_run_tally;
 void driver_tally(sipd_run_tally *t);
 /* Name of a sipd_solve_status ("converged", "at-cap", "stalled", "diverged"). */

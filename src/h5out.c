@@ -81,15 +81,15 @@
 #include <unistd.h>
 
 enum { CONV_FRAME, CONV_SUBSTEP, CONV_ITER, CONV_RESIDUAL, CONV_ENERGY, CONV_LS, CONV_CONTACTS,
-       CONV_WALL, CONV_HOFF, CONV_PEN, CONV_STATUS, CONV_RDISP, CONV_FREF, CONV_MOMENTUM, CONV_N };
+       CONV_WALL, CONV_HOFF, CONV_PEN, CONV_STATUS, CONV_RDISP, CONV_FREF, CONV_MOMENTUM, CONV_MINGAP, CONV_N };
 static const char *const conv_names[CONV_N] = {
     "frame", "substep", "iterations", "residual", "energy", "line_search_steps", "contacts",
     "wall_time", "history_offset", "max_penetration", "status", "residual_displacement",
-    "force_reference", "momentum_error"};
+    "force_reference", "momentum_error", "min_gap"};
 /* the float64 columns of /convergence (the others are int32, history_offset int64) */
 #define CONV_IS_DOUBLE(k)                                                                            \
     ((k) == CONV_RESIDUAL || (k) == CONV_ENERGY || (k) == CONV_WALL || (k) == CONV_PEN ||           \
-     (k) == CONV_RDISP || (k) == CONV_FREF || (k) == CONV_MOMENTUM)
+     (k) == CONV_RDISP || (k) == CONV_FREF || (k) == CONV_MOMENTUM || (k) == CONV_MINGAP)
 enum { HIST_RESIDUAL, HIST_ENERGY, HIST_ALPHA, HIST_FORCE, HIST_TIME, HIST_RDISP, HIST_N };
 static const char *const hist_names[HIST_N] = {"residual", "energy", "alpha", "force", "wall_time",
                                                "residual_displacement"};
@@ -1797,6 +1797,7 @@ int h5out_append_solve(sipd_h5out *o, const sipd_h5_solve *rec, int n, const sip
     o->qc[CONV_RDISP][k] = rec->residual_displacement;
     o->qc[CONV_FREF][k] = rec->force_reference;
     o->qc[CONV_MOMENTUM][k] = rec->momentum_error;
+    o->qc[CONV_MINGAP][k] = rec->min_gap;
     if (o->qsolves == LOG_SOLVES || o->qrows == LOG_ROWS || sipd_now() - o->t_write >= LOG_SECONDS)
         return write_log(o);
     return SIPD_OK;

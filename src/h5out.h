@@ -17,7 +17,8 @@
  *                 /convergence/history written when the frame was (rows past the last frame's
  *                 belong to a frame not finished; -1: a frame written before these existed)
  *   /convergence/{frame, substep, iterations (i32), residual, energy, line_search_steps (i32),
- *                 contacts (i32), wall_time (f64), history_offset (i64), max_penetration (f64)}:
+ *                 contacts (i32), wall_time (f64), history_offset (i64), max_penetration (f64),
+ *                 min_gap (f64)}:
  *                 one row per solve
  *   /convergence/history/{residual, energy, alpha, force, wall_time} (f64), iteration (i32, the
  *                 0-based iteration within its solve): the iterations output.history keeps (all
@@ -73,6 +74,8 @@ typedef struct {
     double residual_displacement; /* max|D⁻¹g| / bbox diagonal at the final iterate            */
     double force_reference;  /* f_ref of the step (N): `residual` = max|g| / f_ref           */
     double momentum_error;   /* N·s, NaN when the backend does not provide it                */
+    double min_gap;          /* m: the smallest contact gap at the final iterate (negative: a
+                                penetration); NaN without contact or from a backend without it */
 } sipd_h5_solve;
 
 /* compression: 0 (none) .. 9 deflate level; xdmf: write path-with-.xdmf sidecar.

@@ -652,6 +652,16 @@ static int report_solves(cli_run *r, int rc)
         sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
                   "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,
                   ta.momentum_max);
+    if (!isnan(ta.min_gap)) {   /* contact: the written frames' smallest gap (/convergence/min_gap) */
+        h5out_set_attr_double(out, "min_contact_gap", ta.min_gap);
+        h5out_set_attr_double(out, "max_contact_penetration", ta.min_gap < 0 ? -ta.min_gap : 0.0);
+        if (ta.min_gap < 0)
+            sipd_info("contact: deepest penetration %.3g m (%.0f%% of dhat) at frame %d (/convergence/min_gap)",
+                      -ta.min_gap, 100 * -ta.min_gap / r->sc.dhat, ta.min_gap_frame);
+        else
+            sipd_info("contact: smallest gap %.3g m at frame %d, no penetration (/convergence/min_gap)", ta.min_gap,
+                      ta.min_gap_frame);
+    }
     if (rc == SIPD_OK && bad > 0 && (r->strict || r->sc.strict))
         rc = SIPD_ESTRICT;
     h5out_set_attr(out, "exit_reason", rc == SIPD_OK || rc == SIPD_ESTRICT ? "completed"

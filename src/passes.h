@@ -23,6 +23,7 @@
 
 #include "backend.h"
 #include "kinds/kinds.h"
+#include "physics/ccd.h"
 #include "physics/contact.h"
 #include "physics/hessian.h"
 #include "physics/inertia.h"
@@ -164,6 +165,14 @@ SIPD_HD sipd_real pass_pair_energy(const sipd_view *v, int p, const sipd_real *d
                                 v->eps);
 }
 
+/* Pair p's gap at y: n·z − (its thickness offset); negative when it penetrates. */
+SIPD_HD sipd_real pass_pair_gap(const sipd_view *v, int p)
+{
+    vec3 z, z0;
+    pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+    return contact_plane_gap(z, view_ld(v->pr_n, p), v->pr_h[p]);
+}
+
 /* Pair p at y: 1 when active (gap < d̂), and its penetration. */
 SIPD_HD int pass_pair_stats(const sipd_view *v, int p, sipd_real *pen)
 {
@@ -237,6 +246,33 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
                                  sym3 *D, sipd_real *energy, sipd_real *scale)
 {
     return pass_element_corner_fixed(v, SIPD_FIXED_NONE, precond, split, gi, e, l, w, D, energy, scale);
+}
+
+/* ---- contact.ccd: the step filter (physics/ccd.h) ------------------------------------------- */
+
+/* The scale τ ∈ [0, 1] of free vertex a's step d from ya that keeps it above the ground's floor
+ * (the plane, raised by half the vertex's contact half-thickness) and, with `local` (a step of
+ * one vertex: Gauss–Seidel), in its ball and its box; 1 when contact.ccd is off.  *hit = 1 when
+ * the ball or the box bound it (a narrow phase is then due: the bounds are re-centred there). */
+SIPD_HD sipd_real pass_ccd_scale(const sipd_view *v, int a, vec3 ya, vec3 d, int local, int *hit)
+{
+    sipd_real t = 1, tb;
+    if (!v->ccd)
+        return t;
+    if (v->ground)
+        t = ccd_plane_scale(ya, d, v3_load(v->pn), v->vrad ? v->ph + SIPD_R(0.5) * v->vrad[a] : v->ph);
+    if (local && v->ccd_b) {
+        tb = ccd_box_scale(ya, d, view_ld(v->ccd_lo, a), view_ld(v->ccd_hi, a));
+        if (v->ccd_b[a] >= 0) {
+            sipd_real tc = ccd_ball_scale(ya, d, view_ld(v->ccd_c, a), v->ccd_b[a]);
+            tb = tc < tb ? tc : tb;
+        }
+        if (tb < t) {
+            t = tb;
+            *hit = 1;
+        }
+    }
+    return t;
 }
 
 /* ---- the Jacobi direction: vertex gather + 3x3 solve ------------------------------------- */
@@ -376,6 +412,7 @@ SIPD_HD sipd_real pass_local_energy(const sipd_view *v, int contact, int a, vec3
 typedef struct {
     double rmax2, gmax2, maxpen;
     int backtracks, rejected, contacts;
+    int ccd_hits;   /* contact.ccd: local steps the ball or box bound (pass_ccd_scale) */
 } sipd_gs_tally;
 
 /* What the local step of a vertex carries from its direction to its line search: Δ, the local
@@ -459,6 +496,13 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fix
                                                      int a, int ls, sipd_real omega, sipd_gs_tally *t)
 {
     sipd_gs_dir s = pass_gs_direction_fixed(v, fixed, precond, split, contact, a, t);
+    if (v->ccd) {   /* contact.ccd: the local step ω Δ filtered (pass_ccd_scale) */
+        sipd_real tau = pass_ccd_scale(v, a, view_ld(v->y, a), v3_scale(s.d, omega), 1, &t->ccd_hits);
+        if (tau < 1) {
+            s.d = v3_scale(s.d, tau);
+            s.gd *= tau;
+        }
+    }
     pass_gs_search_fixed(v, fixed, contact, a, ls, omega, &s, t);
 }
 
@@ -563,6 +607,28 @@ SIPD_HD void pass_apply_vertex(const sipd_view *v, int a, sipd_real alpha, sipd_
         *gs += (double)v->g[i] * (double)(yn - y);
         v->yp[i] = y;
         v->y[i] = yn;
+    }
+}
+
+/* Free vertex a's direction dy_a (the Jacobi vertex pass, a direction set by the caller) scaled
+ * to stay above the ground (pass_ccd_scale without the ball and box: the whole step is filtered
+ * against the pairs afterwards, collide_toi); o (NULL: none) gets its g·dy and |dy|² scaled
+ * alike. */
+SIPD_HD void pass_ccd_direction(const sipd_view *v, int a, sipd_vertex_out *o)
+{
+    int hit = 0;
+    vec3 d;
+    sipd_real t;
+    if (!v->ccd || v->fixed[a])
+        return;
+    d = view_ld(v->dy, a);
+    t = pass_ccd_scale(v, a, view_ld(v->y, a), d, 0, &hit);
+    if (t < 1) {
+        view_st(v->dy, a, v3_scale(d, t));
+        if (o) {
+            o->gdy *= t;
+            o->dn2 *= t * t;
+        }
     }
 }
 

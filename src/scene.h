@@ -191,6 +191,8 @@ typedef struct sipd_scene {
     int detect_every;          /* narrow phase every N iterations, default 4 (the plane gap is
                                   exact every iteration)                                   */
     int self_contact;          /* contact.self: pairs within one body, default 0           */
+    int ccd;                   /* contact.ccd: the step filter that keeps contact
+                                  intersection-free (docs/contact.md#no-tunnelling), default 1 */
     double contact_thickness;  /* contact.thickness (m): the contact thickness of every shell
                                   and rod body (solids have none); −1 (default): per body,
                                   max(thickness, d̂/2) for shells, max(2 radius, d̂/2) for

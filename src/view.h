@@ -67,6 +67,12 @@ typedef struct {
     const sipd_real *pr_h;   /* the pairs' thickness offsets (pairs.h h): gap = n·z − pr_h[p] */
     const int *pv_off, *pv_pair;
     const unsigned char *pv_slot;
+    /* contact.ccd (physics/ccd.h): ccd 1 when on (the ground's half-space alone without pair
+       detection); ccd_b (nv) the radius of each vertex's ball about ccd_c (nv*3, the positions
+       of the last narrow phase; −1: unbounded), ccd_lo, ccd_hi (nv*3) its box; NULL without
+       pair detection */
+    int ccd;
+    const sipd_real *ccd_b, *ccd_c, *ccd_lo, *ccd_hi;
 } sipd_view;
 
 /* A group's kind, corners and count, and the strides that follow from its kind. */

@@ -73,7 +73,7 @@ int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double
     if (!(gdy < 0))
         return SIPD_OK;
     if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK ||
-        (rc = solver_line_search(s, *E, gdy, &En, halvings, alpha)) != SIPD_OK)
+        (rc = solver_line_search(s, *E, gdy * solver_direction_scale(s), &En, halvings, alpha)) != SIPD_OK)
         return rc;
     if (*alpha > 0) {
         if ((rc = BK(s, apply, *alpha, 1, gs)) != SIPD_OK)

@@ -215,3 +215,11 @@ int solver_kinds_pattern(sipd_bsr *H, const sipd_model *m)
     free(pe);
     return rc;
 }
+
+double solver_direction_scale(sipd_sim *s)
+{
+    double tau = 1;
+    if (s->ops->ccd_scale && BK(s, ccd_scale, &tau) != SIPD_OK)
+        return 1;
+    return tau;
+}

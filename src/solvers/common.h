@@ -163,4 +163,8 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
  * correction (called by the Jacobi solve). */
 int coarse_correction(sipd_sim *s, int refresh, double *E, int *halvings, double *alpha, double *gs);
 
+/* The scale contact.ccd's step filter applied to the direction of the last set_direction
+ * (backend.h ccd_scale; 1 without it). */
+double solver_direction_scale(sipd_sim *s);
+
 #endif

@@ -77,7 +77,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
 {
     const sipd_scene *sc = s->sc;
     const int n = 3 * s->m->nv;
-    double L = NAN;
+    double L = NAN, tau = 1;
     int it, rc, measured = 0, force_detect = 0, stalled;
     stall_track stall = {INFINITY, 0, method_info(sc->method)->stall_min, 0};
     mixed_begin_step(s->mx);   /* λ = 0; s carries over */
@@ -162,11 +162,12 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         /* backtracking on L with the new λ */
         if ((rc = BK(s, set_direction, s->ndy)) != SIPD_OK || (rc = BK(s, terms_energy, SIPD_TERMS_NO_STRETCH, 0, &Eb)) != SIPD_OK)
             return rc;
+        tau = solver_direction_scale(s);   /* contact.ccd: x moves τ Δx, so the stretches τ Δs */
         L0 = Eb + mixed_lagrangian(s->mx, 0);
         for (k = 0; k < MAX_HALVINGS; k++) {
             if ((rc = BK(s, terms_energy, SIPD_TERMS_NO_STRETCH, alpha, &Eb)) != SIPD_OK)
                 return rc;
-            Lt = Eb + mixed_lagrangian(s->mx, alpha);
+            Lt = Eb + mixed_lagrangian(s->mx, tau * alpha);
             if (!energy_rose(s, Lt, L0))
                 break;
             alpha *= 0.5;
@@ -184,7 +185,7 @@ static int solve_mixed(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *last
         }
         if ((rc = BK(s, apply, alpha, 1, NULL)) != SIPD_OK)                /* x, s += αΔ   */
             return rc;
-        mixed_accept(s->mx, alpha);
+        mixed_accept(s->mx, tau * alpha);
         measured = 0;
         L = Lt;
         solver_log_iter(s, r, rd, L, alpha, st.gmax);

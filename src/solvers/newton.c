@@ -51,7 +51,7 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
 {
     const int nv = s->m->nv, n = 3 * nv;
     sipd_bsr_extra extra = {NULL, NULL, NULL};
-    double rmax = 0, gdy = 0;
+    double rmax = 0, gdy = 0, tau;
     int a, rc, maxit = CG_MAX_FACTOR * n > 200 ? CG_MAX_FACTOR * n : 200;
     if ((rc = BK(s, assemble, SIPD_TERMS_ALL, &s->H, s->ng, &extra)) != SIPD_OK)   /* H at y, g */
         return rc;
@@ -80,8 +80,9 @@ static int newton_direction(sipd_sim *s, sipd_dir_stats *st)
         if (n2 > rmax)
             rmax = n2;
     }
-    st->rmax = sqrt(rmax);
-    st->gdy = gdy;
+    tau = solver_direction_scale(s);   /* contact.ccd filtered dy as a whole */
+    st->rmax = tau * sqrt(rmax);
+    st->gdy = tau * gdy;
     return SIPD_OK;
 }
 

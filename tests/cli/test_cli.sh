@@ -112,8 +112,9 @@ dry_run_device)
     fail "dry-run --device auto (mixed-fem) exit $?"
   grep -qxE "# device: cpu \((no CUDA backend in this build|no CUDA device.*|method mixed-fem runs on the CPU backend only)\)" \
     "$tmp/out" || fail "auto device line for mixed-fem: $(grep '^# device' "$tmp/out")"
-  # auto on a scene the CUDA backend runs: cuda when a device exists, else the CPU saying why not
-  "$bin" --dry-run --device auto --output "$tmp/never.h5" "$src/scenes/drop.cfg" >"$tmp/out" 2>"$tmp/err" ||
+  # auto on a scene the CUDA backend runs (no contact: contact.ccd keeps drop.cfg on the CPU): cuda
+  # when a device exists, else the CPU saying why not
+  "$bin" --dry-run --device auto --output "$tmp/never.h5" "$src/scenes/cantilever.cfg" >"$tmp/out" 2>"$tmp/err" ||
     fail "dry-run --device auto exit $?"
   grep -qxE "# device: (cuda \(CUDA device found\)|cpu \((no CUDA backend in this build|no CUDA device.*)\))" "$tmp/out" ||
     fail "auto device line: $(grep '^# device' "$tmp/out")"
@@ -123,13 +124,14 @@ dry_run_device)
   grep -qxF "# device: cpu (device cpu requested)" "$tmp/out" || fail "scene device = cpu: $(grep '^# device' "$tmp/out")"
   # a refused request is the run's error, with the run's exit status: 2 for a scene the CUDA
   # backend does not run, 1 without a CUDA backend or device
-  if "$bin" --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/drop.cfg" >"$tmp/out" 2>"$tmp/err"; then
+  if "$bin" --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/cantilever.cfg" >"$tmp/out" 2>"$tmp/err"; then
     grep -qxF "# device: cuda (device cuda requested)" "$tmp/out" || fail "device cuda line: $(grep '^# device' "$tmp/out")"
     expect_rc 2 "device cuda: method mixed-fem runs on the CPU backend only so far; use --device cpu or auto" -- \
       --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/mixed_fig4.cfg"
+    expect_rc 2 "device cuda: contact.ccd" -- --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/drop.cfg"
   else
     expect_rc 1 "(this build has no CUDA backend|no CUDA backend available: no CUDA device)" -- \
-      --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/drop.cfg"
+      --dry-run --device cuda --output "$tmp/never.h5" "$src/scenes/cantilever.cfg"
     [ ! -s "$tmp/out" ] || fail "a refused device request printed: $(cat "$tmp/out")"
   fi
   [ ! -e "$tmp/never.h5" ] || fail "dry-run wrote an output file"

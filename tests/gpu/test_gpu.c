@@ -249,6 +249,13 @@ static int test_scene(const char *path)
         scene_free(&sc);
         return 1;
     }
+    if (sc.contact && sc.ccd) {   /* contact.ccd runs on the CPU only: check that the CUDA backend refuses
+                                     it, then compare the backends on the discrete detection */
+        char why[256];
+        CHECK(!registry_find("cuda")->supports(&sc, why, sizeof why), "the registry lets contact.ccd run on CUDA");
+        check_cuda_refuses(path, &sc, &m, why);
+        sc.ccd = 0;
+    }
     {   /* a scene the CUDA backend does not support (the registry: method.c's method_cpu_only) */
         char why[256];
         if (!registry_find("cuda")->supports(&sc, why, sizeof why)) {
@@ -697,6 +704,7 @@ static void test_profile(const char *contact_scene)
             CHECK(0, "cannot load %s", contact_scene);
             return;
         }
+    sc.ccd = 0;   /* contact.ccd is CPU-only (the CUDA backend refuses it): both on the discrete detection */
         if (profiled_step(&sc, &m, sc.iterations, 0, &p5, &w5, &e5) ||
             profiled_step(&sc, &m, sc.iterations, 1, &p15, &w15, &e15)) {
             CHECK(0, "%s: run failed", contact_scene);
@@ -748,6 +756,7 @@ static int test_kinds(const char *path, const char *model)
             CHECK(0, "cannot load %s", path);
             return 1;
         }
+    sc.ccd = 0;   /* contact.ccd is CPU-only (the CUDA backend refuses it): both on the discrete detection */
         for (i = 0; model && i < sc.nmaterials; i++) sc.materials[i].model = (sipd_material_model)mi;
         for (i = 0; bend && i < sc.nbodies; i++)
             sc.bodies[i].bending = !strcmp(bend, "dihedral") ? SIPD_BENDING_DIHEDRAL : SIPD_BENDING_MIDEDGE;
@@ -799,6 +808,7 @@ static int test_contact_force(const char *path)
         CHECK(0, "cannot load %s", path);
         return 1;
     }
+    sc.ccd = 0;   /* contact.ccd is CPU-only (the CUDA backend refuses it): both on the discrete detection */
     CHECK(sc.fields & (1u << SIPD_FIELD_CONTACT_FORCE), "%s does not ask for contact_force", path);
     W = m.total_mass * sqrt(sc.gravity[0] * sc.gravity[0] + sc.gravity[1] * sc.gravity[1] + sc.gravity[2] * sc.gravity[2]);
     for (pass = 0; pass < 2 && !failures; pass++) {   /* 0: the scene's dynamic steps; 1: one quasi-static step */

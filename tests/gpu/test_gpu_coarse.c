@@ -78,7 +78,7 @@ static void test_ops(void)
              "materials = ( { name = \"m\"; youngs = 1.0e6; poisson = 0.45; } );\n"
              "bodies = ( { mesh = \"%s\"; material = \"m\"; initial_stretch = [1.3, 0.8, 1.1];\n"
              "  pin = { box_min = [-1.0, -1.0, -1.0]; box_max = [0.0, 1.0, 1.0]; }; } );\n"
-             "contact = { dhat = 0.03; friction = 0.4; ground = { height = 0.03; }; };\n",
+             "contact = { ccd = false; dhat = 0.03; friction = 0.4; ground = { height = 0.03; }; };\n",
              base);
     if (fixture_load_ops(&fc, text, "cpu", &sipd_backend_cpu)) {
         CHECK(0, "CPU setup failed");
@@ -288,7 +288,7 @@ static int drop_run(const sipd_backend_ops *ops, double *x, double *disp, int *n
              "solver = { method = \"newton\"; iterations = 50; tolerance = 1.0e-8; };\n"
              "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.4; } );\n"
              "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.02, 0.0]; } );\n"
-             "contact = { dhat = 0.01; friction = 0.4; ground = { height = 0.0; }; };\n",
+             "contact = { ccd = false; dhat = 0.01; friction = 0.4; ground = { height = 0.0; }; };\n",
              base);
     if (fixture_load_ops(&f, text, ops == &sipd_backend_cpu ? "drop_cpu" : "drop_gpu", ops))
         return 1;
@@ -338,11 +338,14 @@ static void test_newton(void)
             int cpu_only, auto_cpu;
         } rules[] = {
             {"method = \"newton\";", "", 0, 1},
-            {"method = \"newton\";", "contact = { ground = { height = 0.0; }; };", 0, 1},
-            {"method = \"newton\";", "contact = { self = true; };", 1, 1},
-            {"coarse = { levels = 2; };", "contact = { ground = { height = 0.0; }; };", 0, 0},
-            {"coarse = { levels = 2; };", "contact = { self = true; };", 0, 0},   /* pairs: on CUDA too */
-            {"", "contact = { self = true; };", 0, 0},   /* the "auto" coarse level with pairs */
+            {"method = \"newton\";", "contact = { ccd = false; ground = { height = 0.0; }; };", 0, 1},
+            {"method = \"newton\";", "contact = { ccd = false; self = true; };", 1, 1},
+            {"coarse = { levels = 2; };", "contact = { ccd = false; ground = { height = 0.0; }; };", 0, 0},
+            {"coarse = { levels = 2; };", "contact = { ccd = false; self = true; };", 0, 0},   /* pairs: on CUDA too */
+            {"", "contact = { ccd = false; self = true; };", 0, 0},   /* the "auto" coarse level with pairs */
+            /* contact.ccd (the default) is not on the device: CPU only, ground or pairs */
+            {"", "contact = { ground = { height = 0.0; }; };", 1, 0},
+            {"coarse = { levels = 2; };", "contact = { self = true; };", 1, 0},
             {"method = \"mixed-fem\";", "", 1, 0},
         };
         char base[600], text[2048], cfg[700], why[160];
@@ -384,7 +387,7 @@ static const char *pairs_fmt = "time = { dt = 0.0166667; frames = %d; };\n"
                                "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.4; density = 1000.0; } );\n"
                                "bodies = ( { mesh = \"%s\"; material = \"m\"; translate = [0.0, 0.001, 0.0]; },\n"
                                "           { mesh = \"%s\"; material = \"m\"; %s } );\n"
-                               "contact = { dhat = 0.005; friction = 0.5; ground = { height = 0.0; }; };\n";
+                               "contact = { ccd = false; dhat = 0.005; friction = 0.5; ground = { height = 0.0; }; };\n";
 
 static const char *upper_aligned = "translate = [0.05, 0.202, 0.0];";
 static const char *upper_turned = "rotate_deg = [0.0, 17.0, 0.0]; translate = [0.03, 0.202, 0.01];";
