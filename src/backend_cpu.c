@@ -370,12 +370,15 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
     prof_end(b, SIPD_PHASE_BROAD, t0);
     if (rc == SIPD_OK) {
         t0 = prof_begin(b);
-        rc = collide_narrow(b->det, b->x, b->y, &b->pr, &b->npr);
+        /* (the normals are oriented by the side at the step start, so that a pair that crossed
+           during the step has a negative gap; with contact.ccd no pair crosses, and a vertex
+           that went round a face's edge must not be pushed back through it: the side at y) */
+        rc = collide_narrow(b->det, b->ccd ? b->y : b->x, b->y, &b->pr, &b->npr);
         if (rc == SIPD_OK &&
             pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->kv, b->mu, b->dhat) != SIPD_OK)
             rc = SIPD_EFAIL;
         if (rc == SIPD_OK && b->ccd)
-            rc = collide_bounds(b->det, b->y, b->ccd_b, b->ccd_lo, b->ccd_hi);
+            rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         prof_end(b, SIPD_PHASE_NARROW, t0);
     }
     if (rc != SIPD_OK) {
@@ -455,11 +458,11 @@ static int ccd_filter(sipd_backend *b, const double *y0, double *u, double *tau)
         /* boxes over the step itself (x0 := y0, y1 := y0 + u): the candidates then cover it */
         rc = collide_broad(b->det, y0, b->ccd_tmp, b->dhat);
         if (rc == SIPD_OK)
-            rc = collide_bounds(b->det, y0, b->ccd_b, b->ccd_lo, b->ccd_hi);
+            rc = collide_bounds(b->det, y0, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         b->ccd_hit = 1;
     }
     if (rc == SIPD_OK) {
-        *tau = collide_toi(b->det, y0, u);
+        *tau = collide_toi(b->det, y0, u, b->dhat);
         if (*tau < 1) {
             for (i = 0; i < n; i++) u[i] *= *tau;
             b->ccd_hit = 1;
@@ -511,7 +514,7 @@ static int ccd_filter_guess(sipd_backend *b)
     }
     ccd_ground(b, b->y, b->ccd_u, 0);
     if (b->det) {
-        rc = collide_bounds(b->det, b->y, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         memcpy(b->ydet, b->y, n3);
         if (rc == SIPD_OK)
             rc = ccd_filter(b, b->y, b->ccd_u, &tau);

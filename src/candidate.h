@@ -63,9 +63,10 @@ SIPD_HD int candidate_test(int is_vf, int a, int b, const int *tris, const int *
 /* The displacement bound candidate (a, b) at positions y gives each of its four vertices
  * (contact.ccd, physics/ccd.h): ccd_pair_bound of the distance between the two primitives
  * (ccd_distance: the whole triangle or segment, not the pair rule's interior) and the thickness
- * offset o = the largest half-thickness of each side, summed; *dist gets the distance. */
+ * offset o = the largest half-thickness of each side, summed (ccd_clear with the contact
+ * distance dhat); *dist gets the distance. */
 SIPD_HD sipd_real candidate_bound(int is_vf, int a, int b, const int *tris, const int *edges, const sipd_real *y,
-                                  const sipd_real *rad, int *v, sipd_real *dist)
+                                  const sipd_real *rad, sipd_real dhat, int *v, sipd_real *dist)
 {
     vec3 p[4];
     sipd_real o = 0;
@@ -80,7 +81,7 @@ SIPD_HD sipd_real candidate_bound(int is_vf, int a, int b, const int *tris, cons
         for (j = is_vf ? 2 : 3; j < 4; j++) r2 = rad[v[j]] > r2 ? rad[v[j]] : r2;
         o = r1 + r2;
     }
-    return ccd_pair_bound(*dist, o);
+    return ccd_pair_bound(*dist, ccd_clear(o, dhat));
 }
 
 #endif

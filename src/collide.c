@@ -737,7 +737,7 @@ static double cand_offset(const sipd_model *m, int is_vf, const int *v)
     return is_vf ? crad_of(m, v[0]) + crad_max3(m, v + 1) : crad_max2(m, v[0], v[1]) + crad_max2(m, v[2], v[3]);
 }
 
-double collide_toi(sipd_collide *c, const double *y, const double *d)
+double collide_toi(sipd_collide *c, const double *y, const double *d, double dhat)
 {
     const sipd_model *m = c->m;
     size_t nc = c->nvf + c->nee;
@@ -768,7 +768,7 @@ double collide_toi(sipd_collide *c, const double *y, const double *d)
             continue;
         /* the distance now is at least the measured one less how far each side has moved since;
            a step shorter than (1 − CCD_KEEP) of the gap that leaves cannot close it */
-        xi = 0.5 * cand_offset(m, is_vf, v);
+        xi = ccd_clear(cand_offset(m, is_vf, v), dhat);
         lb = c->cdist[k] - e1 - e2;
         if (xi > 0.5 * lb)
             xi = 0.5 * lb;
@@ -778,14 +778,14 @@ double collide_toi(sipd_collide *c, const double *y, const double *d)
             yy[j] = ld(y, v[j]);
             dd[j] = ld(d, v[j]);
         }
-        tk = ccd_pair_toi(is_vf, yy, dd, 0.5 * cand_offset(m, is_vf, v), t < 1 ? t : 1);
+        tk = ccd_pair_toi(is_vf, yy, dd, ccd_clear(cand_offset(m, is_vf, v), dhat), t < 1 ? t : 1);
         if (tk < t)
             t = tk;
     }
     return t;
 }
 
-int collide_bounds(sipd_collide *c, const double *y, double *b, double *lo, double *hi)
+int collide_bounds(sipd_collide *c, const double *y, double dhat, double *b, double *lo, double *hi)
 {
     const sipd_model *m = c->m;
     size_t nc = c->nvf + c->nee;
@@ -822,7 +822,7 @@ int collide_bounds(sipd_collide *c, const double *y, double *b, double *lo, doub
     for (k = 0; k < (long)nc; k++) {
         int v[4], is_vf = (size_t)k < c->nvf;
         const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
-        c->cb[k] = candidate_bound(is_vf, cd->a, cd->b, m->tris, c->edges, y, m->crad, v, &c->cdist[k]);
+        c->cb[k] = candidate_bound(is_vf, cd->a, cd->b, m->tris, c->edges, y, m->crad, dhat, v, &c->cdist[k]);
     }
     /* the smallest per vertex (serial: a min, the same for any thread count) */
     for (k = 0; k < (long)nc; k++) {

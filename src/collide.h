@@ -137,6 +137,7 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
 int collide_outside(const sipd_collide *c, const double *y);
 /* collide_outside with `dist` in place of the margin. */
 int collide_outside_by(const sipd_collide *c, const double *y, double dist);
+/* dhat (both): the contact distance d̂, for what thin bodies keep clear (ccd_clear). */
 /* The displacement bounds of contact.ccd (physics/ccd.h) at positions y, after a narrow phase
  * (or a broad phase) at y: b (nv) the radius of vertex v's ball about y (candidate_bound, the
  * smallest over the candidates of the last broad phase that contain v; −1: unbounded), lo, hi
@@ -145,7 +146,7 @@ int collide_outside_by(const sipd_collide *c, const double *y, double dist);
  * of primitives apart (physics/ccd.h); a vertex that meets its box's side needs a broad phase
  * (collide_outside_by with less than the pad).  Cost: one distance per candidate. */
 #define CCD_BOX_PAD 0.5
-int collide_bounds(sipd_collide *c, const double *y, double *b, double *lo, double *hi);
+int collide_bounds(sipd_collide *c, const double *y, double dhat, double *b, double *lo, double *hi);
 /* The step filter of contact.ccd for a whole step y → y + d (physics/ccd.h): the smallest time
  * of impact τ ∈ (0, 1] over the candidates of the last broad phase (ccd_pair_toi; 1 when none
  * would close more than 1 − CCD_KEEP of its gap), after collide_bounds.  A candidate is skipped
@@ -153,7 +154,7 @@ int collide_bounds(sipd_collide *c, const double *y, double *b, double *lo, doub
  * measured by collide_bounds less how far its vertices have moved since.  The caller makes sure
  * y and y + d lie within the margin of the broad phase's boxes (collide_outside), so that no
  * other pair can meet. */
-double collide_toi(sipd_collide *c, const double *y, const double *d);
+double collide_toi(sipd_collide *c, const double *y, const double *d, double dhat);
 /* Narrow phase: the pairs at y (x0: the step start, for the orientation) among the candidates
  * of the last broad phase (none before it).  *pairs points to storage owned by c, valid until
  * the next call. */

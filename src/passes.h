@@ -251,7 +251,7 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
 /* ---- contact.ccd: the step filter (physics/ccd.h) ------------------------------------------- */
 
 /* The scale τ ∈ [0, 1] of free vertex a's step d from ya that keeps it above the ground's floor
- * (the plane, raised by half the vertex's contact half-thickness) and, with `local` (a step of
+ * (the plane, raised by what the vertex's contact half-thickness keeps clear, ccd_clear) and, with `local` (a step of
  * one vertex: Gauss–Seidel), in its ball and its box; 1 when contact.ccd is off.  *hit = 1 when
  * the ball or the box bound it (a narrow phase is then due: the bounds are re-centred there). */
 SIPD_HD sipd_real pass_ccd_scale(const sipd_view *v, int a, vec3 ya, vec3 d, int local, int *hit)
@@ -260,7 +260,7 @@ SIPD_HD sipd_real pass_ccd_scale(const sipd_view *v, int a, vec3 ya, vec3 d, int
     if (!v->ccd)
         return t;
     if (v->ground)
-        t = ccd_plane_scale(ya, d, v3_load(v->pn), v->vrad ? v->ph + SIPD_R(0.5) * v->vrad[a] : v->ph);
+        t = ccd_plane_scale(ya, d, v3_load(v->pn), v->vrad ? v->ph + ccd_clear(v->vrad[a], v->dhat) : v->ph);
     if (local && v->ccd_b) {
         tb = ccd_box_scale(ya, d, view_ld(v->ccd_lo, a), view_ld(v->ccd_hi, a));
         if (v->ccd_b[a] >= 0) {

@@ -6,8 +6,8 @@
  * (collide_bounds, src/collide.c):
  *     b_a = min( CCD_GAMMA · s(P, Q) over the candidate primitive pairs (P, Q) that contain a,
  *                the slack of a's broad-phase box )
- * where s is the pair's distance at c less half its thickness offset (so thin bodies keep half
- * their contact thickness apart; see collide.h).  While every vertex stays in its ball
+ * where s is the pair's distance at c less what its thickness keeps clear (ccd_clear: thin bodies
+ * at most CCD_ALLOW d̂ into each other; see collide.h).  While every vertex stays in its ball
  * |y_a − c_a| ≤ b_a, the distance between two primitives changes by at most the largest
  * displacement of a vertex of each (a distance between point sets is 1-Lipschitz in each
  * vertex), so a pair at distance s keeps at least (1 − 2 CCD_GAMMA) s > 0: no primitive crosses
@@ -93,12 +93,25 @@ SIPD_HD vec3 ccd_ball_project(vec3 y, vec3 c, sipd_real b)
     return v3_axpy(b / sipd_sqrt(r2), w, c);
 }
 
-/* The bound a pair at distance dist with thickness offset o gives each of its vertices:
- * CCD_GAMMA (dist − o/2), but at least CCD_GAMMA dist/4 so that a pair already closer than half
- * its thickness can still be separated (it then keeps dist (1 − CCD_GAMMA/2) at least). */
-SIPD_HD sipd_real ccd_pair_bound(sipd_real dist, sipd_real o)
+/* How far past its contact thickness a pair (or a vertex and the ground) may go, as a share of d̂:
+ * the filter keeps thin bodies' gaps above −CCD_ALLOW d̂ (but their surfaces at least half their
+ * thickness apart), so no written frame, converged or not, shows more penetration than that. */
+#define CCD_ALLOW SIPD_R(0.1)
+
+/* The distance a pair with thickness offset o (the two sides' contact half-thicknesses, summed;
+ * the ground: the vertex's) keeps clear: o − CCD_ALLOW d̂, at least o/2; 0 for solids. */
+SIPD_HD sipd_real ccd_clear(sipd_real o, sipd_real dhat)
 {
-    sipd_real s = dist - SIPD_R(0.5) * o, lo = SIPD_R(0.25) * dist;
+    sipd_real c = o - CCD_ALLOW * dhat, h = SIPD_R(0.5) * o;
+    return c > h ? c : h;
+}
+
+/* The bound a pair at distance dist that keeps xi clear (ccd_clear) gives each of its vertices:
+ * CCD_GAMMA (dist − xi), but at least CCD_GAMMA dist/4 so that a pair already closer than that
+ * can still be separated (it then keeps dist (1 − CCD_GAMMA/2) at least). */
+SIPD_HD sipd_real ccd_pair_bound(sipd_real dist, sipd_real xi)
+{
+    sipd_real s = dist - xi, lo = SIPD_R(0.25) * dist;
     return CCD_GAMMA * (s > lo ? s : lo);
 }
 
