@@ -459,6 +459,8 @@ static int ccd_filter(sipd_backend *b, const double *y0, double *u, double *tau)
         rc = collide_broad(b->det, y0, b->ccd_tmp, b->dhat);
         if (rc == SIPD_OK)
             rc = collide_bounds(b->det, y0, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        if (y0 != b->ydet)   /* (the balls' centres: where their radii were measured) */
+            memcpy(b->ydet, y0, (size_t)m->nv * 3 * sizeof(double));
         b->ccd_hit = 1;
     }
     if (rc == SIPD_OK) {

@@ -105,6 +105,8 @@ struct sipd_collide {
     double *cb, *cdist;
     size_t cap_cb, cap_cdist;
     double *yb, *ve, *vl;
+    double *vs;         /* per vertex: the smallest clear distance (distance − ccd_clear) of its
+                           candidates at yb (HUGE_VAL: none) */
     int have_bounds;
 };
 
@@ -341,7 +343,7 @@ void collide_destroy(sipd_collide *c)
     for (i = 0; i < c->nblk_cap; i++) free(c->blk[i].p);
     free(c->blk);
     free(c->pairs);
-    free(c->cb); free(c->cdist); free(c->yb); free(c->ve); free(c->vl);
+    free(c->cb); free(c->cdist); free(c->yb); free(c->ve); free(c->vl); free(c->vs);
     free(c);
 }
 
@@ -744,14 +746,23 @@ double collide_toi(sipd_collide *c, const double *y, const double *d, double dha
     long k;
     int i;
     double t = 1;
+    int close = 0;
     if (!c->have_bounds || nc == 0)
         return 1;
-    /* per vertex: how far it is from where the distances were measured, and its step */
-#pragma omp parallel for schedule(static) if (m->nv > COLLIDE_PAR_MIN)
+    /* per vertex: how far it is from where the distances were measured (e), and its step (l).
+       A candidate k is safe when l₁ + l₂ ≤ (1 − CCD_KEEP)(its clear distance − e₁ − e₂) (below);
+       with w = l + (1 − CCD_KEEP) e that holds for every candidate when each vertex has
+       2 w ≤ (1 − CCD_KEEP) × the smallest clear distance of its candidates (vs): then the
+       candidates are not visited at all (a body at rest) */
+#pragma omp parallel for schedule(static) reduction(max : close) if (m->nv > COLLIDE_PAR_MIN)
     for (i = 0; i < m->nv; i++) {
         c->ve[i] = sqrt(v3_norm2(v3_sub(ld(y, i), ld(c->yb, i))));
         c->vl[i] = sqrt(v3_norm2(ld(d, i)));
+        if (c->vs[i] < HUGE_VAL && !(2 * (c->vl[i] + (1 - CCD_KEEP) * c->ve[i]) <= (1 - CCD_KEEP) * c->vs[i]))
+            close = 1;
     }
+    if (!close)
+        return 1;
 #pragma omp parallel for schedule(dynamic, 256) reduction(min : t) if (nc > COLLIDE_PAR_MIN)
     for (k = 0; k < (long)nc; k++) {
         int v[4], j, is_vf = (size_t)k < c->nvf, n1 = is_vf ? 1 : 2;
@@ -795,11 +806,13 @@ int collide_bounds(sipd_collide *c, const double *y, double dhat, double *b, dou
     c->have_bounds = 0;
     if (!c->yb && (!(c->yb = sipd_malloc((size_t)m->nv * 3 * sizeof(double))) ||
                    !(c->ve = sipd_malloc((size_t)m->nv * sizeof(double))) ||
-                   !(c->vl = sipd_malloc((size_t)m->nv * sizeof(double)))))
+                   !(c->vl = sipd_malloc((size_t)m->nv * sizeof(double))) ||
+                   !(c->vs = sipd_malloc((size_t)m->nv * sizeof(double)))))
         return SIPD_EFAIL;
     memcpy(c->yb, y, (size_t)m->nv * 3 * sizeof(double));
     for (i = 0; i < m->nv; i++) {
         b[i] = -1;
+        c->vs[i] = HUGE_VAL;
         for (j = 0; j < 3; j++) {
             lo[3 * i + j] = -HUGE_VAL;
             hi[3 * i + j] = HUGE_VAL;
@@ -828,10 +841,15 @@ int collide_bounds(sipd_collide *c, const double *y, double dhat, double *b, dou
     for (k = 0; k < (long)nc; k++) {
         int v[4], is_vf = (size_t)k < c->nvf;
         const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        double s;
         candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
-        for (j = 0; j < 4; j++)
+        s = c->cdist[k] - ccd_clear(cand_offset(m, is_vf, v), dhat);
+        for (j = 0; j < 4; j++) {
             if (b[v[j]] < 0 || c->cb[k] < b[v[j]])
                 b[v[j]] = c->cb[k];
+            if (s < c->vs[v[j]])
+                c->vs[v[j]] = s;
+        }
     }
     return SIPD_OK;
 }

@@ -37,6 +37,12 @@
  *               (self-contact, a folded noodle, Dirichlet bodies) equals an O(n²) enumeration of
  *               the pairs within one body that share no vertex and are closer than d̂ in the
  *               rest shape
+ *   ccd         contact.ccd's time of impact (physics/ccd.h ccd_pair_toi): a point falling on a
+ *               triangle and crossing segments (contact time known) are cut before it, keeping
+ *               CCD_KEEP of the gap, and not far before; a common translation is not cut; random
+ *               VF and EE pairs and steps: along the step up to τ the sampled distance never
+ *               falls below CCD_KEEP of where it started, and a sampled path that touches is cut
+ *               before it; the ball, box and plane scales and ccd_clear on known cases
  *   policy      what both backends share, written once (src/candidate.h, collide.h
  *               collide_pair_set, pairs.h): a candidate's vertices (VF, EE) and its pair equal to
  *               collide_narrow's (v, β, n exact); a filled pair's padding is zero; the detection
@@ -51,6 +57,7 @@
 #include "meshgen.h"
 #include "pairs.h"
 #include "step_load.h"
+#include "physics/ccd.h"
 #include "physics/contact.h"
 #include "physics/distance.h"
 #include "util.h"
@@ -1254,6 +1261,103 @@ static int test_policy(void)
     return failures > f0;
 }
 
+/* ---------------------------------------------------------------- ccd (contact.ccd) */
+
+/* The distance between the primitives of a VF / EE candidate at p + s d (physics/ccd.h). */
+static double ccd_at(int is_vf, const vec3 *p, const vec3 *d, double s)
+{
+    vec3 q[4];
+    int k;
+    for (k = 0; k < 4; k++) q[k] = v3_axpy(s, d[k], p[k]);
+    return ccd_distance(is_vf, q);
+}
+
+static int test_ccd(void)
+{
+    int f0 = failures, trial, is_vf;
+    double t;
+    rng_seed(27);
+    {   /* a point falling on a triangle: gap 0.1 − 0.3 τ, contact at τ = 1/3; the filter stops
+           before the gap falls below CCD_KEEP of 0.1 (τ ≤ 0.3) and not far before it */
+        vec3 p[4] = {v3(0.3, 0.3, 0.1), v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)};
+        vec3 d[4] = {v3(0, 0, -0.3), v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)}, e[4];
+        int k;
+        t = ccd_pair_toi(1, p, d, 0, 1);
+        CHECK(t <= 0.3 + 1e-12 && t >= 0.25, "point on triangle: time of impact %g (contact at 1/3, 10%% kept: 0.3)", t);
+        /* the same with a common translation of all four: nothing moves relative to the other */
+        for (k = 0; k < 4; k++) e[k] = v3_add(d[k], v3(5, -7, 3));
+        CHECK(ccd_pair_toi(1, p, e, 0, 1) < 0.31, "a common translation hides the approach: %g", ccd_pair_toi(1, p, e, 0, 1));
+        for (k = 0; k < 4; k++) e[k] = v3(5, -7, 3);
+        CHECK(ccd_pair_toi(1, p, e, 0, 1) == 1, "a pure translation of the pair is cut");
+        /* moving parallel to the face: never closer */
+        d[0] = v3(0.2, 0.1, 0);
+        CHECK(ccd_pair_toi(1, p, d, 0, 1) == 1, "a point sliding parallel to the face is cut at %g",
+              ccd_pair_toi(1, p, d, 0, 1));
+        /* a thickness kept clear: xi = 0.05 leaves a gap of 0.05, so 0.1 − 0.3 τ ≥ 0.05 + 0.1·0.05 */
+        d[0] = v3(0, 0, -0.3);
+        t = ccd_pair_toi(1, p, d, 0.05, 1);
+        CHECK(t <= (0.05 - 0.005) / 0.3 + 1e-12 && t >= 0.12, "with 0.05 kept clear: %g (at most 0.15)", t);
+    }
+    {   /* two segments crossing: p at z = 0.1 falling 0.2, q still; contact at τ = 1/2 */
+        vec3 p[4] = {v3(-1, 0, 0.1), v3(1, 0, 0.1), v3(0, -1, 0), v3(0, 1, 0)};
+        vec3 d[4] = {v3(0, 0, -0.2), v3(0, 0, -0.2), v3(0, 0, 0), v3(0, 0, 0)};
+        t = ccd_pair_toi(0, p, d, 0, 1);
+        CHECK(t <= 0.45 + 1e-12 && t >= 0.4, "edges crossing: time of impact %g (contact at 1/2, 10%% kept: 0.45)", t);
+    }
+    /* random pairs and steps: the distance along the step up to the returned τ never reaches 0
+       (a fine sampling), ends at ≥ CCD_KEEP of where it started; and a step whose sampled path
+       crosses (distance 0 within a sample) is cut before that */
+    for (trial = 0; trial < 4000; trial++) {
+        vec3 p[4], d[4];
+        double d0, dmin = HUGE_VAL, s;
+        int k, i, cross = -1;
+        is_vf = trial & 1;
+        for (k = 0; k < 4; k++) {
+            p[k] = rnd_vec(1);
+            d[k] = rnd_vec(trial % 3 ? 2.0 : 0.05);
+        }
+        if (!is_vf) {   /* segments, not too short */
+            if (v3_len(v3_sub(p[1], p[0])) < 0.2 || v3_len(v3_sub(p[3], p[2])) < 0.2)
+                continue;
+        } else if (v3_len(v3_cross(v3_sub(p[2], p[1]), v3_sub(p[3], p[1]))) < 0.05)
+            continue;
+        d0 = ccd_at(is_vf, p, d, 0);
+        if (d0 < 1e-3)
+            continue;
+        t = ccd_pair_toi(is_vf, p, d, 0, 1);
+        for (i = 0; i <= 2000; i++) {
+            s = i / 2000.0;
+            double di = ccd_at(is_vf, p, d, s);
+            if (s <= t && di < dmin)
+                dmin = di;
+            if (cross < 0 && di < 1e-6 * d0)
+                cross = i;
+        }
+        CHECK(dmin > 0.99 * CCD_KEEP * d0 || t == 0, "trial %d (%s): the distance fell to %g of %g before tau %g",
+              trial, is_vf ? "VF" : "EE", dmin, d0, t);
+        CHECK(ccd_at(is_vf, p, d, t) >= CCD_KEEP * d0 * (1 - 1e-9) || t == 1,
+              "trial %d: the gap at tau %g is %g of %g", trial, t, ccd_at(is_vf, p, d, t), d0);
+        if (cross >= 0)
+            CHECK(t < cross / 2000.0, "trial %d: the path touches at %g, the filter allows %g", trial, cross / 2000.0, t);
+        if (failures > f0 + 5)
+            break;
+    }
+    {   /* the per-vertex pieces: the ball, the box, the plane */
+        CHECK(fabs(ccd_ball_scale(v3(0.5, 0, 0), v3(1, 0, 0), v3(0, 0, 0), 1) - 0.5) < 1e-15, "ball: %g",
+              ccd_ball_scale(v3(0.5, 0, 0), v3(1, 0, 0), v3(0, 0, 0), 1));
+        CHECK(ccd_ball_scale(v3(2, 0, 0), v3(-1, 0, 0), v3(0, 0, 0), 1) == 0, "ball: outside it, no step");
+        CHECK(ccd_ball_scale(v3(0.1, 0, 0), v3(0.2, 0, 0), v3(0, 0, 0), 1) == 1, "ball: a short step is cut");
+        CHECK(fabs(ccd_box_scale(v3(0, 0, 0), v3(2, -1, 0), v3(-1, -0.25, -1), v3(1, 1, 1)) - 0.25) < 1e-15,
+              "box: %g", ccd_box_scale(v3(0, 0, 0), v3(2, -1, 0), v3(-1, -0.25, -1), v3(1, 1, 1)));
+        CHECK(fabs(ccd_plane_scale(v3(0, 0.1, 0), v3(0, -0.5, 0), v3(0, 1, 0), 0) - CCD_GROUND * 0.2) < 1e-15,
+              "plane: %g", ccd_plane_scale(v3(0, 0.1, 0), v3(0, -0.5, 0), v3(0, 1, 0), 0));
+        CHECK(ccd_plane_scale(v3(0, 0.1, 0), v3(0, 0.5, 0), v3(0, 1, 0), 0) == 1, "plane: moving away is cut");
+        CHECK(fabs(ccd_clear(0.0025, 0.005) - 0.002) < 1e-15 && ccd_clear(0.0004, 0.005) == 0.0002 &&
+              ccd_clear(0, 0.005) == 0, "ccd_clear");
+    }
+    return failures > f0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static const test_case cases[] = {
@@ -1267,6 +1371,7 @@ static const test_case cases[] = {
     {"hysteresis", .run_rc = test_hysteresis},
     {"rest", .run_rc = test_rest},
     {"policy", .run_rc = test_policy},
+    {"ccd", .run_rc = test_ccd},
 };
 static const test_program program = {"test_collide", TEST_CASES(cases), .all = 1};
 TEST_MAIN(program)
