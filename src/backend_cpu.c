@@ -707,8 +707,11 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
         gsz += o.g.v[2];
         if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
             continue;
-        if (vw->ccd)
-            pass_ccd_direction(vw, a, &o);
+        if (vw->ccd) {
+            sipd_real t = pass_ccd_direction(vw, a);
+            o.gdy *= t;
+            o.dn2 *= t * t;
+        }
         gs += o.gs;
         sDs += o.sDs;
         if (!first) {

@@ -466,6 +466,17 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *
     return r;
 }
 
+/* contact.ccd: the local step ω Δ of vertex a scaled to stay above the ground and in its ball and
+ * box (pass_ccd_scale); a bound ball or box counts in t->ccd_hits. */
+SIPD_HD void pass_gs_ccd(const sipd_view *v, int a, sipd_real omega, sipd_gs_dir *s, sipd_gs_tally *t)
+{
+    sipd_real tau = pass_ccd_scale(v, a, view_ld(v->y, a), v3_scale(s->d, omega), 1, &t->ccd_hits);
+    if (tau < 1) {
+        s->d = v3_scale(s->d, tau);
+        s->gd *= tau;
+    }
+}
+
 /* The line-search half: a local backtracking line search along s->d from α = ω when ls (else
  * α = ω); y_a updated in place unless every halving was rejected.  No other vertex of a's
  * colour shares a term with a, so it may run after the directions of the whole colour. */
@@ -496,13 +507,8 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_vertex_fixed(const sipd_view *v, int fix
                                                      int a, int ls, sipd_real omega, sipd_gs_tally *t)
 {
     sipd_gs_dir s = pass_gs_direction_fixed(v, fixed, precond, split, contact, a, t);
-    if (v->ccd) {   /* contact.ccd: the local step ω Δ filtered (pass_ccd_scale) */
-        sipd_real tau = pass_ccd_scale(v, a, view_ld(v->y, a), v3_scale(s.d, omega), 1, &t->ccd_hits);
-        if (tau < 1) {
-            s.d = v3_scale(s.d, tau);
-            s.gd *= tau;
-        }
-    }
+    if (contact && v->ccd)   /* contact.ccd: the local step ω Δ filtered */
+        pass_gs_ccd(v, a, omega, &s, t);
     pass_gs_search_fixed(v, fixed, contact, a, ls, omega, &s, t);
 }
 
@@ -612,24 +618,20 @@ SIPD_HD void pass_apply_vertex(const sipd_view *v, int a, sipd_real alpha, sipd_
 
 /* Free vertex a's direction dy_a (the Jacobi vertex pass, a direction set by the caller) scaled
  * to stay above the ground (pass_ccd_scale without the ball and box: the whole step is filtered
- * against the pairs afterwards, collide_toi); o (NULL: none) gets its g·dy and |dy|² scaled
- * alike. */
-SIPD_HD void pass_ccd_direction(const sipd_view *v, int a, sipd_vertex_out *o)
+ * against the pairs afterwards, collide_toi); returns the scale (the caller scales its g·dy by
+ * it, |dy|² by its square). */
+SIPD_HD sipd_real pass_ccd_direction(const sipd_view *v, int a)
 {
     int hit = 0;
     vec3 d;
     sipd_real t;
     if (!v->ccd || v->fixed[a])
-        return;
+        return 1;
     d = view_ld(v->dy, a);
     t = pass_ccd_scale(v, a, view_ld(v->y, a), d, 0, &hit);
-    if (t < 1) {
+    if (t < 1)
         view_st(v->dy, a, v3_scale(d, t));
-        if (o) {
-            o->gdy *= t;
-            o->dn2 *= t * t;
-        }
-    }
+    return t;
 }
 
 #endif
