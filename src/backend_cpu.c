@@ -65,6 +65,7 @@ struct sipd_backend {
     /* contact.ccd (physics/ccd.h): on; a ball or box bound an update since the last narrow
        phase (one is then due); the balls' radii (nv) and boxes (nv*3) about ydet */
     int ccd, ccd_hit, ccd_off;   /* ccd_off: the direction pass is the step load's (no filter) */
+    int ccd_gs;                  /* Gauss–Seidel sweeps ran: they need the balls at each narrow phase */
     double *ccd_b, *ccd_lo, *ccd_hi;
     double *ccd_u, *ccd_tmp;     /* nv*3 each: a step being filtered, y + that step        */
     double ccd_tau;              /* the scale the last set_direction applied (ccd_scale op) */
@@ -377,7 +378,9 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
         if (rc == SIPD_OK &&
             pair_data_build(&b->pd, b->m, b->pr, b->npr, b->x, b->kc, b->kv, b->mu, b->dhat) != SIPD_OK)
             rc = SIPD_EFAIL;
-        if (rc == SIPD_OK && b->ccd)
+        /* (the whole-step filter measures its distances when it needs them, collide_toi; the
+           Gauss–Seidel balls are re-centred here) */
+        if (rc == SIPD_OK && b->ccd && b->ccd_gs)
             rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         prof_end(b, SIPD_PHASE_NARROW, t0);
     }
@@ -885,6 +888,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     int backtracks = 0, rejected = 0, contacts = 0, c, hits = 0;
     sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
     double t0 = prof_begin(b);
+    b->ccd_gs = 1;
     for (c = 0; c < m->ncolors; c++) {
         int i;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts, hits) \

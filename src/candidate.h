@@ -17,7 +17,6 @@
 
 #include <stddef.h>
 
-#include "physics/ccd.h"
 #include "physics/distance.h"
 
 /* The model vertices v[0..4) of candidate (a, b) (see above). */
@@ -58,30 +57,6 @@ SIPD_HD int candidate_test(int is_vf, int a, int b, const int *tris, const int *
             r[j] = rad[v[j]];
     }
     return dist_candidate(is_vf, ys, xs, tiny, dhat, was, rad ? r : NULL, !is_vf && a >= ne_tri, beta, n, &gap);
-}
-
-/* The displacement bound candidate (a, b) at positions y gives each of its four vertices
- * (contact.ccd, physics/ccd.h): ccd_pair_bound of the distance between the two primitives
- * (ccd_distance: the whole triangle or segment, not the pair rule's interior) and the thickness
- * offset o = the largest half-thickness of each side, summed (ccd_clear with the contact
- * distance dhat); *dist gets the distance. */
-SIPD_HD sipd_real candidate_bound(int is_vf, int a, int b, const int *tris, const int *edges, const sipd_real *y,
-                                  const sipd_real *rad, sipd_real dhat, int *v, sipd_real *dist)
-{
-    vec3 p[4];
-    sipd_real o = 0;
-    int j;
-    candidate_verts(is_vf, a, b, tris, edges, v);
-    for (j = 0; j < 4; j++) p[j] = v3_load(y + 3 * (size_t)v[j]);
-    *dist = ccd_distance(is_vf, p);
-    if (rad) {
-        sipd_real r1 = rad[v[0]], r2 = rad[v[is_vf ? 1 : 2]];
-        if (!is_vf)
-            r1 = rad[v[1]] > r1 ? rad[v[1]] : r1;
-        for (j = is_vf ? 2 : 3; j < 4; j++) r2 = rad[v[j]] > r2 ? rad[v[j]] : r2;
-        o = r1 + r2;
-    }
-    return ccd_pair_bound(*dist, ccd_clear(o, dhat));
 }
 
 #endif

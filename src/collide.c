@@ -24,6 +24,7 @@
 
 #include "candidate.h"
 #include "physics/broad.h"
+#include "physics/ccd.h"
 #include "physics/distance.h"
 #include "util.h"
 
@@ -100,8 +101,9 @@ struct sipd_collide {
     /* narrow-phase output */
     sipd_contact_pair *pairs;
     size_t npairs, cap_pairs;
-    /* collide_bounds: per candidate, the displacement bound it gives its vertices and its
-       distance; the positions they were measured at (nv*3); collide_toi's per-vertex scratch */
+    /* contact.ccd (measure): per candidate its distance at yb (cdist) and its clear distance
+       (cb: cdist less what its thickness keeps clear); the positions they were measured at
+       (nv*3); collide_toi's per-vertex scratch */
     double *cb, *cdist;
     size_t cap_cb, cap_cdist;
     double *yb, *ve, *vl;
@@ -643,6 +645,7 @@ int collide_broad(sipd_collide *c, const double *x0, const double *y1, double ma
     int ng;
 
     c->have_broad = 0;
+    c->have_bounds = 0;   /* (collide_toi's distances are per candidate) */
     c->nvf = c->nee = 0;
     c->margin = margin;
     c->r = r;
@@ -739,35 +742,126 @@ static double cand_offset(const sipd_model *m, int is_vf, const int *v)
     return is_vf ? crad_of(m, v[0]) + crad_max3(m, v + 1) : crad_max2(m, v[0], v[1]) + crad_max2(m, v[2], v[3]);
 }
 
+/* The distance between the boxes of candidate k's two primitives at y (vertices v): a lower
+ * bound of their distance, at a fraction of its cost. */
+static double cand_box_gap(const double *y, int is_vf, const int *v)
+{
+    double g2 = 0;
+    int k, j, n1 = is_vf ? 1 : 2;
+    for (k = 0; k < 3; k++) {
+        double lo1 = HUGE_VAL, hi1 = -HUGE_VAL, lo2 = HUGE_VAL, hi2 = -HUGE_VAL, gk;
+        for (j = 0; j < 4; j++) {
+            double x = y[3 * (size_t)v[j] + k];
+            if (j < n1) {
+                lo1 = x < lo1 ? x : lo1;
+                hi1 = x > hi1 ? x : hi1;
+            } else {
+                lo2 = x < lo2 ? x : lo2;
+                hi2 = x > hi2 ? x : hi2;
+            }
+        }
+        gk = lo2 - hi1 > lo1 - hi2 ? lo2 - hi1 : lo1 - hi2;
+        if (gk > 0)
+            g2 += gk * gk;
+    }
+    return sqrt(g2);
+}
+
+/* The candidates' distances at y, for collide_toi and collide_bounds: cdist[k] the distance of
+ * candidate k's primitives (ccd_distance) where their boxes come within dhat of each other, else
+ * the gap between the boxes (a lower bound: all the filter needs of a pair that far); vs per
+ * vertex the smallest clear distance (cdist − ccd_clear) of its candidates; yb = y. */
+static int measure(sipd_collide *c, const double *y, double dhat)
+{
+    const sipd_model *m = c->m;
+    size_t nc = c->nvf + c->nee;
+    long k;
+    int i, j;
+    c->have_bounds = 0;
+    if (!c->yb && (!(c->yb = sipd_malloc((size_t)m->nv * 3 * sizeof(double))) ||
+                   !(c->ve = sipd_malloc((size_t)m->nv * sizeof(double))) ||
+                   !(c->vl = sipd_malloc((size_t)m->nv * sizeof(double))) ||
+                   !(c->vs = sipd_malloc((size_t)m->nv * sizeof(double)))))
+        return SIPD_EFAIL;
+    memcpy(c->yb, y, (size_t)m->nv * 3 * sizeof(double));
+    for (i = 0; i < m->nv; i++) c->vs[i] = HUGE_VAL;
+    if (!c->have_broad)
+        return SIPD_OK;
+    if (grow((void **)&c->cdist, &c->cap_cdist, nc + 1, sizeof(double)) != SIPD_OK ||
+        grow((void **)&c->cb, &c->cap_cb, nc + 1, sizeof(double)) != SIPD_OK)
+        return SIPD_EFAIL;
+#pragma omp parallel for schedule(static) if (nc > COLLIDE_PAR_MIN)
+    for (k = 0; k < (long)nc; k++) {
+        int v[4], is_vf = (size_t)k < c->nvf;
+        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        double g;
+        vec3 p[4];
+        candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
+        g = cand_box_gap(y, is_vf, v);
+        if (g < dhat) {
+            for (j = 0; j < 4; j++) p[j] = ld(y, v[j]);
+            g = ccd_distance(is_vf, p);
+        }
+        c->cdist[k] = g;
+        c->cb[k] = g - ccd_clear(cand_offset(m, is_vf, v), dhat);   /* the clear distance */
+    }
+    /* the smallest per vertex (serial: a min, the same for any thread count) */
+    for (k = 0; k < (long)nc; k++) {
+        int v[4], is_vf = (size_t)k < c->nvf;
+        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
+        candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
+        for (j = 0; j < 4; j++)
+            if (c->cb[k] < c->vs[v[j]])
+                c->vs[v[j]] = c->cb[k];
+    }
+    c->have_bounds = 1;
+    return SIPD_OK;
+}
+
+/* Each vertex's drift since the distances were measured (ve) and step (vl); 1 when some vertex
+ * with candidates fails the per-vertex sufficient test (collide_toi), *drift = the largest ve. */
+static int toi_close(sipd_collide *c, const double *y, const double *d, double *drift)
+{
+    const sipd_model *m = c->m;
+    double dr = 0;
+    int i, close = 0;
+#pragma omp parallel for schedule(static) reduction(max : close, dr) if (m->nv > COLLIDE_PAR_MIN)
+    for (i = 0; i < m->nv; i++) {
+        c->ve[i] = sqrt(v3_norm2(v3_sub(ld(y, i), ld(c->yb, i))));
+        c->vl[i] = sqrt(v3_norm2(ld(d, i)));
+        dr = c->ve[i] > dr ? c->ve[i] : dr;
+        if (c->vs[i] < HUGE_VAL && !(2 * (c->vl[i] + (1 - CCD_KEEP) * c->ve[i]) <= (1 - CCD_KEEP) * c->vs[i]))
+            close = 1;
+    }
+    *drift = dr;
+    return close;
+}
+
 double collide_toi(sipd_collide *c, const double *y, const double *d, double dhat)
 {
     const sipd_model *m = c->m;
     size_t nc = c->nvf + c->nee;
     long k;
-    int i;
-    double t = 1;
-    int close = 0;
-    if (!c->have_bounds || nc == 0)
+    double t = 1, drift;
+    if (nc == 0 || !c->have_broad)
         return 1;
-    /* per vertex: how far it is from where the distances were measured (e), and its step (l).
-       A candidate k is safe when l₁ + l₂ ≤ (1 − CCD_KEEP)(its clear distance − e₁ − e₂) (below);
-       with w = l + (1 − CCD_KEEP) e that holds for every candidate when each vertex has
+    /* A candidate k is safe when l₁ + l₂ ≤ (1 − CCD_KEEP)(its clear distance − e₁ − e₂), with e
+       a vertex's drift since the distances were measured and l its step (the largest of each
+       side).  With w = l + (1 − CCD_KEEP) e that holds for every candidate when each vertex has
        2 w ≤ (1 − CCD_KEEP) × the smallest clear distance of its candidates (vs): then the
-       candidates are not visited at all (a body at rest) */
-#pragma omp parallel for schedule(static) reduction(max : close) if (m->nv > COLLIDE_PAR_MIN)
-    for (i = 0; i < m->nv; i++) {
-        c->ve[i] = sqrt(v3_norm2(v3_sub(ld(y, i), ld(c->yb, i))));
-        c->vl[i] = sqrt(v3_norm2(ld(d, i)));
-        if (c->vs[i] < HUGE_VAL && !(2 * (c->vl[i] + (1 - CCD_KEEP) * c->ve[i]) <= (1 - CCD_KEEP) * c->vs[i]))
-            close = 1;
-    }
-    if (!close)
+       candidates are not visited at all (a body at rest).  The distances are measured again at
+       y when that test fails with some drift, or were never measured for these candidates. */
+    if (!c->have_bounds && measure(c, y, dhat) != SIPD_OK)
+        return 0;
+    if (!toi_close(c, y, d, &drift))
         return 1;
+    if (drift > 0 && (measure(c, y, dhat) != SIPD_OK || !toi_close(c, y, d, &drift)))
+        return c->have_bounds ? 1 : 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(min : t) if (nc > COLLIDE_PAR_MIN)
     for (k = 0; k < (long)nc; k++) {
         int v[4], j, is_vf = (size_t)k < c->nvf, n1 = is_vf ? 1 : 2;
         const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
-        double e1 = 0, e2 = 0, l1 = 0, l2 = 0, xi, lb, tk;
+        double e1 = 0, e2 = 0, l1 = 0, l2 = 0, xi, tk;
         vec3 yy[4], dd[4];
         candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
         for (j = 0; j < 4; j++) {
@@ -775,21 +869,14 @@ double collide_toi(sipd_collide *c, const double *y, const double *d, double dha
             *e = c->ve[v[j]] > *e ? c->ve[v[j]] : *e;
             *l = c->vl[v[j]] > *l ? c->vl[v[j]] : *l;
         }
-        if (l1 + l2 == 0)
+        if (l1 + l2 == 0 || (l1 + l2 <= (1 - CCD_KEEP) * (c->cb[k] - e1 - e2)))
             continue;
-        /* the distance now is at least the measured one less how far each side has moved since;
-           a step shorter than (1 − CCD_KEEP) of the gap that leaves cannot close it */
         xi = ccd_clear(cand_offset(m, is_vf, v), dhat);
-        lb = c->cdist[k] - e1 - e2;
-        if (xi > 0.5 * lb)
-            xi = 0.5 * lb;
-        if (lb > 0 && l1 + l2 <= (1 - CCD_KEEP) * (lb - xi))
-            continue;
         for (j = 0; j < 4; j++) {
             yy[j] = ld(y, v[j]);
             dd[j] = ld(d, v[j]);
         }
-        tk = ccd_pair_toi(is_vf, yy, dd, ccd_clear(cand_offset(m, is_vf, v), dhat), t < 1 ? t : 1);
+        tk = ccd_pair_toi(is_vf, yy, dd, xi, t < 1 ? t : 1);
         if (tk < t)
             t = tk;
     }
@@ -801,55 +888,31 @@ int collide_bounds(sipd_collide *c, const double *y, double dhat, double *b, dou
     const sipd_model *m = c->m;
     size_t nc = c->nvf + c->nee;
     long k;
-    int i, j;
+    int i, j, rc;
     double pad = CCD_BOX_PAD * c->margin;
-    c->have_bounds = 0;
-    if (!c->yb && (!(c->yb = sipd_malloc((size_t)m->nv * 3 * sizeof(double))) ||
-                   !(c->ve = sipd_malloc((size_t)m->nv * sizeof(double))) ||
-                   !(c->vl = sipd_malloc((size_t)m->nv * sizeof(double))) ||
-                   !(c->vs = sipd_malloc((size_t)m->nv * sizeof(double)))))
-        return SIPD_EFAIL;
-    memcpy(c->yb, y, (size_t)m->nv * 3 * sizeof(double));
     for (i = 0; i < m->nv; i++) {
         b[i] = -1;
-        c->vs[i] = HUGE_VAL;
         for (j = 0; j < 3; j++) {
             lo[3 * i + j] = -HUGE_VAL;
             hi[3 * i + j] = HUGE_VAL;
         }
     }
-    if (!c->have_broad)
-        return SIPD_OK;
-    c->have_bounds = 1;
+    if ((rc = measure(c, y, dhat)) != SIPD_OK || !c->have_broad)
+        return rc;
     for (i = 0; i < c->nsv; i++)
         for (j = 0; j < 3; j++) {
             lo[3 * (size_t)c->sv[i] + j] = c->vlo[3 * (size_t)i + j] - pad;
             hi[3 * (size_t)c->sv[i] + j] = c->vhi[3 * (size_t)i + j] + pad;
         }
-    if (nc == 0)
-        return SIPD_OK;
-    if (grow((void **)&c->cb, &c->cap_cb, nc, sizeof(double)) != SIPD_OK ||
-        grow((void **)&c->cdist, &c->cap_cdist, nc, sizeof(double)) != SIPD_OK)
-        return SIPD_EFAIL;
-#pragma omp parallel for schedule(static) if (nc > COLLIDE_PAR_MIN)
+    /* the balls: CCD_GAMMA of each candidate's clear distance (ccd_pair_bound), the smallest */
     for (k = 0; k < (long)nc; k++) {
         int v[4], is_vf = (size_t)k < c->nvf;
         const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
-        c->cb[k] = candidate_bound(is_vf, cd->a, cd->b, m->tris, c->edges, y, m->crad, dhat, v, &c->cdist[k]);
-    }
-    /* the smallest per vertex (serial: a min, the same for any thread count) */
-    for (k = 0; k < (long)nc; k++) {
-        int v[4], is_vf = (size_t)k < c->nvf;
-        const cand *cd = is_vf ? &c->vf[k] : &c->ee[(size_t)k - c->nvf];
-        double s;
+        double r = ccd_pair_bound(c->cdist[k], c->cdist[k] - c->cb[k]);
         candidate_verts(is_vf, cd->a, cd->b, m->tris, c->edges, v);
-        s = c->cdist[k] - ccd_clear(cand_offset(m, is_vf, v), dhat);
-        for (j = 0; j < 4; j++) {
-            if (b[v[j]] < 0 || c->cb[k] < b[v[j]])
-                b[v[j]] = c->cb[k];
-            if (s < c->vs[v[j]])
-                c->vs[v[j]] = s;
-        }
+        for (j = 0; j < 4; j++)
+            if (b[v[j]] < 0 || r < b[v[j]])
+                b[v[j]] = r;
     }
     return SIPD_OK;
 }
