@@ -214,8 +214,8 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
             sipd_real beta[4] = {1, -in[53], -in[54], in[53] + in[54] - 1};
             vec3 z = contact_pair_combine(ys, beta, 4), z0 = contact_pair_combine(ys, beta, 3);
             sipd_real lp = friction_normal_force(z0, cn, 0, in[48], in[49]);
-            acc += contact_point_energy(z, z0, cn, in[47], in[48], in[49], lp, in[50], in[51]);
-            acc += contact_point_eval(z, z0, cn, in[47], in[48], in[49], lp, in[50], in[51], &cg, &cD);
+            acc += contact_point_energy(z, z0, v3(0, 0, 0), cn, in[47], in[48], in[49], lp, in[50], in[51]);
+            acc += contact_point_eval(z, z0, v3(0, 0, 0), cn, in[47], in[48], in[49], lp, in[50], in[51], &cg, &cD);
             acc += contact_point_penetration(z, cn, in[47]);
             acc += cg.v[1] + cD.s[2] + contact_pair_jacobi_weight(beta, 4, 2);
         }

@@ -458,7 +458,7 @@ static double pair_E(vec3 yl, const void *c)
     vec3 ys[4];
     int j;
     for (j = 0; j < 4; j++) ys[j] = j == P->l ? yl : P->y[j];
-    return contact_point_energy(contact_pair_combine(ys, P->beta, 4), contact_pair_combine(P->x0, P->beta, 4), P->n, 0,
+    return contact_point_energy(contact_pair_combine(ys, P->beta, 4), contact_pair_combine(P->x0, P->beta, 4), v3(0, 0, 0), P->n, 0,
                                 P->dhat, P->k, P->lam, P->mu, P->eps);
 }
 
@@ -498,7 +498,7 @@ static void test_pair(void)
             z = contact_pair_combine(P.y, P.beta, 4);
         }
         P.lam = rnd() < 0.3 ? 0 : P.k * P.dhat * rnd();
-        contact_point_eval(z, z0, P.n, 0, P.dhat, P.k, P.lam, P.mu, P.eps, &gz, &Dz);
+        contact_point_eval(z, z0, v3(0, 0, 0), P.n, 0, P.dhat, P.k, P.lam, P.mu, P.eps, &gz, &Dz);
         /* vertex l's gradient is β_l g_z (chain rule), against differences of the pair energy */
         for (l = 0; l < 4; l++) {
             vec3 fd, an = v3_scale(gz, P.beta[l]);
