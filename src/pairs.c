@@ -27,7 +27,7 @@ void pair_data_free(sipd_pair_data *d)
     free(d->lam);
     free(d->h);
     free(d->o);
-    free(d->kind);
+    free(d->key);
     free(d->skey);
     free(d->sval);
     free(d->off);
@@ -111,22 +111,19 @@ static int idx_cmp(const void *pa, const void *pb)
 
 int pair_anchor_commit(sipd_pair_data *d, const double *o_new)
 {
-    int p, n = 0, i, k;
-    int *idx, *keys;
+    int p, n = 0, i;
+    int *idx;
+    const int *keys = d->key;
     d->ns = 0;
     if (d->npr == 0)
         return SIPD_OK;
     idx = sipd_malloc((size_t)d->npr * sizeof(int));
-    keys = sipd_malloc((size_t)d->npr * 5 * sizeof(int));
-    if (!idx || !keys || anchor_reserve(d, d->npr) != SIPD_OK) {
+    if (!idx || anchor_reserve(d, d->npr) != SIPD_OK) {
         free(idx);
-        free(keys);
         return SIPD_EFAIL;
     }
     for (p = 0; p < d->npr; p++) {
         const double *o = o_new + 3 * (size_t)p;
-        keys[5 * p] = d->kind[p];
-        for (k = 0; k < 4; k++) keys[5 * p + 1 + k] = d->v[4 * p + k];
         if (o[0] != 0 || o[1] != 0 || o[2] != 0)
             idx[n++] = p;
     }
@@ -135,13 +132,12 @@ int pair_anchor_commit(sipd_pair_data *d, const double *o_new)
     for (i = 0; i < n; i++) {
         p = idx[i];
         if (d->ns > 0 && key_cmp(d->skey + 5 * (size_t)(d->ns - 1), keys + 5 * p) == 0)
-            continue;   /* a duplicate key: the first pair's anchor */
+            continue;   /* a duplicate key (a vertex on two faces of one body): the first pair's */
         memcpy(d->skey + 5 * (size_t)d->ns, keys + 5 * p, 5 * sizeof(int));
         memcpy(d->sval + 3 * (size_t)d->ns, o_new + 3 * (size_t)p, 3 * sizeof(double));
         d->ns++;
     }
     free(idx);
-    free(keys);
     return SIPD_OK;
 }
 
@@ -206,7 +202,7 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         free(d->lam);
         free(d->h);
         free(d->o);
-        free(d->kind);
+        free(d->key);
         free(d->pair);
         free(d->slot);
         d->v = sipd_malloc((size_t)cap * 4 * sizeof(int));
@@ -216,10 +212,10 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         d->lam = sipd_malloc((size_t)cap * sizeof(double));
         d->h = sipd_malloc((size_t)cap * sizeof(double));
         d->o = sipd_malloc((size_t)cap * 3 * sizeof(double));
-        d->kind = sipd_malloc((size_t)cap * sizeof(int));
+        d->key = sipd_malloc((size_t)cap * 5 * sizeof(int));
         d->pair = sipd_malloc((size_t)cap * 4 * sizeof(int));
         d->slot = sipd_malloc((size_t)cap * 4);
-        if (!d->v || !d->beta || !d->n || !d->k || !d->lam || !d->h || !d->o || !d->kind || !d->pair || !d->slot) {
+        if (!d->v || !d->beta || !d->n || !d->k || !d->lam || !d->h || !d->o || !d->key || !d->pair || !d->slot) {
             d->cap = 0;
             return SIPD_EFAIL;
         }
@@ -250,12 +246,21 @@ int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_p
         d->lam[p] = mu > 0 ? friction_normal_force(contact_pair_combine(xs, pr[p].beta, 4), v3_load(pr[p].n), d->h[p],
                                                    dhat, d->k[p])
                            : 0;
-        d->kind[p] = pr[p].kind;
-        {   /* the anchor the pair's key left at the end of the last step (0: none) */
-            int key[5], j;
+        {   /* the anchor the pair's key left at the end of the last step (0: none).  The key of a
+               vertex–face pair is its vertex and the face's body, not the face: the slip is the
+               vertex's relative to that surface, and a vertex resting near a face edge is paired
+               with one face in one step and the neighbouring one in the next (keyed by face, the
+               stack of scenes/study/stack.cfg lost ~5 loaded anchors per step and took 40% more
+               iterations, results/friction-anchor-27.md).  An edge–edge pair: its 4 vertices. */
+            int *key = d->key + 5 * (size_t)p, j;
             const double *o;
             key[0] = pr[p].kind;
-            for (k = 0; k < 4; k++) key[1 + k] = pr[p].v[k];
+            if (pr[p].kind == 0) {
+                key[1] = pr[p].v[0];
+                key[2] = m->body ? m->body[pr[p].v[1]] : 0;
+                key[3] = key[4] = 0;
+            } else
+                for (k = 0; k < 4; k++) key[1 + k] = pr[p].v[k];
             o = anchor_find(d, key);
             for (j = 0; j < 3; j++) d->o[3 * p + j] = o && mu > 0 ? o[j] : 0;
         }

@@ -43,16 +43,17 @@ typedef struct {
                       dist_pair_offset; 0 without thin bodies): gap = n·Σβy − o */
     double *o;     /* 3 npr: the friction anchor offset (contact.h stick memory): the value
                       the store holds for the pair's key, 0 for a pair new this step   */
-    int *kind;     /* npr: 0 VF, 1 EE (the key is kind and v)                         */
+    int *key;      /* 5 npr: the anchor's key — VF: 0, the vertex, the face's body, 0, 0;
+                      EE: 1, its 4 vertices (pair_data_build)                            */
     int *off;      /* nv+1                                               */
     int *pair;     /* up to 4 npr: the pair of each incidence            */
     unsigned char *slot;   /* up to 4 npr: the vertex's slot in it (0..3) */
     int *cur;      /* nv: fill cursors (scratch, allocated once)         */
     /* the anchors' store, carried from one step to the next across narrow phases: one entry
-       per pair that sticks or slides at the end of the last step, sorted by key (kind, v[0..4))
+       per key that sticks or slides at the end of the last step, sorted by key
        for a binary search; rebuilt by pair_anchor_commit */
     int ns, scap;
-    int *skey;     /* 5 per entry: kind, v[0..4)                         */
+    int *skey;     /* 5 per entry: the key                               */
     double *sval;  /* 3 per entry: the anchor offset                     */
 } sipd_pair_data;
 
@@ -79,7 +80,7 @@ void pair_data_free(sipd_pair_data *d);
 int pair_anchor_commit(sipd_pair_data *d, const double *o_new);
 /* Drop every anchor (the store and the current pairs' o): a fresh start (upload). */
 void pair_anchor_clear(sipd_pair_data *d);
-/* The store as doubles for a checkpoint: 8 per entry (kind, v[0..4), o[0..3)), n entries; with
+/* The store as doubles for a checkpoint: 8 per entry (the key's 5 ints, o[0..3)), n entries; with
  * buf NULL only *n.  pair_anchor_load: the store ← such an array (n entries, sorted as written);
  * SIPD_EINPUT when the keys are not valid vertex indices or out of order, SIPD_EFAIL (memory). */
 void pair_anchor_save(const sipd_pair_data *d, double *buf, long *n);
