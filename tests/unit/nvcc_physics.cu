@@ -209,6 +209,12 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += friction_f0(in[52], in[51]) + friction_f1(in[52], in[51]) + friction_f1_over_x(in[52], in[51]);
         friction_eval(a, b, cn, lam, in[50], in[51], &cg, &cD);
         acc += cg.v[0] + cD.s[5];
+        {   /* the friction anchor (stick memory) */
+            vec3 o = v3(SIPD_R(0.1) * in[52], SIPD_R(-0.05) * in[52], SIPD_R(0.02) * in[52]);
+            acc += friction_slip_off(a, b, o, cn).v[1] + friction_energy_off(a, b, o, cn, lam, in[50], in[51]);
+            friction_eval_off(a, b, o, cn, lam, in[50], in[51], &cg, &cD);
+            acc += friction_anchor_next(a, b, o, cn, in[51], 1).v[0] + cg.v[2] + cD.s[1];
+        }
         {   /* pairs */
             vec3 ys[4] = {a, b, c, x};
             sipd_real beta[4] = {1, -in[53], -in[54], in[53] + in[54] - 1};
