@@ -29,6 +29,8 @@
  * u = T (y − x0 + o).  A contact at rest keeps o = its last slip: the next step starts with the
  * force that held it, and y = x0 is again the solution — no creep.  A sliding one (|u| ≥ ε) has
  * its anchor dragged at distance ε (friction_anchor_next): the force stays μ λ_n, Coulomb's.
+ * λ_n being lagged, the anchor is then rescaled to the next step's λ_n so that it carries its
+ * force, not its slip (friction_anchor_rescale).
  * o is a constant of the step, so E_f, its gradient and block keep the form above with the
  * shifted slip (convex, PSD, majorising).  The anchor is dropped (o = 0) when the contact had no
  * friction in the step or leaves the band d̂.
