@@ -127,9 +127,7 @@ SIPD_HD void pass_end_anchor(const sipd_view *v, int a)
     n = v3_load(v->pn);
     h = pass_ground_h(v, a);
     keep = !v->fixed[a] && v->lam_n[a] > 0 && contact_plane_gap(y, n, h) < v->dhat;
-    view_st(v->fa, a,
-            friction_anchor_rescale(friction_anchor_next(y, view_ld(v->x, a), view_ld(v->fa, a), n, v->eps, keep),
-                                    v->lam_n[a], friction_normal_force(y, n, h, v->dhat, pass_ground_k(v, a)), v->eps));
+    view_st(v->fa, a, friction_anchor_next(y, view_ld(v->x, a), view_ld(v->fa, a), n, v->eps, keep));
 }
 
 /* z = Σ β_k y_k and z0 = Σ β_k x_k of pair p at y + α dy (y alone when dy is NULL); vertex
@@ -196,9 +194,8 @@ SIPD_HD vec3 pass_pair_anchor_next(const sipd_view *v, int p)
 {
     vec3 z, z0, n = view_ld(v->pr_n, p);
     pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-    return friction_anchor_rescale(friction_anchor_next(z, z0, pass_pair_anchor(v, p), n, v->eps,
-                                                        v->pr_lam[p] > 0 && contact_plane_gap(z, n, v->pr_h[p]) < v->dhat),
-                                   v->pr_lam[p], friction_normal_force(z, n, v->pr_h[p], v->dhat, v->pr_k[p]), v->eps);
+    return friction_anchor_next(z, z0, pass_pair_anchor(v, p), n, v->eps,
+                                v->pr_lam[p] > 0 && contact_plane_gap(z, n, v->pr_h[p]) < v->dhat);
 }
 
 /* Pair p at y: 1 when active (gap < d̂), and its penetration. */

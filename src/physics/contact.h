@@ -29,8 +29,6 @@
  * u = T (y − x0 + o).  A contact at rest keeps o = its last slip: the next step starts with the
  * force that held it, and y = x0 is again the solution — no creep.  A sliding one (|u| ≥ ε) has
  * its anchor dragged at distance ε (friction_anchor_next): the force stays μ λ_n, Coulomb's.
- * λ_n being lagged, the anchor is then rescaled to the next step's λ_n so that it carries its
- * force, not its slip (friction_anchor_rescale).
  * o is a constant of the step, so E_f, its gradient and block keep the form above with the
  * shifted slip (convex, PSD, majorising).  The anchor is dropped (o = 0) when the contact had no
  * friction in the step or leaves the band d̂.
@@ -129,22 +127,6 @@ SIPD_HD sipd_real friction_f1(sipd_real x, sipd_real eps)
 SIPD_HD sipd_real friction_f1_over_x(sipd_real x, sipd_real eps)
 {
     return x < eps ? SIPD_R(2) / eps - x / (eps * eps) : SIPD_R(1) / x;
-}
-
-/* The anchor a (|a| ≤ ε, friction_anchor_next) rescaled from the normal force lam it was
- * loaded under to the next step's lam_next, so that the next step starts with the same
- * friction force μ lam f1(|a|) (capped at μ lam_next: |a'| = ε) instead of the same slip: a
- * stuck contact whose normal force changes (a body bouncing on the penalty layer) then starts
- * its step in equilibrium.  f1(x) = 1 − (1 − x/ε)², so |a'| = ε (1 − √(1 − q)),
- * q = f1(|a|) lam/lam_next.  Unchanged when lam_next == lam or either is 0. */
-SIPD_HD vec3 friction_anchor_rescale(vec3 a, sipd_real lam, sipd_real lam_next, sipd_real eps)
-{
-    sipd_real l = sipd_sqrt(v3_norm2(a)), q, ln;
-    if (!(l > 0) || !(lam > 0) || !(lam_next > 0) || lam == lam_next)
-        return a;
-    q = friction_f1(l, eps) * lam / lam_next;
-    ln = q >= 1 ? eps : eps * (1 - sipd_sqrt(1 - q));
-    return v3_scale(a, ln / l);
 }
 
 /* E_f with the slip u = T (y − x0 + o) (o: the anchor offset; friction_energy: o = 0) */

@@ -214,8 +214,6 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
             acc += friction_slip_off(a, b, o, cn).v[1] + friction_energy_off(a, b, o, cn, lam, in[50], in[51]);
             friction_eval_off(a, b, o, cn, lam, in[50], in[51], &cg, &cD);
             acc += friction_anchor_next(a, b, o, cn, in[51], 1).v[0] + cg.v[2] + cD.s[1];
-            acc += friction_anchor_rescale(friction_anchor_next(a, b, o, cn, in[51], 1), lam, SIPD_R(1.5) * lam + in[49],
-                                           in[51]).v[1];
         }
         {   /* pairs */
             vec3 ys[4] = {a, b, c, x};
