@@ -159,9 +159,11 @@ struct sipd_backend {
     double *hx, *hy;               /* host copies of x and y for detection (nv*3)       */
     int detect_every, since, pr_cap;
     int *h_v;                      /* host staging: 4 per pair                          */
-    float *h_f;                    /* host staging: 10 per pair (β, n, k, λ, offset)    */
-    void *dpr[8];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot,
-                                      pr_h */
+    float *h_f;                    /* host staging: 13 per pair (β, n, k, λ, offset, anchor) */
+    void *dpr[9];                  /* device: pr_v, pr_beta, pr_n, pr_k, pr_lam, pv_pair, pv_slot,
+                                      pr_h, pr_o (the friction anchors: uploaded with the pairs,
+                                      updated in place at the step end and downloaded to the
+                                      host's store, pairs.h pair_anchor_commit) */
     /* `assemble` with pairs (want_hessian): each pair's D_z at y on the device (k_pair_hessian, 6
        floats), its host copy in double, and the couplings' ctx over pd (pairs.h) */
     float *dprD;
@@ -675,6 +677,18 @@ extern "C" __global__ void __launch_bounds__(NT) k_end_step(const __grid_constan
     GRID_STRIDE(i, 3 * d.v.nv) pass_end_component(&d.v, (size_t)i, h);
 }
 
+/* The friction anchors at the step end, before k_end_step moves x (passes.h pass_end_anchor,
+ * pass_pair_anchor_next): the ground's per vertex, the pairs' in place (each reads its own). */
+extern "C" __global__ void __launch_bounds__(NT) k_end_anchor(const __grid_constant__ dview d)
+{
+    GRID_STRIDE(a, d.v.nv) pass_end_anchor(&d.v, a);
+}
+
+extern "C" __global__ void __launch_bounds__(NT) k_pair_anchor(const __grid_constant__ dview d)
+{
+    GRID_STRIDE(p, d.v.npr) view_st(d.v.pr_o, p, pass_pair_anchor_next(&d.v, p));
+}
+
 /* The contact and friction force per vertex at y (output.fields, backend.h contact_force). */
 extern "C" __global__ void __launch_bounds__(NT) k_contact_force(const __grid_constant__ dview d, float *out)
 {
@@ -694,7 +708,7 @@ static void cuda_destroy(sipd_backend *b)
     if (!b)
         return;
     for (i = 0; i < b->nalloc; i++) cudaFree(b->allocs[i]);
-    for (i = 0; i < 8; i++) cudaFree(b->dpr[i]);
+    for (i = 0; i < 9; i++) cudaFree(b->dpr[i]);
     cudaFree(b->dprD);
     free(b->prD_h);
     cudaFree((void *)b->hv.row_off);
@@ -976,8 +990,10 @@ static int create_contact(sipd_backend *b, const sipd_model *m, const sipd_backe
         d->v.ground = 1;
         for (i = 0; i < 3; i++) d->v.pn[i] = (float)p->plane_n[i];
         d->v.ph = (float)p->plane_h;
-        if (p->mu > 0)
+        if (p->mu > 0) {
             CK(dalloc(b, (void **)&d->v.lam_n, (size_t)m->nv * sizeof(float), "ground friction forces"));
+            CK(dalloc(b, (void **)&d->v.fa, (size_t)m->nv * 3 * sizeof(float), "ground friction anchors"));
+        }
         if (m->crad) {   /* thin bodies: the ground plane is raised by each vertex's half-thickness */
             CK(dalloc(b, (void **)&d->v.vrad, (size_t)m->nv * sizeof(float), "contact thickness"));
             CK(upload_f(b, (float *)d->v.vrad, m->crad, (size_t)m->nv, "contact thickness"));
@@ -1141,6 +1157,10 @@ static int cuda_upload(sipd_backend *b, const double *x, const double *v)
     CU(dcopy(b, b->d.v.y, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
     CU(dcopy(b, b->d.v.yp, b->d.v.x, n3, cudaMemcpyDeviceToDevice), "upload");
     b->d.v.vp_hist = 0;   /* no history: the next step starts from ỹ */
+    if (b->d.v.fa)        /* no friction anchors: a fresh start (a resume sets them: friction_state) */
+        CU(cudaMemset(b->d.v.fa, 0, n3), "upload (friction anchors)");
+    if (b->det)
+        pair_anchor_clear(&b->pd);
     return SIPD_OK;
 }
 
@@ -1149,13 +1169,13 @@ static int download_array(sipd_backend *b, double *dst, const float *src, const 
 /* Device pair arrays for at least n pairs (contents not kept). */
 static int pair_buffers(sipd_backend *b, int n)
 {
-    static const size_t sz[8] = {4 * sizeof(int), 4 * sizeof(float), 3 * sizeof(float), sizeof(float), sizeof(float),
-                                 4 * sizeof(int), 4, sizeof(float)};
+    static const size_t sz[9] = {4 * sizeof(int), 4 * sizeof(float), 3 * sizeof(float), sizeof(float), sizeof(float),
+                                 4 * sizeof(int), 4, sizeof(float), 3 * sizeof(float)};
     int cap, i;
     if (n <= b->pr_cap)
         return SIPD_OK;
     cap = n + n / 2 + 16;
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 9; i++) {
         cudaFree(b->dpr[i]);
         b->dpr[i] = NULL;
     }
@@ -1170,10 +1190,11 @@ static int pair_buffers(sipd_backend *b, int n)
     b->d.v.npr = 0;
     b->d.v.pr_v = NULL;
     b->d.v.pr_beta = b->d.v.pr_n = b->d.v.pr_k = b->d.v.pr_lam = b->d.v.pr_h = NULL;
+    b->d.v.pr_o = NULL;
     b->d.v.pv_pair = NULL;
     b->d.v.pv_slot = NULL;
     b->h_v = (int *)malloc((size_t)cap * 4 * sizeof(int));
-    b->h_f = (float *)malloc((size_t)cap * 10 * sizeof(float));
+    b->h_f = (float *)malloc((size_t)cap * 13 * sizeof(float));
     if (b->want_hessian)   /* the pairs' D_z for `assemble` (its download goes through h_f) */
         b->prD_h = (double *)malloc((size_t)cap * 6 * sizeof(double));
     if (!b->h_v || !b->h_f || (b->want_hessian && !b->prD_h)) {
@@ -1181,7 +1202,7 @@ static int pair_buffers(sipd_backend *b, int n)
         b->failed = 1;
         return SIPD_EFAIL;
     }
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 9; i++) {
         cudaError_t e = cudaMalloc(&b->dpr[i], (size_t)cap * sz[i]);
         if (e != cudaSuccess) {
             sipd_error("cuda backend: detect: cudaMalloc of %.1f MiB for %d contact pairs failed: %s",
@@ -1208,6 +1229,7 @@ static int pair_buffers(sipd_backend *b, int n)
     b->d.v.pv_pair = (const int *)b->dpr[5];
     b->d.v.pv_slot = (const unsigned char *)b->dpr[6];
     b->d.v.pr_h = (const float *)b->dpr[7];
+    b->d.v.pr_o = b->mu > 0 ? (float *)b->dpr[8] : NULL;
     return SIPD_OK;
 }
 
@@ -1235,6 +1257,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
     b->d.v.npr = 0;
     if (npr > 0) {
         float *fb = b->h_f, *fn = b->h_f + 4 * (size_t)npr, *fk = fn + 3 * (size_t)npr, *fl = fk + npr, *fh = fl + npr;
+        float *fo = fh + npr;
         for (p = 0; p < npr; p++) {   /* pairs.h: the pairs' data as flat arrays, in float */
             for (k = 0; k < 4; k++) {
                 b->h_v[4 * p + k] = b->pd.v[4 * p + k];
@@ -1244,6 +1267,7 @@ static int narrow_upload(sipd_backend *b, int *changed)
             fk[p] = (float)b->pd.k[p];
             fl[p] = (float)b->pd.lam[p];
             fh[p] = (float)b->pd.h[p];
+            for (k = 0; k < 3; k++) fo[3 * p + k] = (float)b->pd.o[3 * p + k];
         }
         ninc = b->pd.off[m->nv];
         CU(dcopy(b, b->dpr[0], b->h_v, (size_t)npr * 4 * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
@@ -1252,6 +1276,8 @@ static int narrow_upload(sipd_backend *b, int *changed)
         CU(dcopy(b, b->dpr[3], fk, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(dcopy(b, b->dpr[4], fl, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         CU(dcopy(b, b->dpr[7], fh, (size_t)npr * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
+        if (b->mu > 0)
+            CU(dcopy(b, b->dpr[8], fo, (size_t)npr * 3 * sizeof(float), cudaMemcpyHostToDevice), "detect (pairs)");
         if (ninc > 0) {
             CU(dcopy(b, b->dpr[5], b->pd.pair, (size_t)ninc * sizeof(int), cudaMemcpyHostToDevice), "detect (pairs)");
             CU(dcopy(b, b->dpr[6], b->pd.slot, (size_t)ninc, cudaMemcpyHostToDevice), "detect (pairs)");
@@ -1546,9 +1572,56 @@ static int cuda_end_step(sipd_backend *b)
         return SIPD_EFAIL;
     if (b->d.v.nv == 0)
         return SIPD_OK;
+    if (b->d.v.fa) {   /* the ground friction's anchors (contact.h stick memory) */
+        KLAUNCH(SIPD_PHASE_OTHER, "end_step (friction anchors)", k_end_anchor, grid_for(b, b->d.v.nv), b->d);
+    }
+    if (b->d.v.pr_o && b->d.v.npr > 0) {   /* the pairs': on the device, then to the host's store by
+                                              key (12 bytes per pair, one copy per step) */
+        int npr = b->d.v.npr, i;
+        KLAUNCH(SIPD_PHASE_OTHER, "end_step (pair friction anchors)", k_pair_anchor, grid_for(b, npr), b->d);
+        CU(dcopy(b, b->h_f, b->d.v.pr_o, (size_t)npr * 3 * sizeof(float), cudaMemcpyDeviceToHost),
+           "end_step (pair friction anchors)");
+        for (i = 0; i < 3 * npr; i++) b->pd.o[i] = b->h_f[i];
+        if (pair_anchor_commit(&b->pd, b->pd.o) != SIPD_OK) {
+            sipd_error("cuda backend: end_step: out of host memory for %d friction anchors", npr);
+            return SIPD_EFAIL;
+        }
+    } else if (b->det) {
+        b->pd.ns = 0;   /* no pairs: no anchors carried */
+    }
     KLAUNCH(SIPD_PHASE_OTHER, "end_step", k_end_step, grid_for(b, 3L * b->d.v.nv), b->d, (float)b->h);
     b->d.v.vp_hist = b->d.v.vp != NULL;
     return SIPD_OK;
+}
+
+/* backend.h friction_state (the ground's anchors float32 on the device, the pairs' store on the
+ * host) */
+static int cuda_friction_state(sipd_backend *b, int set, double *buf, long *n)
+{
+    size_t n3 = b->d.v.fa ? (size_t)b->d.v.nv * 3 : 0, i;
+    long np = 0;
+    if (b->failed)
+        return SIPD_EFAIL;
+    if (!set) {
+        if (b->det)
+            pair_anchor_save(&b->pd, NULL, &np);
+        *n = (long)n3 + 1 + 8 * np;
+        if (buf) {
+            if (n3 && download_array(b, buf, b->d.v.fa, "friction_state") != SIPD_OK)
+                return SIPD_EFAIL;
+            buf[n3] = (double)np;
+            if (b->det)
+                pair_anchor_save(&b->pd, buf + n3 + 1, &np);
+        }
+        return SIPD_OK;
+    }
+    if (*n < (long)n3 + 1 || !(buf[n3] >= 0) || *n != (long)n3 + 1 + 8 * (long)buf[n3] || (!b->det && buf[n3] != 0))
+        return SIPD_EINPUT;
+    if (n3) {
+        for (i = 0; i < n3; i++) b->hbuf[i] = (float)buf[i];
+        CU(dcopy(b, b->d.v.fa, b->hbuf, n3 * sizeof(float), cudaMemcpyHostToDevice), "friction_state");
+    }
+    return b->det ? pair_anchor_load(&b->pd, buf + n3 + 1, (long)buf[n3]) : SIPD_OK;
 }
 
 static int download_array(sipd_backend *b, double *dst, const float *src, const char *op)
@@ -1779,7 +1852,10 @@ extern "C" const sipd_backend_ops sipd_backend_cuda = {
     cuda_gradient,
     cuda_contact_force,
     cuda_profile,
-    cuda_guess_history, NULL, NULL,
+    cuda_guess_history,
+    cuda_friction_state,
+    NULL,   /* ccd_scale: contact.ccd is refused (create_check) */
+    NULL,   /* contact_gap */
 };
 
 /* ---- device queries -------------------------------------------------------------------------- */

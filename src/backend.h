@@ -213,6 +213,13 @@ typedef struct {
        upload: a resumed run continues as the uninterrupted one); set = 2: forget it (the next
        step starts from ỹ; vp, valid unused).  NULL: no history kept. */
     int (*guess_history)(sipd_backend *b, int set, double *vp, int *valid);
+    /* The friction anchors (contact.h stick memory), for checkpoints: state a resumed run needs
+       to continue as the uninterrupted one.  set = 0: *n ← the number of doubles, and with buf
+       non-NULL buf[0 .. *n) ← the ground's anchors (nv*3; none without ground friction), then the
+       pairs' store (pairs.h pair_anchor_save: its entry count, then 8 doubles per entry);
+       set = 1: the anchors ← buf[0 .. n) as written (after an upload, which drops them).
+       SIPD_EINPUT when buf does not fit this model.  NULL: no friction state kept. */
+    int (*friction_state)(sipd_backend *b, int set, double *buf, long *n);
     /* *tau = the scale contact.ccd applied to the last set_direction's dy (params.ccd; 1: none):
        the step filter scales a caller's direction as a whole, and a caller that moves more than
        y along it (mixed FEM's stretches) or predicts its gain scales by it too.  NULL: 1. */

@@ -50,6 +50,7 @@ struct sipd_backend {
     double pn[3], ph, dhat, kc, mu, eps_v, eps;
     const double *kv;   /* per-vertex automatic k_c (model.h contact_kv), NULL: kc everywhere */
     double *lam_n;
+    double *fa;         /* the ground friction's anchors (nv*3, with lam_n; contact.h stick memory) */
     /* pair contact (vertex–face, edge–edge; docs/design.md §3.6): the detector, the current pairs
        (owned by det), their data (pairs.h: k_c, the lagged normal force, the pairs'
        incidences on free vertices as CSR of pair*4 + slot), and their blocks D_z for `assemble` */
@@ -155,6 +156,7 @@ static void view_init(sipd_backend *b)
     v->kv = b->kv;
     v->mu = b->mu;
     v->lam_n = b->lam_n;
+    v->fa = b->fa;
     v->vrad = m->crad;
     v->ccd = b->ccd;
     v->ccd_b = b->ccd_b;
@@ -173,6 +175,7 @@ static void view_pairs(sipd_backend *b)
     v->pr_k = b->pd.k;
     v->pr_lam = b->pd.lam;
     v->pr_h = b->pd.h;
+    v->pr_o = b->mu > 0 ? b->pd.o : NULL;
     v->pv_off = b->pd.off;
     v->pv_pair = b->pd.pair;
     v->pv_slot = b->pd.slot;
@@ -184,7 +187,7 @@ static void cpu_destroy(sipd_backend *b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g);
     free(b->ys); free(b->vp); free(b->egrad); free(b->eblk); free(b->y0); free(b->g0);
-    free(b->eH); free(b->lam_n);
+    free(b->eH); free(b->lam_n); free(b->fa);
     collide_destroy(b->det);
     pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
     free(b->ccd_b); free(b->ccd_lo); free(b->ccd_hi); free(b->ccd_u); free(b->ccd_tmp);
@@ -243,7 +246,8 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
         int k;
         for (k = 0; k < 3; k++) b->pn[k] = p->plane_n[k];
         b->ph = p->plane_h;
-        if (b->mu > 0 && !(b->lam_n = sipd_calloc((size_t)m->nv, sizeof(double)))) {
+        if (b->mu > 0 && (!(b->lam_n = sipd_calloc((size_t)m->nv, sizeof(double))) ||
+                          !(b->fa = sipd_calloc((size_t)m->nv * 3, sizeof(double))))) {
             cpu_destroy(b);
             return SIPD_EFAIL;
         }
@@ -310,6 +314,10 @@ static int cpu_upload(sipd_backend *b, const double *x, const double *v)
     memcpy(b->y, x, n3);
     memcpy(b->yp, x, n3);
     b->vw.vp_hist = 0;   /* no history: the next step starts from ỹ */
+    if (b->fa)           /* no friction anchors: a fresh start (a resume sets them: friction_state) */
+        memset(b->fa, 0, n3);
+    if (b->det)
+        pair_anchor_clear(&b->pd);
     prof_end(b, SIPD_PHASE_COPY, t0);
     return SIPD_OK;
 }
@@ -940,11 +948,48 @@ static int cpu_end_step(sipd_backend *b)
 {
     size_t i, n = 3 * (size_t)b->m->nv;
     double t0 = prof_begin(b);
+    int a, p, rc = SIPD_OK;
+    /* the friction anchors (contact.h stick memory), from x and y before x moves: the ground's per
+       vertex, the pairs' into pd.o (each pair reads only its own) and then the store by key */
+    if (b->fa) {
+#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
+        for (a = 0; a < b->m->nv; a++) pass_end_anchor(&b->vw, a);
+    }
+    if (b->det && b->mu > 0) {
+#pragma omp parallel for schedule(static) if (b->npr > PAR_MIN)
+        for (p = 0; p < b->npr; p++) v3_store(b->pd.o + 3 * (size_t)p, pass_pair_anchor_next(&b->vw, p));
+        rc = pair_anchor_commit(&b->pd, b->pd.o);
+    }
 #pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
     for (i = 0; i < n; i++) pass_end_component(&b->vw, i, b->h);
     b->vw.vp_hist = b->vp != NULL;
     prof_end(b, SIPD_PHASE_OTHER, t0);
-    return SIPD_OK;
+    return rc;
+}
+
+/* backend.h friction_state */
+static int cpu_friction_state(sipd_backend *b, int set, double *buf, long *n)
+{
+    size_t n3 = b->fa ? (size_t)b->m->nv * 3 : 0;
+    long np = 0;
+    if (!set) {
+        if (b->det)
+            pair_anchor_save(&b->pd, NULL, &np);
+        *n = (long)n3 + 1 + 8 * np;
+        if (buf) {
+            if (n3)
+                memcpy(buf, b->fa, n3 * sizeof(double));
+            buf[n3] = (double)np;
+            if (b->det)
+                pair_anchor_save(&b->pd, buf + n3 + 1, &np);
+        }
+        return SIPD_OK;
+    }
+    if (*n < (long)n3 + 1 || !(buf[n3] >= 0) || *n != (long)n3 + 1 + 8 * (long)buf[n3] || (!b->det && buf[n3] != 0))
+        return SIPD_EINPUT;
+    if (n3)
+        memcpy(b->fa, buf, n3 * sizeof(double));
+    return b->det ? pair_anchor_load(&b->pd, buf + n3 + 1, (long)buf[n3]) : SIPD_OK;
 }
 
 static int cpu_gradient(sipd_backend *b, double *g)
@@ -990,6 +1035,6 @@ const sipd_backend_ops sipd_backend_cpu = {
     "cpu",        cpu_create,   cpu_upload,  cpu_begin_step, cpu_direction, cpu_energy,    cpu_apply,
     cpu_undo,     cpu_snapshot, cpu_restore, cpu_detect,     cpu_gs_sweep,  cpu_end_step,  cpu_download,
     cpu_destroy,  cpu_step_load, cpu_assemble, cpu_set_direction, DBL_EPSILON, cpu_terms_energy, cpu_iterate,
-    cpu_gradient, cpu_contact_force, cpu_profile, cpu_guess_history, cpu_ccd_scale,
+    cpu_gradient, cpu_contact_force, cpu_profile, cpu_guess_history, cpu_friction_state, cpu_ccd_scale,
     cpu_contact_gap,
 };

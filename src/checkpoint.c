@@ -14,7 +14,8 @@
 #define CKPT_MAGIC "SIPDCKP2"      /* + the substep inside the frame     */
 #define CKPT_MAGIC_V3 "SIPDCKP3"   /* + solver state (ns doubles after v) */
 #define CKPT_MAGIC_V4 "SIPDCKP4"   /* + x_extent, f_start                 */
-#define CKPT_MAGIC_V5 "SIPDCKP5"   /* + the adaptive guess' history (written now) */
+#define CKPT_MAGIC_V5 "SIPDCKP5"   /* + the adaptive guess' history    */
+#define CKPT_MAGIC_V6 "SIPDCKP6"   /* + the friction anchors (written now) */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -72,6 +73,13 @@ typedef struct {
     int64_t has_vp;
 } ckpt_header5;
 
+/* Version 6: the version-5 header, then the count of friction-anchor doubles (backend.h
+   friction_state) that follow the history. */
+typedef struct {
+    ckpt_header5 h5;
+    int64_t nf;
+} ckpt_header6;
+
 static int write_all(int fd, const void *buf, size_t n, uint64_t *h)
 {
     const char *p = buf;
@@ -96,6 +104,7 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     ckpt_header2 hd2;
     ckpt_header4 hd4;
     ckpt_header5 hd5;
+    ckpt_header6 hd6;
     ckpt_header hd;
     uint64_t h = 14695981039346656037ull;
     size_t nb = (size_t)c->nv * 3 * sizeof(double), ns = c->ns > 0 ? (size_t)c->ns * sizeof(double) : 0;
@@ -117,7 +126,7 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     hd2.h = hd;
     hd2.substep = c->substep;
     memset(&hd4, 0, sizeof hd4);
-    memcpy(hd2.h.magic, CKPT_MAGIC_V5, 8);
+    memcpy(hd2.h.magic, CKPT_MAGIC_V6, 8);
     hd4.h3.h2 = hd2;
     hd4.h3.ns = ns ? c->ns : 0;
     hd4.x_extent = c->x_extent;
@@ -125,10 +134,14 @@ int checkpoint_write(const char *path, const sipd_checkpoint *c)
     memset(&hd5, 0, sizeof hd5);
     hd5.h4 = hd4;
     hd5.has_vp = c->vp != NULL;
+    memset(&hd6, 0, sizeof hd6);
+    hd6.h5 = hd5;
+    hd6.nf = c->f && c->nf > 0 ? c->nf : 0;
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, &hd5, sizeof hd5, &h) ||
+    if (fd < 0 || write_all(fd, &hd6, sizeof hd6, &h) ||
         write_all(fd, c->x, nb, &h) || write_all(fd, c->v, nb, &h) || (ns && write_all(fd, c->s, ns, &h)) ||
         (c->vp && write_all(fd, c->vp, nb, &h)) ||
+        (hd6.nf && write_all(fd, c->f, (size_t)hd6.nf * sizeof(double), &h)) ||
         write_all(fd, &h, sizeof h, &(uint64_t){0}) || fsync(fd) || close(fd)) {
         sipd_error_at(path, 0, "cannot write checkpoint: %s", strerror(errno));
         if (fd >= 0)
@@ -156,7 +169,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     ckpt_header3 hd3;
     ckpt_header4 hd4;
     ckpt_header5 hd5;
-    size_t hsize, ns = 0, nvp;
+    ckpt_header6 hd6;
+    size_t hsize, ns = 0, nvp, nf;
     uint64_t stored;
     memset(c, 0, sizeof *c);
     buf = sipd_read_file(path, &len);
@@ -168,29 +182,33 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V3, 8) == 0 ? sizeof hd3
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V4, 8) == 0 ? sizeof hd4
             : len >= 8 && memcmp(buf, CKPT_MAGIC_V5, 8) == 0 ? sizeof hd5
+            : len >= 8 && memcmp(buf, CKPT_MAGIC_V6, 8) == 0 ? sizeof hd6
                                                             : sizeof hd2;
     if (len < hsize + sizeof stored || (memcmp(buf, CKPT_MAGIC, 8) != 0 && memcmp(buf, CKPT_MAGIC_V1, 8) != 0 &&
                                         memcmp(buf, CKPT_MAGIC_V3, 8) != 0 && memcmp(buf, CKPT_MAGIC_V4, 8) != 0 &&
-                                        memcmp(buf, CKPT_MAGIC_V5, 8) != 0)) {
+                                        memcmp(buf, CKPT_MAGIC_V5, 8) != 0 && memcmp(buf, CKPT_MAGIC_V6, 8) != 0)) {
         sipd_error_at(path, 0, "not a sipd-run checkpoint (or an incompatible version)");
         free(buf);
         return SIPD_EINPUT;
     }
-    memset(&hd5, 0, sizeof hd5);
-    memcpy(&hd5, buf, hsize);
+    memset(&hd6, 0, sizeof hd6);
+    memcpy(&hd6, buf, hsize);
+    hd5 = hd6.h5;
     hd4 = hd5.h4;
     hd3 = hd4.h3;
     hd2 = hd3.h2;
     hd = hd2.h;
     nb = hd.nv > 0 ? (size_t)hd.nv * 3 * sizeof(double) : 0;
-    if (hd3.ns < 0 || hd3.ns > (int64_t)(len / sizeof(double))) {
+    if (hd3.ns < 0 || hd3.ns > (int64_t)(len / sizeof(double)) || hd6.nf < 0 ||
+        hd6.nf > (int64_t)(len / sizeof(double))) {
         sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
         free(buf);
         return SIPD_EINPUT;
     }
     ns = (size_t)hd3.ns * sizeof(double);
     nvp = hd5.has_vp ? nb : 0;
-    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + ns + nvp + sizeof stored) {
+    nf = (size_t)hd6.nf * sizeof(double);
+    if (hd.nv <= 0 || hd.nv > INT32_MAX / 3 || len != hsize + 2 * nb + ns + nvp + nf + sizeof stored) {
         sipd_error_at(path, 0, "checkpoint is truncated or has a wrong size");
         free(buf);
         return SIPD_EINPUT;
@@ -222,7 +240,9 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
     c->ns = (long)hd3.ns;
     c->s = ns ? sipd_malloc(ns) : NULL;
     c->vp = nvp ? sipd_malloc(nvp) : NULL;
-    if (!c->x || !c->v || (ns && !c->s) || (nvp && !c->vp)) {
+    c->nf = (long)hd6.nf;
+    c->f = nf ? sipd_malloc(nf) : NULL;
+    if (!c->x || !c->v || (ns && !c->s) || (nvp && !c->vp) || (nf && !c->f)) {
         free(buf);
         checkpoint_free(c);
         return SIPD_EFAIL;
@@ -233,6 +253,8 @@ int checkpoint_read(const char *path, sipd_checkpoint *c)
         memcpy(c->s, buf + hsize + 2 * nb, ns);
     if (nvp)
         memcpy(c->vp, buf + hsize + 2 * nb + ns, nvp);
+    if (nf)
+        memcpy(c->f, buf + hsize + 2 * nb + ns + nvp, nf);
     free(buf);
     return SIPD_OK;
 }
@@ -243,6 +265,7 @@ void checkpoint_free(sipd_checkpoint *c)
     free(c->v);
     free(c->s);
     free(c->vp);
-    c->x = c->v = c->s = c->vp = NULL;
-    c->ns = 0;
+    free(c->f);
+    c->x = c->v = c->s = c->vp = c->f = NULL;
+    c->ns = c->nf = 0;
 }

@@ -12,10 +12,13 @@
  * stretches); SIPDCKP4, the one written now, adds the driver's two running scales after ns —
  * x_extent (the stall rule's round-off scale, driver.h) and f_start (the first step's force
  * scale, the divergence check's) — which a resume otherwise recomputed from other states.
- * SIPDCKP5, the one written now, adds a flag after them and, when set, nv*3 doubles after the
+ * SIPDCKP5 adds a flag after them and, when set, nv*3 doubles after the
  * solver state: the adaptive initial guess' history (the velocities before the last step,
- * backend.h guess_history).  Versions 1-4 are still read (x_extent, f_start 0 before 4:
- * recomputed as before; no history before 5: the first step after the resume starts from ỹ).
+ * backend.h guess_history).  SIPDCKP6, the one written now, adds a count nf after the flag and
+ * nf doubles after the history: the friction anchors (contact.h stick memory, backend.h
+ * friction_state).  Versions 1-5 are still read (x_extent, f_start 0 before 4:
+ * recomputed as before; no history before 5: the first step after the resume starts from ỹ;
+ * no anchors before 6: the contacts start the resume without stick memory).
  */
 #ifndef SIPD_CHECKPOINT_H
 #define SIPD_CHECKPOINT_H
@@ -36,6 +39,8 @@ typedef struct {
     long ns;              /* solver state doubles (mixed-fem: s, nt*6); 0: none         */
     double *s;
     double *vp;           /* nv*3: the adaptive guess' history (NULL: none)               */
+    long nf;              /* friction anchors (backend.h friction_state): nf doubles, 0: none */
+    double *f;
     double x_extent;      /* sipd_sim x_extent at that point (0: unknown, version < 4)   */
     double f_start;       /* sipd_sim f_start at that point (0: none yet or unknown)     */
 } sipd_checkpoint;

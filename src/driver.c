@@ -343,19 +343,37 @@ static int write_checkpoint(sipd_sim *s, const sipd_run_opts *o, int frame, int 
             c.s = st;
         }
     }
-    if (s->ops->guess_history && s->adaptive_guess) {   /* the adaptive guess' history */
-        int valid = 0;
-        double *vp = sipd_malloc((size_t)s->m->nv * 3 * sizeof(double) + 1);
-        if (!vp || BK(s, guess_history, 0, vp, &valid) != SIPD_OK) {
-            free(vp);
-            return SIPD_EFAIL;
+    {
+        double *vp = NULL, *fs = NULL;
+        long nf = 0;
+        if (s->ops->guess_history && s->adaptive_guess) {   /* the adaptive guess' history */
+            int valid = 0;
+            vp = sipd_malloc((size_t)s->m->nv * 3 * sizeof(double) + 1);
+            if (!vp || BK(s, guess_history, 0, vp, &valid) != SIPD_OK) {
+                free(vp);
+                return SIPD_EFAIL;
+            }
+            c.vp = valid ? vp : NULL;
         }
-        c.vp = valid ? vp : NULL;
+        if (s->ops->friction_state) {   /* the friction anchors (contact.h stick memory) */
+            rc = BK(s, friction_state, 0, NULL, &nf);
+            if (rc == SIPD_OK && !(fs = sipd_malloc((size_t)nf * sizeof(double) + 1)))
+                rc = SIPD_EFAIL;
+            if (rc == SIPD_OK)
+                rc = BK(s, friction_state, 0, fs, &nf);
+            if (rc != SIPD_OK) {
+                free(vp);
+                free(fs);
+                return rc;
+            }
+            c.nf = nf;
+            c.f = fs;
+        }
         rc = checkpoint_write(o->checkpoint, &c);
         free(vp);
+        free(fs);
         return rc;
     }
-    return checkpoint_write(o->checkpoint, &c);
 }
 
 int sim_resume(sipd_sim *s, const sipd_checkpoint *ck)
@@ -363,6 +381,12 @@ int sim_resume(sipd_sim *s, const sipd_checkpoint *ck)
     int rc = s->ops->upload(s->b, ck->x, ck->v);
     if (rc == SIPD_OK && ck->vp && s->adaptive_guess)   /* the adaptive guess' history (version 5) */
         rc = BK(s, guess_history, 1, ck->vp, NULL);
+    if (rc == SIPD_OK && ck->nf > 0 && s->ops->friction_state) {   /* the friction anchors (version 6) */
+        long nf = ck->nf;
+        rc = BK(s, friction_state, 1, ck->f, &nf);
+        if (rc == SIPD_EINPUT)
+            sipd_error("checkpoint: its friction anchors do not fit this scene's model");
+    }
     if (rc == SIPD_OK)
         rc = sim_restore_solver_state(s, ck->s, ck->ns);
     if (rc == SIPD_OK) {

@@ -41,10 +41,20 @@ typedef struct {
     double *lam;   /* npr: λ_n (0 when μ = 0)                            */
     double *h;     /* npr: the thickness offset o of the pair (physics/distance.h
                       dist_pair_offset; 0 without thin bodies): gap = n·Σβy − o */
+    double *o;     /* 3 npr: the friction anchor offset (contact.h stick memory): the value
+                      the store holds for the pair's key, 0 for a pair new this step   */
+    int *key;      /* 5 npr: the anchor's key — VF: 0, the vertex, the face's body, 0, 0;
+                      EE: 1, its 4 vertices (pair_data_build)                            */
     int *off;      /* nv+1                                               */
     int *pair;     /* up to 4 npr: the pair of each incidence            */
     unsigned char *slot;   /* up to 4 npr: the vertex's slot in it (0..3) */
     int *cur;      /* nv: fill cursors (scratch, allocated once)         */
+    /* the anchors' store, carried from one step to the next across narrow phases: one entry
+       per key that sticks or slides at the end of the last step, sorted by key
+       for a binary search; rebuilt by pair_anchor_commit */
+    int ns, scap;
+    int *skey;     /* 5 per entry: the key                               */
+    double *sval;  /* 3 per entry: the anchor offset                     */
 } sipd_pair_data;
 
 /* Allocate for a model of nv vertices (no pairs). SIPD_OK or SIPD_EFAIL. */
@@ -63,6 +73,18 @@ double pair_contact_k(const sipd_model *m, double kc_set, const double **kv);
 int pair_data_build(sipd_pair_data *d, const sipd_model *m, const sipd_contact_pair *pr, int npr, const double *x0,
                     double kc, const double *kv, double mu, double dhat);
 void pair_data_free(sipd_pair_data *d);
+/* End of step: the store ← the current pairs' keys with their new anchors o_new (3 npr: passes.h
+ * pass_pair_anchor_next; the CUDA backend downloads them), the pairs whose anchor is 0 left
+ * out.  The next pair_data_build gives each pair the store's value for its key, 0 when none.
+ * SIPD_OK or SIPD_EFAIL (out of memory; the store is then empty). */
+int pair_anchor_commit(sipd_pair_data *d, const double *o_new);
+/* Drop every anchor (the store and the current pairs' o): a fresh start (upload). */
+void pair_anchor_clear(sipd_pair_data *d);
+/* The store as doubles for a checkpoint: 8 per entry (the key's 5 ints, o[0..3)), n entries; with
+ * buf NULL only *n.  pair_anchor_load: the store ← such an array (n entries, sorted as written);
+ * SIPD_EINPUT when the keys are not valid vertex indices or out of order, SIPD_EFAIL (memory). */
+void pair_anchor_save(const sipd_pair_data *d, double *buf, long *n);
+int pair_anchor_load(sipd_pair_data *d, const double *buf, long n);
 
 /* The pairs' couplings between the free vertices of a pair — the off-diagonal blocks β_l β_c D_z
  * (slots l ≠ c) of its Hessian; the diagonal blocks β_l² D_z are in H's rows (passes.h

@@ -92,20 +92,43 @@ SIPD_HD void pass_end_component(const sipd_view *v, size_t i, sipd_real h)
 /* ---- contact terms ------------------------------------------------------------------------- */
 
 /* Ground contact + friction of free vertex a at p: adds to *g, *D; 1 when within d̂. */
+/* The ground friction's anchor offset of vertex a (contact.h stick memory; 0 without friction). */
+SIPD_HD vec3 pass_ground_anchor(const sipd_view *v, int a) { return v->fa ? view_ld(v->fa, a) : v3(0, 0, 0); }
+
+/* Pair p's friction anchor offset (0 without friction). */
+SIPD_HD vec3 pass_pair_anchor(const sipd_view *v, int p) { return v->pr_o ? view_ld(v->pr_o, p) : v3(0, 0, 0); }
+
 SIPD_HD int pass_ground(const sipd_view *v, int a, vec3 p, vec3 *g, sym3 *D, sipd_real *pen)
 {
     vec3 n = v3_load(v->pn);
     sipd_real h = pass_ground_h(v, a);
     *pen = contact_point_penetration(p, n, h);
-    return contact_point_eval(p, view_ld(v->x, a), n, h, v->dhat, pass_ground_k(v, a),
+    return contact_point_eval(p, view_ld(v->x, a), pass_ground_anchor(v, a), n, h, v->dhat, pass_ground_k(v, a),
                               v->lam_n ? v->lam_n[a] : SIPD_R(0),
                               v->mu, v->eps, g, D);
 }
 
 SIPD_HD sipd_real pass_ground_energy(const sipd_view *v, int a, vec3 p)
 {
-    return contact_point_energy(p, view_ld(v->x, a), v3_load(v->pn), pass_ground_h(v, a), v->dhat, pass_ground_k(v, a),
-                                v->lam_n ? v->lam_n[a] : SIPD_R(0), v->mu, v->eps);
+    return contact_point_energy(p, view_ld(v->x, a), pass_ground_anchor(v, a), v3_load(v->pn), pass_ground_h(v, a),
+                                v->dhat, pass_ground_k(v, a), v->lam_n ? v->lam_n[a] : SIPD_R(0), v->mu, v->eps);
+}
+
+/* End of step, before pass_end_component moves x: vertex a's ground anchor ← its slip at y
+ * clamped to ε (contact.h friction_anchor_next), kept while the vertex had friction in the step
+ * (λ_n > 0) and is still within d̂ of the ground at y (its next λ_n > 0), else dropped. */
+SIPD_HD void pass_end_anchor(const sipd_view *v, int a)
+{
+    vec3 y, n;
+    sipd_real h;
+    int keep;
+    if (!v->fa || !v->lam_n)
+        return;
+    y = view_ld(v->y, a);
+    n = v3_load(v->pn);
+    h = pass_ground_h(v, a);
+    keep = !v->fixed[a] && v->lam_n[a] > 0 && contact_plane_gap(y, n, h) < v->dhat;
+    view_st(v->fa, a, friction_anchor_next(y, view_ld(v->x, a), view_ld(v->fa, a), n, v->eps, keep));
 }
 
 /* z = Σ β_k y_k and z0 = Σ β_k x_k of pair p at y + α dy (y alone when dy is NULL); vertex
@@ -136,8 +159,8 @@ SIPD_HD void pass_pair_vertex(const sipd_view *v, int a, int over, vec3 q, int e
         vec3 z, z0, gz = v3(0, 0, 0);
         sym3 Dz = s3_zero();
         pass_pair_z(v, p, NULL, 0, over, q, &z, &z0);
-        contact_point_eval(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps,
-                           &gz, &Dz);
+        contact_point_eval(z, z0, pass_pair_anchor(v, p), view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p],
+                           v->pr_lam[p], v->mu, v->eps, &gz, &Dz);
         *g = v3_axpy(beta[l], gz, *g);
         *D = s3_axpy(exact ? beta[l] * beta[l] : contact_pair_jacobi_weight(beta, 4, l), Dz, *D);
     }
@@ -152,8 +175,8 @@ SIPD_HD sym3 pass_pair_hessian(const sipd_view *v, int p)
     vec3 z, z0, gz = v3(0, 0, 0);
     sym3 Dz = s3_zero();
     pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
-    contact_point_eval(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu, v->eps, &gz,
-                       &Dz);
+    contact_point_eval(z, z0, pass_pair_anchor(v, p), view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p],
+                       v->pr_lam[p], v->mu, v->eps, &gz, &Dz);
     return Dz;
 }
 
@@ -161,8 +184,19 @@ SIPD_HD sipd_real pass_pair_energy(const sipd_view *v, int p, const sipd_real *d
 {
     vec3 z, z0;
     pass_pair_z(v, p, dy, alpha, over, q, &z, &z0);
-    return contact_point_energy(z, z0, view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p], v->pr_lam[p], v->mu,
-                                v->eps);
+    return contact_point_energy(z, z0, pass_pair_anchor(v, p), view_ld(v->pr_n, p), v->pr_h[p], v->dhat, v->pr_k[p],
+                                v->pr_lam[p], v->mu, v->eps);
+}
+
+/* End of step: pair p's next anchor offset (contact.h friction_anchor_next) — its slip at y
+ * clamped to ε while it had friction in the step (λ_n > 0) and is within d̂ at y, else 0.  The
+ * backend stores it by the pair's key (pairs.h pair_anchor_commit) for the next step's pairs. */
+SIPD_HD vec3 pass_pair_anchor_next(const sipd_view *v, int p)
+{
+    vec3 z, z0, n = view_ld(v->pr_n, p);
+    pass_pair_z(v, p, NULL, 0, -1, v3(0, 0, 0), &z, &z0);
+    return friction_anchor_next(z, z0, pass_pair_anchor(v, p), n, v->eps,
+                                v->pr_lam[p] > 0 && contact_plane_gap(z, n, v->pr_h[p]) < v->dhat);
 }
 
 /* Pair p's gap at y: n·z − (its thickness offset); negative when it penetrates. */

@@ -56,6 +56,8 @@ typedef struct {
     int ground;
     sipd_real pn[3], ph, dhat, kc, mu, eps;
     sipd_real *lam_n;
+    sipd_real *fa;           /* per vertex (nv*3): the ground friction's anchor offset (contact.h
+                                stick memory; passes.h pass_end_anchor), NULL without friction */
     const sipd_real *kv;     /* per vertex: the ground's k_c (model.h contact_kv), NULL: kc for all */
     const sipd_real *vrad;   /* per vertex: the contact half-thickness (model.h crad; the ground
                                 plane is then ph + vrad[a] for vertex a), NULL: none (solids) */
@@ -65,6 +67,7 @@ typedef struct {
     const int *pr_v;
     const sipd_real *pr_beta, *pr_n, *pr_k, *pr_lam;
     const sipd_real *pr_h;   /* the pairs' thickness offsets (pairs.h h): gap = n·z − pr_h[p] */
+    sipd_real *pr_o;         /* 3 per pair: its friction anchor offset (pairs.h o), NULL: none */
     const int *pv_off, *pv_pair;
     const unsigned char *pv_slot;
     /* contact.ccd (physics/ccd.h): ccd 1 when on (the ground's half-space alone without pair

@@ -22,6 +22,17 @@
  * μ λ_n [f1′(|u|) ûûᵀ + f1(|u|)/|u| (T − ûûᵀ)] because f1′(x) ≤ f1(x)/x: the difference is
  * μ λ_n |u|/ε² ûûᵀ below ε and μ λ_n/|u| ûûᵀ beyond — so Δ = −D⁻¹g stays a descent direction.
  *
+ * Stick memory (issue 27): with the slip measured from the step start alone, a contact under a
+ * constant tangential load f_t < μ λ_n needs |u| = ε (1 − √(1 − f_t/(μ λ_n))) > 0 in EVERY step
+ * to hold it, so it creeps at ε_v (1 − √(…)) for ever.  Each contact point therefore carries an
+ * anchor offset o (a vector in its tangent plane, |o| ≤ ε) from step to step and the slip is
+ * u = T (y − x0 + o).  A contact at rest keeps o = its last slip: the next step starts with the
+ * force that held it, and y = x0 is again the solution — no creep.  A sliding one (|u| ≥ ε) has
+ * its anchor dragged at distance ε (friction_anchor_next): the force stays μ λ_n, Coulomb's.
+ * o is a constant of the step, so E_f, its gradient and block keep the form above with the
+ * shifted slip (convex, PSD, majorising).  The anchor is dropped (o = 0) when the contact had no
+ * friction in the step or leaves the band d̂.
+ *
  * Vertex–face and edge–edge pairs (src/collide.h) reuse exactly this form through the
  * combination z = Σ β_k y_k of their vertices with frozen closest-point weights β_k and normal n:
  * the gap is d = n·z (plane offset 0), the slip u = T (z − z0) with z0 = Σ β_k x0_k, and vertex k
@@ -69,11 +80,35 @@ SIPD_HD sipd_real friction_normal_force(vec3 x0, vec3 n, sipd_real h, sipd_real 
     return d0 < dhat ? k * (dhat - d0) : SIPD_R(0);
 }
 
-/* u = T (y − x0) = w − (n·w) n,  w = y − x0 */
-SIPD_HD vec3 friction_slip(vec3 y, vec3 x0, vec3 n)
+/* u = T (y − x0 + o) = w − (n·w) n,  w = (y − x0) + o: the slip from the step start plus the
+ * contact point's anchor offset o (stick memory, below; 0: today's lagged slip).  The offset is
+ * added to the difference, not to x0, so that a float32 evaluation keeps its digits (|o| ≤ ε is
+ * tens of µm, x0 of order metres). */
+SIPD_HD vec3 friction_slip_off(vec3 y, vec3 x0, vec3 o, vec3 n)
 {
-    vec3 w = v3_sub(y, x0);
+    vec3 w = v3_add(v3_sub(y, x0), o);
     return v3_axpy(-v3_dot(n, w), n, w);
+}
+
+/* u = T (y − x0) (no anchor) */
+SIPD_HD vec3 friction_slip(vec3 y, vec3 x0, vec3 n) { return friction_slip_off(y, x0, v3(0, 0, 0), n); }
+
+/* The anchor carried to the next step (stick memory): the end-of-step slip u = T (y − x0 + o)
+ * with its length clamped to ε — a contact that sticks keeps its whole offset (so the next step
+ * starts from the same friction force instead of from zero), one that slides drags its anchor
+ * along at distance ε behind it.  `keep` = 0 (the contact had no friction this step, λ_n = 0, or
+ * is out of the band d̂ at y, so the next step's λ_n is 0): the anchor is dropped (0). */
+SIPD_HD vec3 friction_anchor_next(vec3 y, vec3 x0, vec3 o, vec3 n, sipd_real eps, int keep)
+{
+    vec3 u;
+    sipd_real l2;
+    if (!keep)
+        return v3(0, 0, 0);
+    u = friction_slip_off(y, x0, o, n);
+    l2 = v3_norm2(u);
+    if (l2 > eps * eps)
+        u = v3_scale(u, eps / sipd_sqrt(l2));
+    return u;
 }
 
 /* f0(x) = x²/ε − x³/(3ε²) for x < ε, x − ε/3 beyond (x ≥ 0) */
@@ -94,23 +129,37 @@ SIPD_HD sipd_real friction_f1_over_x(sipd_real x, sipd_real eps)
     return x < eps ? SIPD_R(2) / eps - x / (eps * eps) : SIPD_R(1) / x;
 }
 
-SIPD_HD sipd_real friction_energy(vec3 y, vec3 x0, vec3 n, sipd_real lambda_n, sipd_real mu, sipd_real eps)
+/* E_f with the slip u = T (y − x0 + o) (o: the anchor offset; friction_energy: o = 0) */
+SIPD_HD sipd_real friction_energy_off(vec3 y, vec3 x0, vec3 o, vec3 n, sipd_real lambda_n, sipd_real mu,
+                                      sipd_real eps)
 {
-    vec3 u = friction_slip(y, x0, n);
+    vec3 u = friction_slip_off(y, x0, o, n);
     return mu * lambda_n * friction_f0(sipd_sqrt(v3_norm2(u)), eps);
 }
 
-/* Adds g = μ λ_n f1(|u|)/|u| u to *g and D = μ λ_n f1(|u|)/|u| T to *D; nothing when μ λ_n == 0. */
-SIPD_HD void friction_eval(vec3 y, vec3 x0, vec3 n, sipd_real lambda_n, sipd_real mu, sipd_real eps, vec3 *g, sym3 *D)
+SIPD_HD sipd_real friction_energy(vec3 y, vec3 x0, vec3 n, sipd_real lambda_n, sipd_real mu, sipd_real eps)
+{
+    return friction_energy_off(y, x0, v3(0, 0, 0), n, lambda_n, mu, eps);
+}
+
+/* Adds g = μ λ_n f1(|u|)/|u| u to *g and D = μ λ_n f1(|u|)/|u| T to *D, u = T (y − x0 + o);
+ * nothing when μ λ_n == 0. */
+SIPD_HD void friction_eval_off(vec3 y, vec3 x0, vec3 o, vec3 n, sipd_real lambda_n, sipd_real mu, sipd_real eps,
+                               vec3 *g, sym3 *D)
 {
     sipd_real s = mu * lambda_n, c;
     vec3 u;
     if (s == 0)
         return;
-    u = friction_slip(y, x0, n);
+    u = friction_slip_off(y, x0, o, n);
     c = s * friction_f1_over_x(sipd_sqrt(v3_norm2(u)), eps);
     *g = v3_axpy(c, u, *g);
     *D = s3_axpy(-c, s3_outer(n), s3_add(*D, s3_diag(c)));
+}
+
+SIPD_HD void friction_eval(vec3 y, vec3 x0, vec3 n, sipd_real lambda_n, sipd_real mu, sipd_real eps, vec3 *g, sym3 *D)
+{
+    friction_eval_off(y, x0, v3(0, 0, 0), n, lambda_n, mu, eps, g, D);
 }
 
 /* ---------------------------------------------------------------- pairs (VF, EE) */
@@ -127,26 +176,27 @@ SIPD_HD vec3 contact_pair_combine(const vec3 *y, const sipd_real *beta, int nb)
 /* ---------------------------------------------------------------- a contact point */
 
 /* Contact + lagged friction of one contact point z: a vertex against the plane n·x = h, or a
- * pair's combination z = Σβy with h = 0 (z0 = the same at the step start; lam_n its lagged
+ * pair's combination z = Σβy with h = 0 (z0 = the same at the step start, o its anchor offset
+ * (friction_anchor_next; 0 for none); lam_n its lagged
  * normal force, 0 for no friction; k the stiffness).  The one composite both backends use for the
  * ground and for pairs. */
-SIPD_HD sipd_real contact_point_energy(vec3 z, vec3 z0, vec3 n, sipd_real h, sipd_real dhat, sipd_real k,
+SIPD_HD sipd_real contact_point_energy(vec3 z, vec3 z0, vec3 o, vec3 n, sipd_real h, sipd_real dhat, sipd_real k,
                                        sipd_real lam_n, sipd_real mu, sipd_real eps)
 {
     sipd_real E = contact_plane_energy(z, n, h, dhat, k);
     if (lam_n > 0)
-        E += friction_energy(z, z0, n, lam_n, mu, eps);
+        E += friction_energy_off(z, z0, o, n, lam_n, mu, eps);
     return E;
 }
 
 /* Gradient and block with respect to z, added to *gz, *Dz (a pair's vertex l then gets β_l gz
  * and a multiple of Dz); returns 1 when the contact is active (n·z − h < d̂). */
-SIPD_HD int contact_point_eval(vec3 z, vec3 z0, vec3 n, sipd_real h, sipd_real dhat, sipd_real k, sipd_real lam_n,
-                               sipd_real mu, sipd_real eps, vec3 *gz, sym3 *Dz)
+SIPD_HD int contact_point_eval(vec3 z, vec3 z0, vec3 o, vec3 n, sipd_real h, sipd_real dhat, sipd_real k,
+                               sipd_real lam_n, sipd_real mu, sipd_real eps, vec3 *gz, sym3 *Dz)
 {
     int on = contact_plane_eval(z, n, h, dhat, k, gz, Dz);
     if (lam_n > 0)
-        friction_eval(z, z0, n, lam_n, mu, eps, gz, Dz);
+        friction_eval_off(z, z0, o, n, lam_n, mu, eps, gz, Dz);
     return on;
 }
 

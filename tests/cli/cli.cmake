@@ -2,7 +2,7 @@
 add_executable(h5attr ${CMAKE_CURRENT_LIST_DIR}/h5attr.c)
 target_include_directories(h5attr PRIVATE ${HDF5_C_INCLUDE_DIRS})
 target_link_libraries(h5attr PRIVATE ${HDF5_C_LIBRARIES})
-foreach(case help usage_errors bad_scene bad_mesh dry_run dry_run_device mistakes run_layout sigkill sigterm live_reader resume_identical resume_contact resume_errors signal_resume checkpoint_seconds
+foreach(case help usage_errors bad_scene bad_mesh dry_run dry_run_device mistakes run_layout sigkill sigterm live_reader resume_identical resume_contact resume_friction resume_errors signal_resume checkpoint_seconds
         hostile_scene hostile_mesh output_safety resume_finished signal_substep diverged load_signal
         long_frame signal_in_solve signal_factor history)
   add_test(NAME cli_${case}

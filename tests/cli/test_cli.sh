@@ -381,6 +381,20 @@ resume_contact)
   n=$(tr -c '0-9' '\n' <"$tmp/contacts.txt" | grep . | sort -n | tail -1)
   [ "${n:-0}" -gt 10 ] || fail "the balls were not in contact around the checkpoint (max contacts ${n:-0})"
   ;;
+resume_friction)
+  # the friction anchors (issue 27, contact.h stick memory) are state: a run resumed while the
+  # block sticks on the slope (ground anchors) and while the upper block of the stack rests on
+  # the lower one (pair anchors, carried by key) equals the uninterrupted one, bit for bit
+  for sc in slope stack; do
+    "$bin" "$src/scenes/study/$sc.cfg" --frames 24 --quiet --output "$tmp/${sc}_full.h5" || fail "$sc: reference run"
+    "$bin" "$src/scenes/study/$sc.cfg" --frames 13 --quiet --output "$tmp/${sc}_part.h5" || fail "$sc: first part"
+    "$bin" "$src/scenes/study/$sc.cfg" --frames 24 --resume --quiet --output "$tmp/${sc}_part.h5" || fail "$sc: resume"
+    for d in /frames/positions /convergence/iterations /convergence/contacts; do
+      h5diff "$tmp/${sc}_full.h5" "$tmp/${sc}_part.h5" $d || fail "$sc: $d differs after resume"
+    done
+  done
+  echo "resume_friction: slope and stack resumed at frame 13 equal the uninterrupted runs"
+  ;;
 resume_errors)
   "$bin" "$src/scenes/cantilever.cfg" --frames 3 --quiet --output "$tmp/c.h5" || fail "run"
   cp "$tmp/c.h5.ckpt" "$tmp/good.ckpt"

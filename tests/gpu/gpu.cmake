@@ -55,6 +55,10 @@ if(TARGET sipd_cuda)
   # output.fields "contact_force": the backend op against the CPU's (ground, friction, pairs)
   add_test(NAME gpu_contact_force COMMAND test_gpu contact_force ${SIPD_TEST_DATA}/gpu/contact_force.cfg)
   list(APPEND sipd_gpu_tests gpu_contact_force)
+  # static friction that sticks (issue 27): the slope below (20 deg) and above (35 deg) the friction angle
+  add_test(NAME gpu_slope_20 COMMAND test_gpu slope ${CMAKE_SOURCE_DIR}/scenes/study/slope.cfg)
+  add_test(NAME gpu_slope_35 COMMAND test_gpu slope ${SIPD_TEST_DATA}/gpu/slope35.cfg)
+  list(APPEND sipd_gpu_tests gpu_slope_20 gpu_slope_35)
   # the profile op's launch / sync counters and phase times (backend.h sipd_profile), on a box and
   # on the thin-bodies scene (contact pairs: broad and narrow phases)
   add_test(NAME gpu_profile COMMAND test_gpu profile ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)

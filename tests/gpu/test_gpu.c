@@ -40,6 +40,13 @@
  *                time is 0.  With the CPU standing in: launches and syncs are -1, the time checks
  *                apply.
  *
+ *   slope FILE   static friction on the GPU (issue 27, contact.h stick memory): a block on the
+ *                ground plane turned θ = atan2(−n_x, n_y) (scenes/study/slope.cfg: 20°; 
+ *                tests/data/gpu/slope35.cfg: 35°), μ from the scene, its frames (2 s) at the
+ *                scene's settings on the GPU alone: below the friction angle the block's centre and
+ *                bottom face move ≤ 0.1 mm down the slope over frames 30 to the end; above it the
+ *                centre slides ½ g (sin θ − μ cos θ) t² within 5%
+ *
  * SIPD_TEST_GPU_SELFTEST=1 runs the harness with the CPU backend in the GPU's place (no device
  * needed): it checks the test logic itself, not the CUDA backend.
  */
@@ -852,6 +859,82 @@ static int test_contact_force(const char *path)
     return 0;
 }
 
+static int test_slope(const char *path)
+{
+    sipd_scene sc;
+    sipd_model m;
+    sipd_sim s;
+    sipd_backend_params bp;
+    double th, mu, tx, ty, nx, ny, off = INFINITY, c30 = 0, b30 = 0, c = 0, bs = 0, *x;
+    int a, step, steps, nb = 0, notconv = 0, *bottom;
+    if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        CHECK(0, "cannot load %s", path);
+        return 1;
+    }
+    sc.ccd = 0;   /* contact.ccd is CPU-only (the CUDA backend refuses it): the discrete detection */
+    nx = sc.ground_normal[0];
+    ny = sc.ground_normal[1];
+    th = atan2(-nx, ny);
+    mu = sc.friction;
+    tx = -cos(th);   /* down the slope */
+    ty = -sin(th);
+    steps = sc.frames * sc.substeps;
+    x = (double *)malloc(sizeof(double) * 3 * m.nv);
+    bottom = (int *)calloc((size_t)m.nv, sizeof(int));
+    for (a = 0; a < m.nv; a++) off = fmin(off, m.X0[3 * a] * nx + m.X0[3 * a + 1] * ny);
+    for (a = 0; a < m.nv; a++)   /* the bottom face: the vertices nearest the plane */
+        if (m.X0[3 * a] * nx + m.X0[3 * a + 1] * ny < off + 1e-6) {
+            bottom[a] = 1;
+            nb++;
+        }
+    sim_backend_params(&sc, 0, &bp);
+    CHECK(sim_init(&s, &sc, &m, gpu_ops, &bp) == SIPD_OK, "%s: sim_init", path);
+    for (step = 0; step <= steps && !failures; step++) {
+        sipd_solve_result r;
+        if (step == 30 * sc.substeps || step == steps) {
+            double cs = 0, bsum = 0;
+            CHECK(s.ops->download(s.b, x, NULL) == SIPD_OK, "download");
+            for (a = 0; a < m.nv; a++) {
+                double d = (x[3 * a] - m.X0[3 * a]) * tx + (x[3 * a + 1] - m.X0[3 * a + 1]) * ty;
+                cs += d;
+                bsum += bottom[a] ? d : 0;
+            }
+            cs /= m.nv;
+            bsum /= nb;
+            if (step == steps) {
+                c = cs;
+                bs = bsum;
+                break;
+            }
+            c30 = cs;
+            b30 = bsum;
+        }
+        CHECK(sim_step(&s, sc.dt / sc.substeps, &r) == SIPD_OK, "%s: step %d", path, step);
+        notconv += !r.converged;
+    }
+    if (!failures) {
+        double t = steps * sc.dt / sc.substeps, an = 0.5 * 9.81 * (sin(th) - mu * cos(th)) * t * t;
+        printf("slope %s on %s: theta %.1f deg, mu %g, %.2f s: centre %.4f mm from the start, %.5f mm after frame "
+               "30; bottom face %.4f mm, %.5f mm; %d solves not converged\n", path, gpu_ops->name, th * 57.29577951308232,
+               mu, t, c * 1e3, (c - c30) * 1e3, bs * 1e3, (bs - b30) * 1e3, notconv);
+        if (an <= 0) {
+            CHECK(fabs(c - c30) <= 1e-4 && fabs(bs - b30) <= 1e-4,
+                  "below the friction angle the block crept %.4f mm (centre), %.4f mm (bottom) after frame 30 "
+                  "(limit 0.1 mm)", (c - c30) * 1e3, (bs - b30) * 1e3);
+        } else {
+            printf("slope: Coulomb 1/2 g (sin - mu cos) t^2 = %.4f m, slid %.4f m (%+.2f%%)\n", an, c,
+                   100 * (c - an) / an);
+            CHECK(fabs(c - an) <= 0.05 * an, "slid %.4f m, Coulomb gives %.4f m (limit 5%%)", c, an);
+        }
+    }
+    sim_free(&s);
+    free(x);
+    free(bottom);
+    model_free(&m);
+    scene_free(&sc);
+    return 0;
+}
+
 /* the device, or the CPU backend standing in (SIPD_TEST_GPU_SELFTEST=1); 77 without either */
 static int prog_setup(const char *which, int argc, char **argv)
 {
@@ -896,8 +979,16 @@ static int case_profile(int argc, char **argv)
     return 0;
 }
 
+static int case_slope(int argc, char **argv)
+{
+    (void)argc;
+    test_slope(argv[2]);
+    return 0;
+}
+
 static const test_case cases[] = {
     {"scene", .run_args = case_scene, .args = "FILE"},
+    {"slope", .run_args = case_slope, .args = "FILE"},
     {"kinds", .run_args = case_kinds, .args = "FILE [MODEL]"},
     {"contact_force", .run_args = case_contact_force, .args = "FILE"},
     {"energy", .run = test_energy},

@@ -2,7 +2,7 @@
 add_executable(test_bodies ${CMAKE_CURRENT_LIST_DIR}/test_bodies.c)
 target_link_libraries(test_bodies PRIVATE sipd_core)
 target_compile_definitions(test_bodies PRIVATE SIPD_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
-foreach(case balls stack obstacle tilt creep methods self noodles)
+foreach(case balls stack obstacle tilt creep slope methods self noodles)
   add_test(NAME bodies_${case} COMMAND test_bodies ${case})
   set_tests_properties(bodies_${case} PROPERTIES TIMEOUT 600 LABELS contact)
 endforeach()

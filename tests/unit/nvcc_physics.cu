@@ -209,13 +209,19 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += friction_f0(in[52], in[51]) + friction_f1(in[52], in[51]) + friction_f1_over_x(in[52], in[51]);
         friction_eval(a, b, cn, lam, in[50], in[51], &cg, &cD);
         acc += cg.v[0] + cD.s[5];
+        {   /* the friction anchor (stick memory) */
+            vec3 o = v3(SIPD_R(0.1) * in[52], SIPD_R(-0.05) * in[52], SIPD_R(0.02) * in[52]);
+            acc += friction_slip_off(a, b, o, cn).v[1] + friction_energy_off(a, b, o, cn, lam, in[50], in[51]);
+            friction_eval_off(a, b, o, cn, lam, in[50], in[51], &cg, &cD);
+            acc += friction_anchor_next(a, b, o, cn, in[51], 1).v[0] + cg.v[2] + cD.s[1];
+        }
         {   /* pairs */
             vec3 ys[4] = {a, b, c, x};
             sipd_real beta[4] = {1, -in[53], -in[54], in[53] + in[54] - 1};
             vec3 z = contact_pair_combine(ys, beta, 4), z0 = contact_pair_combine(ys, beta, 3);
             sipd_real lp = friction_normal_force(z0, cn, 0, in[48], in[49]);
-            acc += contact_point_energy(z, z0, cn, in[47], in[48], in[49], lp, in[50], in[51]);
-            acc += contact_point_eval(z, z0, cn, in[47], in[48], in[49], lp, in[50], in[51], &cg, &cD);
+            acc += contact_point_energy(z, z0, v3(0, 0, 0), cn, in[47], in[48], in[49], lp, in[50], in[51]);
+            acc += contact_point_eval(z, z0, v3(0, 0, 0), cn, in[47], in[48], in[49], lp, in[50], in[51], &cg, &cD);
             acc += contact_point_penetration(z, cn, in[47]);
             acc += cg.v[1] + cD.s[2] + contact_pair_jacobi_weight(beta, 4, 2);
         }

@@ -13,6 +13,12 @@
  *   pair      a VF/EE pair through contact_point_eval: vertex l's gradient β_l g_z equals finite
  *             differences of the pair energy (random weights, tiny corners, friction on/off);
  *             the Jacobi blocks |β_l| Σ|β| D_z majorise the pair's Hessian, β_l² D_z does not
+ *   anchor    the stick memory (issue 27): friction_eval_off's gradient == differences of
+ *             friction_energy_off with an anchor offset o (|o| ≤ ε, a normal part that must not
+ *             matter), == the plain form with x0 − o; friction_anchor_next clamps the slip to ε
+ *             (sticking: the slip itself, sliding: ε û), tangent, 0 when dropped; a contact at
+ *             rest under a load below μλ with its anchor is an equilibrium and keeps its anchor
+ *             (no creep), without it is not
  *   all       every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -458,7 +464,7 @@ static double pair_E(vec3 yl, const void *c)
     vec3 ys[4];
     int j;
     for (j = 0; j < 4; j++) ys[j] = j == P->l ? yl : P->y[j];
-    return contact_point_energy(contact_pair_combine(ys, P->beta, 4), contact_pair_combine(P->x0, P->beta, 4), P->n, 0,
+    return contact_point_energy(contact_pair_combine(ys, P->beta, 4), contact_pair_combine(P->x0, P->beta, 4), v3(0, 0, 0), P->n, 0,
                                 P->dhat, P->k, P->lam, P->mu, P->eps);
 }
 
@@ -498,7 +504,7 @@ static void test_pair(void)
             z = contact_pair_combine(P.y, P.beta, 4);
         }
         P.lam = rnd() < 0.3 ? 0 : P.k * P.dhat * rnd();
-        contact_point_eval(z, z0, P.n, 0, P.dhat, P.k, P.lam, P.mu, P.eps, &gz, &Dz);
+        contact_point_eval(z, z0, v3(0, 0, 0), P.n, 0, P.dhat, P.k, P.lam, P.mu, P.eps, &gz, &Dz);
         /* vertex l's gradient is β_l g_z (chain rule), against differences of the pair energy */
         for (l = 0; l < 4; l++) {
             vec3 fd, an = v3_scale(gz, P.beta[l]);
@@ -532,11 +538,95 @@ static void test_pair(void)
 }
 
 /* ================================================================ main */
+/* ================================================================ anchor (stick memory, issue 27) */
+typedef struct { vec3 x0, o, n; double lam, mu, eps; } anchor_ctx;
+static double anchor_E(vec3 y, const void *c)
+{
+    const anchor_ctx *f = (const anchor_ctx *)c;
+    return friction_energy_off(y, f->x0, f->o, f->n, f->lam, f->mu, f->eps);
+}
+
+static void test_anchor(void)
+{
+    double worst_g = 0, worst_shift = 0, worst_fix = 0;
+    int it, nclamp = 0, nkeep = 0;
+    rng_seed(29);
+    for (it = 0; it < 4000; it++) {
+        anchor_ctx F;
+        vec3 y, g = v3(0, 0, 0), gs = v3(0, 0, 0), gfd, u, a, t;
+        sym3 D = s3_zero(), Ds = s3_zero();
+        double s, err, ul;
+        F.n = test_normal(it % 12);
+        F.x0 = rnd_vec(2);
+        F.lam = rnd_log(1e-2, 1e3);
+        F.mu = rndu(0.05, 1);
+        F.eps = rnd_log(1e-5, 1e-2);
+        s = F.mu * F.lam;
+        /* an offset in the tangent plane (|o| ≤ ε) plus a normal part that must not matter */
+        F.o = v3_add(v3_scale(rnd_tangent(F.n), F.eps * rndu(0, 1)), v3_scale(F.n, F.eps * rndu(-5, 5)));
+        y = v3_add(F.x0, v3_add(v3_scale(rnd_tangent(F.n), F.eps * rnd_log(1e-2, 20)), v3_scale(F.n, F.eps * rndu(-5, 5))));
+        u = friction_slip_off(y, F.x0, F.o, F.n);
+        if (fabs(v3_len(u) - F.eps) < 1e-3 * F.eps)
+            continue;
+        /* the gradient of the shifted energy vs central differences */
+        friction_eval_off(y, F.x0, F.o, F.n, F.lam, F.mu, F.eps, &g, &D);
+        gfd = fd_gradient3(anchor_E, &F, y, 1e-4 * F.eps);
+        err = v3_len(v3_sub(gfd, g)) / s;
+        worst_g = fmax(worst_g, err);
+        CHECK(err <= 1e-5, "anchored friction gradient vs FD: rel err %.3e", err);
+        CHECK(v3_len(g) <= s * (1 + 1e-12), "anchored |force| %.6e > μλ %.6e", v3_len(g), s);
+        CHECK(fabs(v3_dot(g, F.n)) <= 1e-8 * s, "anchored friction force has a normal component");
+        /* the same as the plain form with x0 moved by −o (up to round-off) */
+        friction_eval(y, v3_sub(F.x0, F.o), F.n, F.lam, F.mu, F.eps, &gs, &Ds);
+        err = v3_len(v3_sub(gs, g)) / s;
+        worst_shift = fmax(worst_shift, err);
+        CHECK(err <= 1e-6, "offset o != moving x0 by -o: rel err %.3e", err);
+        /* the next anchor: the slip clamped to ε, tangent, dropped when not kept */
+        a = friction_anchor_next(y, F.x0, F.o, F.n, F.eps, 1);
+        ul = v3_len(u);
+        CHECK(v3_len(a) <= F.eps * (1 + 1e-12), "|anchor| %.6e > ε %.6e", v3_len(a), F.eps);
+        CHECK(fabs(v3_dot(a, F.n)) <= 1e-12 * F.eps + 1e-15, "anchor has a normal component");
+        if (ul < F.eps) {
+            CHECK(v3_len(v3_sub(a, u)) <= 1e-12 * F.eps, "sticking: anchor != slip");
+            nkeep++;
+        } else {
+            CHECK(v3_len(v3_sub(a, v3_scale(u, F.eps / ul))) <= 1e-12 * F.eps, "sliding: anchor != ε û");
+            nclamp++;
+        }
+        a = friction_anchor_next(y, F.x0, F.o, F.n, F.eps, 0);
+        CHECK(a.v[0] == 0 && a.v[1] == 0 && a.v[2] == 0, "a dropped anchor is not 0");
+        /* no creep: under a tangential load f_t = q μλ t (q < 1) the anchor o* with
+           μλ f1(|o*|) = |f_t| makes y = x0 an equilibrium (load + friction gradient = 0) and is
+           its own next anchor — the contact stays where it is, step after step.  Without the
+           anchor (o = 0) y = x0 is not an equilibrium: the force there is 0 < |f_t|. */
+        {
+            double q = rndu(0.05, 0.95), r = F.eps * (1 - sqrt(1 - q));   /* f1(r) = q */
+            vec3 gl = v3(0, 0, 0), g0 = v3(0, 0, 0), ostar, next;
+            sym3 Dl = s3_zero(), D0 = s3_zero();
+            t = rnd_tangent(F.n);
+            ostar = v3_scale(t, r);
+            friction_eval_off(F.x0, F.x0, ostar, F.n, F.lam, F.mu, F.eps, &gl, &Dl);
+            gl = v3_axpy(-q * s, t, gl);   /* the load's gradient −f_t */
+            err = v3_len(gl) / s;
+            worst_fix = fmax(worst_fix, err);
+            CHECK(err <= 1e-9, "anchored contact at rest under a load below μλ: residual %.3e", err);
+            next = friction_anchor_next(F.x0, F.x0, ostar, F.n, F.eps, 1);
+            CHECK(v3_len(v3_sub(next, ostar)) <= 1e-12 * F.eps, "the anchor at rest moved");
+            friction_eval(F.x0, F.x0, F.n, F.lam, F.mu, F.eps, &g0, &D0);
+            CHECK(v3_len(v3_axpy(-q * s, t, g0)) >= 0.99 * q * s, "without the anchor x0 was an equilibrium");
+        }
+    }
+    CHECK(nkeep > 500 && nclamp > 500, "too few samples: %d sticking, %d sliding", nkeep, nclamp);
+    printf("anchor: %d sticking, %d sliding samples; worst rel err: gradient %.3e, offset vs shifted x0 %.3e, "
+           "equilibrium at rest %.3e\n", nkeep, nclamp, worst_g, worst_shift, worst_fix);
+}
+
 static const test_case cases[] = {
     {"plane", .run = test_plane},
     {"friction", .run = test_friction},
     {"descent", .run = test_descent},
     {"pair", .run = test_pair},
+    {"anchor", .run = test_anchor},
 };
 static const test_program program = {"test_contact", TEST_CASES(cases), .all = 1,
                                      .note = "(" SIPD_REAL_NAME " physics)"};
