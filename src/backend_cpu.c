@@ -975,7 +975,7 @@ static int cpu_friction_state(sipd_backend *b, int set, double *buf, long *n)
     if (!set) {
         if (b->det)
             pair_anchor_save(&b->pd, NULL, &np);
-        *n = (long)n3 + 1 + 8 * np;
+        *n = friction_state_len(n3, np);
         if (buf) {
             if (n3)
                 memcpy(buf, b->fa, n3 * sizeof(double));
@@ -985,7 +985,7 @@ static int cpu_friction_state(sipd_backend *b, int set, double *buf, long *n)
         }
         return SIPD_OK;
     }
-    if (*n < (long)n3 + 1 || !(buf[n3] >= 0) || *n != (long)n3 + 1 + 8 * (long)buf[n3] || (!b->det && buf[n3] != 0))
+    if (!friction_state_fits(buf, *n, n3, b->det != NULL))
         return SIPD_EINPUT;
     if (n3)
         memcpy(b->fa, buf, n3 * sizeof(double));

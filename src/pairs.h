@@ -86,6 +86,16 @@ void pair_anchor_clear(sipd_pair_data *d);
 void pair_anchor_save(const sipd_pair_data *d, double *buf, long *n);
 int pair_anchor_load(sipd_pair_data *d, const double *buf, long n);
 
+/* The friction state of backend.h friction_state, laid out once for both backends: n3 ground
+ * anchors (nv*3, or 0 without ground friction), the pairs' entry count np, 8 doubles per entry.
+ * friction_state_len: its length; friction_state_fits: whether buf (n doubles) is such a state
+ * for this model (pairs: the backend detects pairs; without, np must be 0). */
+static inline long friction_state_len(size_t n3, long np) { return (long)n3 + 1 + 8 * np; }
+static inline int friction_state_fits(const double *buf, long n, size_t n3, int pairs)
+{
+    return n >= (long)n3 + 1 && buf[n3] >= 0 && n == friction_state_len(n3, (long)buf[n3]) && (pairs || buf[n3] == 0);
+}
+
 /* The pairs' couplings between the free vertices of a pair — the off-diagonal blocks β_l β_c D_z
  * (slots l ≠ c) of its Hessian; the diagonal blocks β_l² D_z are in H's rows (passes.h
  * pass_hessian_row) — as the extra term of an assembled H (sparse.h sipd_bsr_extra, with a
