@@ -67,6 +67,7 @@ struct sipd_backend {
        phase (one is then due); the balls' radii (nv) and boxes (nv*3) about ydet */
     int ccd, ccd_hit, ccd_off;   /* ccd_off: the direction pass is the step load's (no filter) */
     int ccd_gs;                  /* Gauss–Seidel sweeps ran: they need the balls at each narrow phase */
+    int ccd_stale;               /* the balls were not measured at their centres (ydet) */
     double *ccd_b, *ccd_lo, *ccd_hi;
     double *ccd_u, *ccd_tmp;     /* nv*3 each: a step being filtered, y + that step        */
     double ccd_tau;              /* the scale the last set_direction applied (ccd_scale op) */
@@ -390,6 +391,7 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
            Gauss–Seidel balls are re-centred here) */
         if (rc == SIPD_OK && b->ccd && b->ccd_gs)
             rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        b->ccd_stale = b->ccd && !b->ccd_gs;   /* (the centres move to y below) */
         prof_end(b, SIPD_PHASE_NARROW, t0);
     }
     if (rc != SIPD_OK) {
@@ -472,6 +474,7 @@ static int ccd_filter(sipd_backend *b, const double *y0, double *u, double *tau)
             rc = collide_bounds(b->det, y0, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         if (y0 != b->ydet)   /* (the balls' centres: where their radii were measured) */
             memcpy(b->ydet, y0, (size_t)m->nv * 3 * sizeof(double));
+        b->ccd_stale = 0;
         b->ccd_hit = 1;
     }
     if (rc == SIPD_OK) {
@@ -529,6 +532,7 @@ static int ccd_filter_guess(sipd_backend *b)
     if (b->det) {
         rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
         memcpy(b->ydet, b->y, n3);
+        b->ccd_stale = 0;
         if (rc == SIPD_OK)
             rc = ccd_filter(b, b->y, b->ccd_u, &tau);
     }
@@ -897,6 +901,15 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
     double t0 = prof_begin(b);
     b->ccd_gs = 1;
+    if (b->ccd && b->det && b->ccd_stale) {   /* the balls measured where they are centred */
+        int rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
+        if (rc != SIPD_OK) {
+            prof_end(b, SIPD_PHASE_GS, t0);
+            return rc;
+        }
+        memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(double));
+        b->ccd_stale = 0;
+    }
     for (c = 0; c < m->ncolors; c++) {
         int i;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts, hits) \
