@@ -83,16 +83,6 @@ SIPD_HD sipd_real ccd_box_scale(vec3 y, vec3 d, vec3 lo, vec3 hi)
     return t;
 }
 
-/* y projected onto the ball |y − c| ≤ b (b ≥ 0). */
-SIPD_HD vec3 ccd_ball_project(vec3 y, vec3 c, sipd_real b)
-{
-    vec3 w = v3_sub(y, c);
-    sipd_real r2 = v3_norm2(w);
-    if (r2 <= b * b)
-        return y;
-    return v3_axpy(b / sipd_sqrt(r2), w, c);
-}
-
 /* How far past its contact thickness a pair (or a vertex and the ground) may go, as a share of d̂:
  * the filter keeps thin bodies' gaps above −CCD_ALLOW d̂ (but their surfaces at least half their
  * thickness apart), so no written frame, converged or not, shows more penetration than that. */

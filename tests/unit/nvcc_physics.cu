@@ -259,7 +259,6 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         vec3 p = v3(in[55], in[56], in[57]), q = v3_load(in + 58), r = v3(in[61], in[62], in[63]);
         vec3 ys[4] = {p, q, a, r}, ds[4] = {b, c, q, a};
         acc += ccd_ball_scale(p, q, r, in[50]) + ccd_plane_scale(p, q, r, in[51]) + ccd_box_scale(p, q, a, r);
-        acc += ccd_ball_project(p, q, in[52]).v[1];
         acc += ccd_clear(in[53], in[54]) + ccd_pair_bound(in[55], in[56]);
         acc += ccd_distance(split & 1, ys) + ccd_pair_toi(split & 1, ys, ds, in[57], in[58]);
     }
