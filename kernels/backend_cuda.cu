@@ -17,10 +17,11 @@
  *    line search, k_gs_search (the same local Armijo line search, the same halving cap), the
  *    direction passed through gsd.  Same-coloured vertices share no tet, so a thread reads fresh
  *    neighbours and writes only its own vertex.
- *  - Reductions (direction stats, energy, Σ g·s of apply) are in double: each block reduces
- *    its grid-stride share (warp shuffles + shared memory) to one partial per quantity, and a
- *    one-block kernel folds the partials in a fixed order, so results are deterministic run to
- *    run.  The Gauss–Seidel stats (maxima and integer counts, order-independent) use one atomic
+ *  - Reductions (direction stats, energy) are in double: each block reduces its share (warp
+ *    shuffles + shared memory) to one partial per quantity, and the kernel's last block folds
+ *    the partials in a fixed order (block_reduce), so results are deterministic run to run.
+ *    apply's Σ g·s is summed by the next vertex pass (view gs_prev): a plain Jacobi iteration
+ *    is 3 launches and 1 read-back (docs/gpu.md, launches and syncs per iteration).  The Gauss–Seidel stats (maxima and integer counts, order-independent) use one atomic
  *    per warp.  Launch config: 256 threads per block, grid-stride loops over at most
  *    8 blocks per SM (so partial buffers stay small), except the Jacobi vertex kernel: one thread
  *    per vertex (no running sums across its 3x3 solve: registers, k_vertex).
@@ -110,6 +111,10 @@ typedef struct {
     float *gsd;                /* Gauss–Seidel with a line search: per colour position, the
                                   direction kernel's sipd_gs_dir for k_gs_search, 6 x nv (SoA) */
     float *ydet;               /* y at the last narrow phase                                 */
+    double *part;              /* the reducing kernels' per-block partials, NRED per block     */
+    double *red;               /* their folded results (block_reduce), NRED                    */
+    unsigned *done;            /* blocks of the running reducing kernel that wrote their partials;
+                                  0 between launches (the last block resets it)              */
 } dview;
 
 struct gs_acc {
@@ -118,7 +123,7 @@ struct gs_acc {
 };
 
 typedef void (*element_kernel_p)(dview, int);
-typedef void (*vertex_kernel_p)(dview, int, double *);
+typedef void (*vertex_kernel_p)(dview, int);
 typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
 typedef void (*gs_search_kernel_p)(dview, int, int, float, struct gs_acc *);
 
@@ -129,13 +134,12 @@ struct sipd_backend {
     const double *kv;                /* per-vertex automatic k_c (model.h contact_kv), NULL: kc */
     double load;         /* max|g| at the step's "do nothing" state (step_load)       */
     int grid_cap, sync_each, failed;
-    double *part;        /* device: NRED * max(grid_cap, vertex_grid) partials */
-    double *red;         /* device: NRED reduced values               */
-    double *red_h;       /* pinned host copy of red                   */
+    double *red_h;       /* pinned host copy of d.red                 */
     gs_acc *gacc, *gacc_h;
     float *hbuf;         /* pinned host float buffer, nv*3            */
     float *fc;           /* device: contact forces, nv*3 (params.contact_force; else NULL) */
     int precond, split, first;   /* first: the next direction is the step's first        */
+    int applied;         /* an apply since the last direction: that direction reports its Σ g·s */
     element_kernel_p kelem;
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
     vertex_kernel_p kvert;
@@ -320,9 +324,10 @@ __device__ static __forceinline__ void block_partials(double *v, int nq, unsigne
         }
 }
 
-/* One block: fold nblk partials per quantity in a fixed order (deterministic). */
-extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, int nblk, int nq, unsigned maxmask,
-                                                          double *out)
+/* One block folds the nblk partials of each quantity in a fixed order (deterministic) into
+ * out[q].  Every thread of the block must call it.  The partials are read through a volatile
+ * pointer: other blocks wrote them during this launch (block_reduce). */
+__device__ static void fold_partials(const volatile double *part, int nblk, int nq, unsigned maxmask, double *out)
 {
     __shared__ double sh[NT];
     int q, j, s;
@@ -340,6 +345,28 @@ extern "C" __global__ void __launch_bounds__(NT) k_finish(const double *part, in
         if (threadIdx.x == 0)
             out[q] = sh[0];
         __syncthreads();
+    }
+}
+
+/* The reduction of a kernel in the kernel itself: each block writes its partials (block_partials
+ * into d.part), and the last block to finish — counted in d.done after a memory fence, as CUDA's
+ * threadFenceReduction sample does — folds them all (fold_partials) into d.red[slot..slot+nq)
+ * and resets the count.  One launch where a second one-block kernel used to fold (issue 29: a
+ * plain Jacobi iteration in 3 launches); the same fixed-order sums.  Every thread of the block
+ * must call it. */
+__device__ static __forceinline__ void block_reduce(double *v, int nq, unsigned maxmask, const dview &d, int slot)
+{
+    __shared__ int last;
+    block_partials(v, nq, maxmask, d.part);
+    __threadfence();   /* this block's partials are visible before its count */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(d.done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last) {
+        fold_partials(d.part, gridDim.x, nq, maxmask, d.red + slot);
+        if (threadIdx.x == 0)
+            *d.done = 0;
     }
 }
 
@@ -388,13 +415,14 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
  * grid-stride loop the 13 running sums made the contact-free SPLIT kernel 80 registers uncapped
  * (64 under a __launch_bounds__ cap, with spills), without it 40 (ptxas sm_90, results/registers-29.md).
  * Reduces: 0 rmax² (max), 1 gmax² (max), 2 Σg·dy, 3 Σg·s, 4 ΣsᵀDs, 5 nonspd, 6 ground contacts,
- * 7 ground penetration (max), 8 Σ(g − g0)·d, 9 ΣdᵀDd (the Rayleigh estimate), 10–12 Σg. */
-#define VERTEX_NRED 13
+ * 7 ground penetration (max), 8 Σ(g − g0)·d, 9 ΣdᵀDd (the Rayleigh estimate), 10–12 Σg, 13 the
+ * last apply's Σ g·s (view gs_prev: apply reduces nothing), into d.red[0..14) (block_reduce). */
+#define VERTEX_NRED 14
 #define VERTEX_MAXMASK 0x83u
 template <int P, int C>
-__global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, int first, double *part)
+__global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, int first)
 {
-    double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const int a = blockIdx.x * blockDim.x + threadIdx.x;
     if (a < d.v.nv) {
         sipd_vertex_out o = pass_vertex(&d.v, P, C, a, first);
@@ -412,9 +440,10 @@ __global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, 
             r[10] += (double)o.g.v[0];
             r[11] += (double)o.g.v[1];
             r[12] += (double)o.g.v[2];
+            r[13] += (double)o.gs_prev;
         }
     }
-    block_partials(r, VERTEX_NRED, VERTEX_MAXMASK, part);
+    block_reduce(r, VERTEX_NRED, VERTEX_MAXMASK, d, 0);
 }
 
 /* Block rows of the PSD-projected Hessian at y (passes.h pass_hessian_row), one thread per
@@ -433,8 +462,9 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_hessian(const __grid_con
     GRID_STRIDE(p, d.v.npr) s3_store(D + 6 * (size_t)p, pass_pair_hessian(&d.v, p));
 }
 
-/* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max. */
-extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_constant__ dview d, double *part)
+/* Active pairs (gap < d̂) and the deepest pair penetration: 0 count, 1 max, into
+ * d.red[VERTEX_NRED..+2) (read back with the vertex pass's). */
+extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_constant__ dview d)
 {
     double r[2] = {0, 0};
     GRID_STRIDE(p, d.v.npr)
@@ -443,19 +473,19 @@ extern "C" __global__ void __launch_bounds__(NT) k_pair_stats(const __grid_const
         r[0] += pass_pair_stats(&d.v, p, &pen);
         r[1] = pass_max(r[1], (double)pen);
     }
-    block_partials(r, 2, 2u, part);
+    block_reduce(r, 2, 2u, d, VERTEX_NRED);
 }
 
 /* max_a |y_a − ydet_a|² (the re-detection trigger) */
-extern "C" __global__ void __launch_bounds__(NT) k_moved(const __grid_constant__ dview d, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_moved(const __grid_constant__ dview d)
 {
     double r = 0;
     GRID_STRIDE(a, d.v.nv) r = pass_max(r, (double)v3_norm2(v3_sub(view_ld(d.v.y, a), view_ld(d.ydet, a))));
-    block_partials(&r, 1, 1u, part);
+    block_reduce(&r, 1, 1u, d, 0);
 }
 
 /* E(y + α dy): thread i takes element i of every group, vertex i and pair i (passes.h). */
-extern "C" __global__ void __launch_bounds__(NT) k_energy(const __grid_constant__ dview d, float alpha, int n, double *part)
+extern "C" __global__ void __launch_bounds__(NT) k_energy(const __grid_constant__ dview d, float alpha, int n)
 {
     double E = 0;
     GRID_STRIDE(i, n)
@@ -469,15 +499,15 @@ extern "C" __global__ void __launch_bounds__(NT) k_energy(const __grid_constant_
         if (i < d.v.npr)
             E += (double)pass_pair_energy(&d.v, i, d.v.dy, alpha, -1, v3(0, 0, 0));
     }
-    block_partials(&E, 1, 0u, part);
+    block_reduce(&E, 1, 0u, d, 0);
 }
 
-/* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new; reduces Σ g·(y_new − y). */
-extern "C" __global__ void __launch_bounds__(NT) k_apply(const __grid_constant__ dview d, float alpha, float omega, double *part)
+/* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new.  Its Σ g·(y_new − y) is summed by
+ * the next vertex pass (view gs_prev), not here: no reduction, no read-back. */
+extern "C" __global__ void __launch_bounds__(NT) k_apply(const __grid_constant__ dview d, float alpha, float omega)
 {
     double gs = 0;
     GRID_STRIDE(a, d.v.nv) pass_apply_vertex(&d.v, a, alpha, omega, &gs);
-    block_partials(&gs, 1, 0u, part);
 }
 
 __device__ static inline void atomic_max_nonneg(unsigned long long *p, double v)
@@ -949,9 +979,11 @@ static int create_arrays(sipd_backend *b, const sipd_model *m, const sipd_backen
     CK(dalloc(b, (void **)&d->v.inc_w, ninc * sizeof(float), "incidence weights"));
     CK(dalloc(b, (void **)&d->color_verts, (size_t)m->nv * sizeof(int), "colour lists"));
     CK(dalloc(b, (void **)&d->gsd, (size_t)m->nv * 6 * sizeof(float), "Gauss-Seidel directions"));
-    CK(dalloc(b, (void **)&b->part, (size_t)NRED * (vertex_grid(b) > b->grid_cap ? vertex_grid(b) : b->grid_cap) * sizeof(double),
+    CK(dalloc(b, (void **)&d->part, (size_t)NRED * (vertex_grid(b) > b->grid_cap ? vertex_grid(b) : b->grid_cap) * sizeof(double),
               "reduction partials"));
-    CK(dalloc(b, (void **)&b->red, NRED * sizeof(double), "reductions"));
+    CK(dalloc(b, (void **)&d->red, NRED * sizeof(double), "reductions"));
+    CK(dalloc(b, (void **)&d->done, sizeof(unsigned), "reduction count"));
+    CKC(cudaMemset(d->done, 0, sizeof(unsigned)));
     CK(dalloc(b, (void **)&b->gacc, sizeof(gs_acc), "Gauss-Seidel stats"));
     CKC(cudaMallocHost((void **)&b->red_h, NRED * sizeof(double)));
     CKC(cudaMallocHost((void **)&b->gacc_h, sizeof(gs_acc)));
@@ -1103,6 +1135,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     b->m = m;
     b->d.v.nv = m->nv;
     b->d.v.ngroups = m->ngroups;
+    b->d.v.gs_prev = 1;   /* apply's Σ g·s summed by the next vertex pass (k_apply, k_vertex) */
     b->split = p->split;
     b->precond = p->precond;
     b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_HESSIAN;
@@ -1129,11 +1162,11 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     return SIPD_OK;
 }
 
-/* Run the one-block fold and read the nq results back (a synchronisation point). */
-static int finish_reduction(sipd_backend *b, int nblk, int nq, unsigned maxmask, const char *op)
+/* Read the first nq folded results of the last reducing kernels back (block_reduce: a
+ * synchronisation point). */
+static int read_reduction(sipd_backend *b, int nq, const char *op)
 {
-    KLAUNCH(SIPD_PHASE_REDUCE, op, k_finish, 1, b->part, nblk, nq, maxmask, b->red);
-    CU(dcopy(b, b->red_h, b->red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
+    CU(dcopy(b, b->red_h, b->d.red, (size_t)nq * sizeof(double), cudaMemcpyDeviceToHost), op);
     return SIPD_OK;
 }
 
@@ -1324,8 +1357,8 @@ static int cuda_detect(sipd_backend *b, int run, int *flag)
             return SIPD_OK;
         }
         prof_begin(b, SIPD_PHASE_NARROW);   /* (the motion check is the narrow phase's trigger) */
-        KLAUNCH(SIPD_PHASE_NARROW, "detect (motion since the last narrow phase)", k_moved, gv, b->d, b->part);
-        rc = finish_reduction(b, gv, 1, 1u, "detect (reduction)");
+        KLAUNCH(SIPD_PHASE_NARROW, "detect (motion since the last narrow phase)", k_moved, gv, b->d);
+        rc = read_reduction(b, 1, "detect (reduction)");
         prof_end(b);
         if (rc != SIPD_OK)
             return SIPD_EFAIL;
@@ -1441,8 +1474,10 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         if (b->d.v.grp[g].ne > 0) {
             KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid_for(b, b->d.v.grp[g].ne), b->d, g);
         }
-    KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first, b->part);   /* vertex pass */
-    if (finish_reduction(b, gv, VERTEX_NRED, VERTEX_MAXMASK, "direction (reductions)") != SIPD_OK)
+    KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first);   /* vertex pass */
+    if (b->d.v.npr > 0)   /* its results beside the vertex pass's: one read-back for both */
+        KLAUNCH(SIPD_PHASE_VERTEX, "direction (pair statistics)", k_pair_stats, grid_for(b, b->d.v.npr), b->d);
+    if (read_reduction(b, VERTEX_NRED + (b->d.v.npr > 0 ? 2 : 0), "direction (reductions)") != SIPD_OK)
         return SIPD_EFAIL;
     st->rmax = sqrt(b->red_h[0]);
     st->gmax = sqrt(b->red_h[1]);
@@ -1458,19 +1493,19 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
     }
     for (g = 0; g < 3; g++) st->gsum[g] = b->red_h[10 + g];
     st->have_gsum = 1;
+    st->gs_prev = b->red_h[13];   /* the last apply's Σ g·s (k_apply reduces nothing) ... */
+    st->have_gs_prev = b->applied;   /* ... when there was one since the last direction (else that
+                                        direction already reported it, and y − y_prev is its step) */
+    b->applied = 0;
+    if (b->d.v.npr > 0) {
+        st->contacts += (int)b->red_h[VERTEX_NRED];
+        if (b->red_h[VERTEX_NRED + 1] > st->max_pen)
+            st->max_pen = b->red_h[VERTEX_NRED + 1];
+    }
     b->first = 0;
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_HESSIAN && b->d.v.nv > 0)   /* the caller sets dy (set_direction) */
         CU(cudaMemset(b->d.v.dy, 0, (size_t)b->d.v.nv * 3 * sizeof(float)), "direction (dy = 0)");
-    if (b->d.v.npr > 0) {
-        int gp = grid_for(b, b->d.v.npr);
-        KLAUNCH(SIPD_PHASE_VERTEX, "direction (pair statistics)", k_pair_stats, gp, b->d, b->part);
-        if (finish_reduction(b, gp, 2, 2u, "direction (pair statistics)") != SIPD_OK)
-            return SIPD_EFAIL;
-        st->contacts += (int)b->red_h[0];
-        if (b->red_h[1] > st->max_pen)
-            st->max_pen = b->red_h[1];
-    }
     return SIPD_OK;
 }
 
@@ -1484,13 +1519,14 @@ static int cuda_energy(sipd_backend *b, double alpha, double *E)
     *E = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    KLAUNCH(SIPD_PHASE_ENERGY, "energy", k_energy, gr, b->d, (float)alpha, n, b->part);
-    if (finish_reduction(b, gr, 1, 0u, "energy (reduction)") != SIPD_OK)
+    KLAUNCH(SIPD_PHASE_ENERGY, "energy", k_energy, gr, b->d, (float)alpha, n);
+    if (read_reduction(b, 1, "energy (reduction)") != SIPD_OK)
         return SIPD_EFAIL;
     *E = b->red_h[0];
     return SIPD_OK;
 }
 
+/* *gs_out: NaN; the next direction reports Σ g·s (sipd_dir_stats.gs_prev, backend.h) */
 static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
     int gr = grid_for(b, b->d.v.nv);
@@ -1498,12 +1534,8 @@ static int cuda_apply(sipd_backend *b, double alpha, double omega, double *gs_ou
         *gs_out = NAN;
     if (b->failed)
         return SIPD_EFAIL;
-    KLAUNCH(SIPD_PHASE_APPLY, "apply", k_apply, gr, b->d, (float)alpha, (float)omega, b->part);
-    if (gs_out) {
-        if (finish_reduction(b, gr, 1, 0u, "apply (reduction)") != SIPD_OK)
-            return SIPD_EFAIL;
-        *gs_out = b->red_h[0];
-    }
+    KLAUNCH(SIPD_PHASE_APPLY, "apply", k_apply, gr, b->d, (float)alpha, (float)omega);
+    b->applied = 1;
     return SIPD_OK;
 }
 

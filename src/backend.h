@@ -70,7 +70,8 @@ typedef struct {
 typedef enum {
     SIPD_PHASE_ELEMENT = 0,  /* element pass (gradient, K⁺ / blocks per element)             */
     SIPD_PHASE_VERTEX,       /* vertex pass: gather over incidences, 3x3 solve, partial sums  */
-    SIPD_PHASE_REDUCE,       /* folding the per-block partial sums (GPU: k_finish)             */
+    SIPD_PHASE_REDUCE,       /* folding per-block partial sums in a kernel of its own (none now: the
+                                GPU's reducing kernels fold their own, block_reduce; kept, 0) */
     SIPD_PHASE_APPLY,        /* y update (apply)                                              */
     SIPD_PHASE_ENERGY,       /* energy evaluation (line search)                               */
     SIPD_PHASE_GS,           /* Gauss–Seidel colour sweeps                                    */
@@ -131,6 +132,12 @@ typedef struct sipd_dir_stats {
        when the backend does not provide it */
     double gsum[3];
     int have_gsum;
+    /* Σ g_prev·(y − y_prev): the last apply's Σ g·s, summed by this pass (view.h gs_prev) where the
+       backend defers it from apply (the CUDA backend: one launch and one read-back fewer per
+       iteration; its apply then returns NaN for *gs); have_gs_prev = 0 when not provided, or
+       when no apply came since the last direction (which then reported it) */
+    double gs_prev;
+    int have_gs_prev;
 } sipd_dir_stats;
 
 typedef struct {
@@ -153,7 +160,8 @@ typedef struct {
     int (*direction)(sipd_backend *b, sipd_dir_stats *st);
     /* E(y + α dy). */
     int (*energy)(sipd_backend *b, double alpha, double *E);
-    /* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new.  *gs = Σ g·(y_new − y). */
+    /* y_new = y_prev + ω (y + α dy − y_prev); y_prev ← y; y ← y_new.  *gs = Σ g·(y_new − y), or NaN
+       where the backend reports it with the next direction instead (sipd_dir_stats.gs_prev). */
     int (*apply)(sipd_backend *b, double alpha, double omega, double *gs);
     /* y ← y_prev (one level). */
     int (*undo)(sipd_backend *b);

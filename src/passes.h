@@ -314,6 +314,8 @@ SIPD_HD sipd_real pass_ccd_scale(const sipd_view *v, int a, vec3 ya, vec3 d, int
 /* What vertex a contributes to the direction's reductions (backend.h sipd_dir_stats). */
 typedef struct {
     sipd_real gn2, dn2, gdy, gs, sDs, dnum, dden, pen;
+    double gs_prev;   /* g_old·(y − y_prev), g_old the gradient this pass overwrites (view gs_prev), in
+                         double term by term as pass_apply_vertex sums it */
     vec3 g;
     int free, nonspd, contact;
 } sipd_vertex_out;
@@ -343,7 +345,7 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     vec3 ga, d, s;
     sym3 D;
     int k;
-    o.gn2 = o.dn2 = o.gdy = o.gs = o.sDs = o.dnum = o.dden = o.pen = 0;
+    o.gn2 = o.dn2 = o.gdy = o.gs = o.sDs = o.dnum = o.dden = o.pen = o.gs_prev = 0;
     o.g = v3(0, 0, 0);
     o.free = o.nonspd = o.contact = 0;
     if (v->fixed[a]) {
@@ -383,10 +385,16 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     }
     o.gn2 = v3_norm2(ga);
     o.g = ga;
-    view_st(v->g, a, ga);
-    if (precond == SIPD_PRECOND_HESSIAN)
+    if (precond == SIPD_PRECOND_HESSIAN) {
+        view_st(v->g, a, ga);
         return o;
+    }
     s = v3_sub(ya, view_ld(v->yp, a));
+    if (v->gs_prev) {   /* the last apply's g·s: s = y − y_prev is that apply's step */
+        const vec3 go = view_ld(v->g, a);
+        for (k = 0; k < 3; k++) o.gs_prev += (double)go.v[k] * (double)s.v[k];
+    }
+    view_st(v->g, a, ga);
     o.gs = v3_dot(ga, s);
     o.sDs = v3_dot(s, s3_mulv(D, s));
     if (first) {

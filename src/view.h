@@ -36,6 +36,10 @@ typedef struct {
     /* state, nv*3 (backend.h): x, v, ỹ, y, y_prev, dy, g, snapshot; y0/g0 the step's first
        iterate and its gradient (the Rayleigh estimate of the Chebyshev ρ) */
     sipd_real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *y0, *g0;
+    /* 1: the vertex pass also sums g_old·(y − y_prev) with the g it overwrites (pass_vertex's
+       gs_prev: the last apply's Σ g·s, which the CUDA backend takes from there instead of a
+       reduction and a read-back of its own in apply); 0: not computed (the CPU backend) */
+    int gs_prev;
     /* the adaptive initial guess (solver.initial_guess, pass_begin_vertex): vp the velocity
        before the last step (nv*3; NULL: the inertial guess ỹ), vp_hist whether it holds one
        (0 after an upload: the first step then starts from ỹ) */

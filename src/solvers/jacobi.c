@@ -88,6 +88,8 @@ int solver_solve_jacobi(sipd_sim *s, sipd_solve_result *res, sipd_dir_stats *las
             return rc;
         *last = st;
         measured = 1;
+        if (st.have_gs_prev)   /* the last apply's Σ g·s, deferred to this pass (backend.h) */
+            gs_prev = st.gs_prev;
         if (it == 0) {   /* the step's force scale */
             if ((rc = solver_set_fref(s, st.gmax)) != SIPD_OK)
                 return rc;

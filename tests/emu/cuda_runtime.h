@@ -102,6 +102,9 @@ template <class T> inline T shfl_from(T v, int src, int ok)
 }  // namespace emu
 
 inline void __syncthreads() { emu::sync_block(); }
+/* the blocks of a grid run one after another on one host thread: memory is coherent, a fence
+   orders nothing more (the "last block folds" reductions then meet their last block last) */
+inline void __threadfence() {}
 inline void __syncwarp(unsigned mask = 0xffffffffu)
 {
     emu::check_mask(mask, "__syncwarp");

@@ -29,9 +29,11 @@
  *   profile [FILE]  the profile op's counters (backend.h sipd_profile) equal what the code path
  *                does: per Jacobi iteration without line search (the difference of a 15- and a
  *                5-iteration step, which cancels the per-step work) the element passes + vertex
- *                pass + 2 reductions + apply launches and 2 syncs (the two reductions' read-
- *                backs); with line_search "always" each extra pair of launches comes with one
- *                sync (an energy evaluation).  In the emulation build the counters of whole
+ *                pass + apply launches and 1 sync (the vertex pass's read-back; issue 29: at most
+ *                3 launches and 1 sync on a one-group scene, the folds of the reductions inside
+ *                the reducing kernels, apply's Σ g·s summed by the next vertex pass); with
+ *                line_search "always" each extra launch comes with one sync (an energy
+ *                evaluation: k_energy and its read-back).  In the emulation build the counters of whole
  *                steps equal the emulator's own count of launches and of host copies and
  *                synchronisations (emu_counters), for the box and for the contact scene FILE
  *                (broad and narrow phases of collide_cuda.cu included).  With timing on: no phase
@@ -680,22 +682,24 @@ static void test_profile(const char *contact_scene)
         ds = sipd_profile_total(p15.syncs) - sipd_profile_total(p5.syncs);
         printf("%s: per iteration %.1f launches, %.1f syncs (%d element groups)\n", what, dl / 10.0, ds / 10.0, ng);
         if (!ls) {
-            CHECK(dl == 10L * (ng + 4) && ds == 20, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 20",
-                  what, dl, ds, 10 * (ng + 4));
+            CHECK(dl == 10L * (ng + 2) && ds == 10, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 10",
+                  what, dl, ds, 10 * (ng + 2));
+            CHECK(ng > 1 || (dl <= 30 && ds <= 10), "%s: one element group: %.1f launches and %.1f syncs per iteration; "
+                  "want at most 3 and 1 (issue 29)", what, dl / 10.0, ds / 10.0);
             CHECK(p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT] == 10L * ng &&
                       p15.launches[SIPD_PHASE_VERTEX] - p5.launches[SIPD_PHASE_VERTEX] == 10 &&
-                      p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] == 20 &&
+                      p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] == 0 &&
                       p15.launches[SIPD_PHASE_APPLY] - p5.launches[SIPD_PHASE_APPLY] == 10 &&
-                      p15.syncs[SIPD_PHASE_COPY] - p5.syncs[SIPD_PHASE_COPY] == 20,
+                      p15.syncs[SIPD_PHASE_COPY] - p5.syncs[SIPD_PHASE_COPY] == 10,
                   "%s: launches per phase differ from direction + apply", what);
         } else {
-            long extra = dl - 10L * (ng + 4);
-            CHECK(extra >= 20 && extra == 2 * (ds - 20) &&
-                      extra == p15.launches[SIPD_PHASE_ENERGY] - p5.launches[SIPD_PHASE_ENERGY] +
-                                   (p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] - 20),
-                  "%s: 10 more iterations: %ld launches, %ld syncs; want %d + 2 per energy evaluation (at least 10) "
+            long extra = dl - 10L * (ng + 2);
+            CHECK(extra >= 10 && extra == ds - 10 &&
+                      extra == p15.launches[SIPD_PHASE_ENERGY] - p5.launches[SIPD_PHASE_ENERGY] &&
+                      p15.launches[SIPD_PHASE_REDUCE] == p5.launches[SIPD_PHASE_REDUCE],
+                  "%s: 10 more iterations: %ld launches, %ld syncs; want %d + 1 per energy evaluation (at least 10) "
                   "and one sync each",
-                  what, dl, ds, 10 * (ng + 4));
+                  what, dl, ds, 10 * (ng + 2));
         }
     }
     f.sc.line_search = SIPD_LS_ALWAYS;
