@@ -332,34 +332,83 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gather_split(const sipd_view *v, int k, vec
     *D = s3_axpy(v->inc_w[k], Kp, *D);
 }
 
-/* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
- * dy = −D⁻¹g (HESSIAN, NONE: only g; the caller sets dy).  `first`: the step's first
- * direction (y0, g0 are stored; afterwards the Rayleigh sums against them).  contact = 0
- * leaves the ground and pair terms out whatever the view says (a kernel instantiated without
- * contact then carries none of their code or registers). */
-SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact, int a, int first)
+/* The part of vertex a's direction before the element terms: o cleared, and for a free vertex
+ * g = inertia + contact, D = m/h² I + contact (returns 0 for a fixed vertex: its dy and g are
+ * set to 0 and o says not free).  contact = 0 leaves the ground and pair terms out whatever
+ * the view says (a kernel instantiated without contact then carries none of their code). */
+SIPD_HD SIPD_ALWAYS_INLINE int pass_vertex_begin(const sipd_view *v, int contact, int a, sipd_vertex_out *o, vec3 *ga,
+                                                sym3 *D)
 {
-    sipd_vertex_out o;
-    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
-    vec3 ga, d, s;
-    sym3 D;
-    int k;
-    o.gn2 = o.dn2 = o.gdy = o.gs = o.sDs = o.dnum = o.dden = o.pen = o.gs_prev = 0;
-    o.g = v3(0, 0, 0);
-    o.free = o.nonspd = o.contact = 0;
+    o->gn2 = o->dn2 = o->gdy = o->gs = o->sDs = o->dnum = o->dden = o->pen = 0;
+    o->gs_prev = 0;
+    o->g = v3(0, 0, 0);
+    o->free = o->nonspd = o->contact = 0;
     if (v->fixed[a]) {
         view_st(v->dy, a, v3(0, 0, 0));
         view_st(v->g, a, v3(0, 0, 0));
-        return o;
+        return 0;
     }
-    o.free = 1;
-    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
-    D = s3_diag(m * v->inv_h2);
+    o->free = 1;
+    *ga = inertia_gradient(m, v->inv_h2, v3_load(v->gq), view_ld(v->y, a), view_ld(v->yt, a));
+    *D = s3_diag(m * v->inv_h2);
     if (contact && v->ground)
-        o.contact += pass_ground(v, a, ya, &ga, &D, &o.pen);
+        o->contact += pass_ground(v, a, view_ld(v->y, a), ga, D, &o->pen);
     if (contact && v->npr)
-        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, &ga, &D);
+        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, ga, D);
+    return 1;
+}
+
+/* The rest of vertex a's direction once g and D hold every term: g stored, and (not HESSIAN)
+ * the Rayleigh sums, dy = −D⁻¹g and the statistics. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_end(const sipd_view *v, int precond, int a, int first, vec3 ga, sym3 D,
+                                               sipd_vertex_out *o)
+{
+    const vec3 ya = view_ld(v->y, a);
+    vec3 d, s;
+    int k;
+    o->gn2 = v3_norm2(ga);
+    o->g = ga;
+    if (precond == SIPD_PRECOND_HESSIAN) {
+        view_st(v->g, a, ga);
+        return;
+    }
+    s = v3_sub(ya, view_ld(v->yp, a));
+    if (v->gs_prev) {   /* the last apply's g·s: s = y − y_prev is that apply's step */
+        const vec3 go = view_ld(v->g, a);
+        for (k = 0; k < 3; k++) o->gs_prev += (double)go.v[k] * (double)s.v[k];
+    }
+    view_st(v->g, a, ga);
+    o->gs = v3_dot(ga, s);
+    o->sDs = v3_dot(s, s3_mulv(D, s));
+    if (first) {
+        view_st(v->y0, a, ya);
+        view_st(v->g0, a, ga);
+    } else {
+        vec3 dd = v3_sub(ya, view_ld(v->y0, a));
+        o->dnum = v3_dot(v3_sub(ga, view_ld(v->g0, a)), dd);
+        o->dden = v3_dot(dd, s3_mulv(D, dd));
+    }
+    if (!s3_solve(D, v3_scale(ga, -1), &d))
+        o->nonspd = 1;
+    else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
+        o->nonspd = 1;
+    view_st(v->dy, a, d);
+    o->gdy = v3_dot(ga, d);
+    o->dn2 = v3_norm2(d);
+}
+
+/* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,
+ * dy = −D⁻¹g (HESSIAN, NONE: only g; the caller sets dy).  `first`: the step's first
+ * direction (y0, g0 are stored; afterwards the Rayleigh sums against them). */
+SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact, int a, int first)
+{
+    sipd_vertex_out o;
+    vec3 ga;
+    sym3 D;
+    int k;
+    if (!pass_vertex_begin(v, contact, a, &o, &ga, &D))
+        return o;
     /* gather; one loop per kind of D so the hot SIPD loop carries no branch.  With contact the
      * device keeps the SIPD loop rolled: unrolled, the contact kernel (k_vertex<SPLIT, 1>) needs
      * 80 registers, rolled 63 (ptxas sm_90, results/registers-29.md); same arithmetic. */
@@ -383,35 +432,26 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
             ga = v3_add(ga, v3_load(G->grad + (size_t)3 * G->nc * v->inc_elem[k] + 3 * v->inc_corner[k]));
         }
     }
-    o.gn2 = v3_norm2(ga);
-    o.g = ga;
-    if (precond == SIPD_PRECOND_HESSIAN) {
-        view_st(v->g, a, ga);
-        return o;
+    pass_vertex_end(v, precond, a, first, ga, D, &o);
+    return o;
+}
+
+/* pass_vertex (SPLIT) with the element terms summed beforehand into acc (9 per vertex: g, then
+ * D's 6; pass_tet_scatter), which it reads and clears: the CPU's fused Jacobi pass. */
+SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int contact, int a, int first, sipd_real *acc)
+{
+    sipd_vertex_out o;
+    vec3 ga;
+    sym3 D, A;
+    sipd_real *q = acc + 9 * (size_t)a;
+    int k;
+    if (pass_vertex_begin(v, contact, a, &o, &ga, &D)) {
+        ga = v3_add(ga, v3_load(q));
+        s3_load(q + 3, &A);
+        D = s3_add(D, A);
+        pass_vertex_end(v, SIPD_PRECOND_SPLIT, a, first, ga, D, &o);
     }
-    s = v3_sub(ya, view_ld(v->yp, a));
-    if (v->gs_prev) {   /* the last apply's g·s: s = y − y_prev is that apply's step */
-        const vec3 go = view_ld(v->g, a);
-        for (k = 0; k < 3; k++) o.gs_prev += (double)go.v[k] * (double)s.v[k];
-    }
-    view_st(v->g, a, ga);
-    o.gs = v3_dot(ga, s);
-    o.sDs = v3_dot(s, s3_mulv(D, s));
-    if (first) {
-        view_st(v->y0, a, ya);
-        view_st(v->g0, a, ga);
-    } else {
-        vec3 dd = v3_sub(ya, view_ld(v->y0, a));
-        o.dnum = v3_dot(v3_sub(ga, view_ld(v->g0, a)), dd);
-        o.dden = v3_dot(dd, s3_mulv(D, dd));
-    }
-    if (!s3_solve(D, v3_scale(ga, -1), &d))
-        o.nonspd = 1;
-    else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
-        o.nonspd = 1;
-    view_st(v->dy, a, d);
-    o.gdy = v3_dot(ga, d);
-    o.dn2 = v3_norm2(d);
+    for (k = 0; k < 9; k++) q[k] = 0;
     return o;
 }
 
