@@ -13,7 +13,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -39,12 +38,10 @@ struct sipd_backend {
     double *y0, *g0; /* first iterate of the step and its gradient (Rayleigh estimate) */
     int first;       /* the next direction is the step's first                          */
     /* the fused SIPD Jacobi pass (fuse_setup): a model of one tet group with SIPD's split
-       preconditioner sums its element terms straight into per-vertex accumulators (9 per vertex)
-       instead of writing per-tet gradients and K⁺ and gathering them back; chunks of FUSE_CHUNK
-       consecutive tets coloured so that a colour's chunks share no vertex, fz_chunk the chunks
-       colour by colour (colour c: fz_off[c] .. fz_off[c+1]); fz_group -1: not fused */
-    int fz_group, fz_ncol;
-    int *fz_off, *fz_chunk;
+       preconditioner sums its element terms straight into per-vertex accumulators (fz_acc, 9 per
+       vertex) instead of writing per-tet gradients and K⁺ and gathering them back, chunk colour
+       by chunk colour (model.h chunk_*); fz_group -1: not fused */
+    int fz_group;
     double *fz_acc;
     double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
     double *eblk;    /* SPLIT: K⁺ per element; BLOCK/DIAG: a block per corner          */
@@ -201,7 +198,7 @@ static void cpu_destroy(sipd_backend *b)
     collide_destroy(b->det);
     pair_data_free(&b->pd); free(b->pr_D); free(b->ydet);
     free(b->ccd_b); free(b->ccd_lo); free(b->ccd_hi); free(b->ccd_u); free(b->ccd_tmp);
-    free(b->fz_off); free(b->fz_chunk); free(b->fz_acc);
+    free(b->fz_acc);
     free(b);
 }
 
@@ -233,85 +230,29 @@ static int hess_bind(sipd_backend *b, int terms)
     return SIPD_OK;
 }
 
-#define FUSE_CHUNK 64   /* tets per chunk of the fused pass (consecutive: one thread, in order) */
-
-/* The fused SIPD Jacobi pass (docs/benchmarks.md, "The fused Jacobi pass"), set up when the
- * model's elements are one tet group and the preconditioner is SIPD's split (else fz_group = -1
- * and the direction writes per-element arrays and gathers them back): the group's tets in
- * chunks of FUSE_CHUNK consecutive tets, the chunks coloured greedily in order so that no two
- * chunks of a colour share a vertex (at most 64 colours: more, and the pass is not fused).
- * Each vertex then receives its element terms in a fixed order — colour by colour, within its
- * colour from one chunk in tet order — whatever the thread count.  SIPD_CPU_GATHER=1 in the
- * environment keeps the gather (a diagnostic: tests compare the two). */
+/* The fused SIPD Jacobi pass (docs/benchmarks.md, "The fused Jacobi pass") runs when the model
+ * has its tet chunks (model.h chunk_*: the elements are one tet group) and the preconditioner
+ * is SIPD's split; else the direction writes per-element arrays and gathers them back.  A
+ * vertex receives its element terms in a fixed order — colour by colour, within its colour from
+ * one chunk in tet order — whatever the thread count.  SIPD_CPU_GATHER=1 in the environment
+ * keeps the gather (a diagnostic: test_solver fused compares the two). */
 static int fuse_setup(sipd_backend *b)
 {
     const sipd_model *m = b->m;
-    const sipd_elem_group *G = NULL;
-    uint64_t *mask;
-    unsigned char *col;
-    int g, gi = -1, c, nch, ncol = 0, rc = SIPD_OK;
     const char *env = getenv("SIPD_CPU_GATHER");
     b->fz_group = -1;
-    if (b->precond != SIPD_PRECOND_SPLIT || (env && atoi(env) != 0))
+    if (b->precond != SIPD_PRECOND_SPLIT || m->nchunk_colors == 0 || (env && atoi(env) != 0))
         return SIPD_OK;
-    for (g = 0; g < m->ngroups; g++)
-        if (m->groups[g].ne > 0) {
-            if (gi >= 0 || m->groups[g].kind != SIPD_KIND_TET)
-                return SIPD_OK;
-            gi = g;
-        }
-    if (gi < 0)
-        return SIPD_OK;
-    G = &m->groups[gi];
-    nch = (G->ne + FUSE_CHUNK - 1) / FUSE_CHUNK;
-    mask = sipd_calloc((size_t)m->nv, sizeof *mask);
-    col = sipd_malloc((size_t)nch);
-    if (!mask || !col) {
-        free(mask);
-        free(col);
+    if (!(b->fz_acc = sipd_calloc((size_t)m->nv * 9, sizeof(double))))
         return SIPD_EFAIL;
-    }
-    for (c = 0; c < nch && ncol >= 0; c++) {
-        int e, l, e1 = (c + 1) * FUSE_CHUNK < G->ne ? (c + 1) * FUSE_CHUNK : G->ne, k = 0;
-        uint64_t used = 0;
-        for (e = c * FUSE_CHUNK; e < e1; e++)
-            for (l = 0; l < 4; l++) used |= mask[G->v[4 * (size_t)e + l]];
-        while (k < 64 && (used >> k & 1))
-            k++;
-        if (k == 64) {   /* too many colours: keep the gather */
-            ncol = -1;
-            break;
-        }
-        col[c] = (unsigned char)k;
-        if (k + 1 > ncol)
-            ncol = k + 1;
-        for (e = c * FUSE_CHUNK; e < e1; e++)
-            for (l = 0; l < 4; l++) mask[G->v[4 * (size_t)e + l]] |= (uint64_t)1 << k;
-    }
-    free(mask);
-    if (ncol > 0) {
-        b->fz_off = sipd_calloc((size_t)ncol + 1, sizeof(int));
-        b->fz_chunk = sipd_malloc((size_t)nch * sizeof(int));
-        b->fz_acc = sipd_calloc((size_t)m->nv * 9, sizeof(double));
-        if (!b->fz_off || !b->fz_chunk || !b->fz_acc) {
-            rc = SIPD_EFAIL;
-        } else {   /* the chunks colour by colour, each colour's in order */
-            for (c = 0; c < nch; c++) b->fz_off[col[c] + 1]++;
-            for (c = 0; c < ncol; c++) b->fz_off[c + 1] += b->fz_off[c];
-            for (c = 0; c < nch; c++) b->fz_chunk[b->fz_off[col[c]]++] = c;
-            for (c = ncol; c > 0; c--) b->fz_off[c] = b->fz_off[c - 1];
-            b->fz_off[0] = 0;
-            b->fz_group = gi;
-            b->fz_ncol = ncol;
-        }
-    }
-    free(col);
-    return rc;
+    b->fz_group = m->chunk_group;
+    return SIPD_OK;
 }
 
 /* The fused element pass: every tet's terms into fz_acc, colour by colour (fuse_setup). */
 static void fused_element_pass(sipd_backend *b)
 {
+    const sipd_model *m = b->m;
     const sipd_view *vw = &b->vw;
     const sipd_group_view *G = &vw->grp[b->fz_group];
     const int ne = G->ne, split = b->split;
@@ -319,10 +260,10 @@ static void fused_element_pass(sipd_backend *b)
 #pragma omp parallel if (ne > PAR_MIN)
     {
         int c, j, e;
-        for (c = 0; c < b->fz_ncol; c++) {
+        for (c = 0; c < m->nchunk_colors; c++) {
 #pragma omp for schedule(static)
-            for (j = b->fz_off[c]; j < b->fz_off[c + 1]; j++) {
-                int e0 = b->fz_chunk[j] * FUSE_CHUNK, e1 = e0 + FUSE_CHUNK < ne ? e0 + FUSE_CHUNK : ne;
+            for (j = m->chunk_off[c]; j < m->chunk_off[c + 1]; j++) {
+                int e0 = m->chunk_list[j] * SIPD_TET_CHUNK, e1 = e0 + SIPD_TET_CHUNK < ne ? e0 + SIPD_TET_CHUNK : ne;
                 for (e = e0; e < e1; e++) kind_tet_scatter(vw, &vw->mats[G->mat[e]], split, G, e, acc);
             }
         }

@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,6 +45,8 @@ void model_free(sipd_model *m)
     free(m->inc_w);
     free(m->color_off);
     free(m->color_verts);
+    free(m->chunk_off);
+    free(m->chunk_list);
     free(m->crad);
     free(m->contact_kv);
     free(m->cedges);
@@ -197,6 +200,71 @@ static int build_colouring(sipd_model *m)
     for (a = 0; a < m->nv; a++) m->color_verts[m->color_off[color[a]] + mark[color[a]]++] = a;
     free(mark);
     free(color);
+    return SIPD_OK;
+}
+
+/* The tet chunks of the fused Jacobi pass (model.h chunk_*): when the elements are one tet
+ * group, chunks of SIPD_TET_CHUNK consecutive tets coloured greedily in order, a 64-bit mask of
+ * the colours used around each vertex; at most 64 colours (more: none, the pass gathers). */
+static int build_chunks(sipd_model *m)
+{
+    const sipd_elem_group *G;
+    uint64_t *mask;
+    unsigned char *col;
+    int g, gi = -1, c, nch, ncol = 0;
+    m->chunk_group = -1;
+    m->nchunk_colors = 0;
+    for (g = 0; g < m->ngroups; g++)
+        if (m->groups[g].ne > 0) {
+            if (gi >= 0 || m->groups[g].kind != SIPD_KIND_TET)
+                return SIPD_OK;
+            gi = g;
+        }
+    if (gi < 0)
+        return SIPD_OK;
+    G = &m->groups[gi];
+    nch = (G->ne + SIPD_TET_CHUNK - 1) / SIPD_TET_CHUNK;
+    mask = sipd_calloc((size_t)m->nv, sizeof *mask);
+    col = sipd_malloc((size_t)nch);
+    if (!mask || !col) {
+        free(mask);
+        free(col);
+        return SIPD_EFAIL;
+    }
+    for (c = 0; c < nch; c++) {
+        int e, l, e0 = c * SIPD_TET_CHUNK, e1 = e0 + SIPD_TET_CHUNK < G->ne ? e0 + SIPD_TET_CHUNK : G->ne, k = 0;
+        uint64_t used = 0;
+        for (e = e0; e < e1; e++)
+            for (l = 0; l < 4; l++) used |= mask[G->v[4 * (size_t)e + l]];
+        while (k < 64 && (used >> k & 1))
+            k++;
+        if (k == 64) {   /* too many colours */
+            ncol = 0;
+            break;
+        }
+        col[c] = (unsigned char)k;
+        if (k + 1 > ncol)
+            ncol = k + 1;
+        for (e = e0; e < e1; e++)
+            for (l = 0; l < 4; l++) mask[G->v[4 * (size_t)e + l]] |= (uint64_t)1 << k;
+    }
+    free(mask);
+    if (ncol > 0) {
+        m->chunk_off = sipd_calloc((size_t)ncol + 1, sizeof(int));
+        m->chunk_list = sipd_malloc((size_t)nch * sizeof(int));
+        if (!m->chunk_off || !m->chunk_list) {
+            free(col);
+            return SIPD_EFAIL;
+        }
+        for (c = 0; c < nch; c++) m->chunk_off[col[c] + 1]++;
+        for (c = 0; c < ncol; c++) m->chunk_off[c + 1] += m->chunk_off[c];
+        for (c = 0; c < nch; c++) m->chunk_list[m->chunk_off[col[c]]++] = c;   /* each colour's in order */
+        for (c = ncol; c > 0; c--) m->chunk_off[c] = m->chunk_off[c - 1];
+        m->chunk_off[0] = 0;
+        m->chunk_group = gi;
+        m->nchunk_colors = ncol;
+    }
+    free(col);
     return SIPD_OK;
 }
 
@@ -1242,6 +1310,8 @@ int model_build_meshes(const sipd_scene *sc, const sipd_mesh *meshes, sipd_model
     rc = build_incidence(m);
     if (rc == SIPD_OK)
         rc = build_colouring(m);
+    if (rc == SIPD_OK)
+        rc = build_chunks(m);
 done:
     gg_free(&ged);
     gg_free(&gbend);
