@@ -948,6 +948,19 @@ static int cpu_restore(sipd_backend *b)
 /* Colour by colour.  The colouring separates vertices that share a tet, not vertices that
  * share a contact pair, so within a colour the vertices with pair incidences are updated
  * serially after the others (in colour order: deterministic). */
+/* 1: the model's elements are tets, every material stable neo-Hookean (the sweep's specialised pass) */
+static int model_tet_snh(const sipd_model *m)
+{
+    int g, i;
+    for (g = 0; g < m->ngroups; g++)
+        if (m->groups[g].ne > 0 && m->groups[g].kind != SIPD_KIND_TET)
+            return 0;
+    for (i = 0; i < m->nmat; i++)
+        if (m->mats[i].model != SIPD_MAT_STABLE_NEOHOOKEAN)
+            return 0;
+    return 1;
+}
+
 static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
@@ -955,6 +968,7 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
     int backtracks = 0, rejected = 0, contacts = 0, c, hits = 0;
     sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
     double t0 = prof_begin(b);
+    const int tet_snh = model_tet_snh(m);
     b->ccd_gs = 1;
     if (b->ccd && b->det && b->ccd_stale) {   /* the balls measured where they are centred */
         int rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
@@ -974,7 +988,10 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
             sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
             if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
                 continue;
-            pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
+            if (tet_snh)
+                pass_gs_vertex_tet_snh(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
+            else
+                pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
             rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
             gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
             maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;

@@ -601,6 +601,15 @@ SIPD_HD void pass_gs_vertex(const sipd_view *v, int precond, int split, int cont
     pass_gs_vertex_fixed(v, SIPD_FIXED_NONE, precond, split, contact, a, ls, omega, t);
 }
 
+/* pass_gs_vertex of a model whose elements are tets of stable neo-Hookean materials only
+ * (SIPD_FIXED_TET_SNH: the CPU backend's Gauss–Seidel and VBD sweeps choose it as the CUDA
+ * backend chooses its specialised kernels; the same arithmetic) */
+SIPD_HD void pass_gs_vertex_tet_snh(const sipd_view *v, int precond, int split, int contact, int a, int ls,
+                                    sipd_real omega, sipd_gs_tally *t)
+{
+    pass_gs_vertex_fixed(v, SIPD_FIXED_TET_SNH, precond, split, contact, a, ls, omega, t);
+}
+
 /* ---- Newton / two-level SIPD: one block row of the PSD-projected Hessian ------------------- */
 
 /* The block-CSR pattern a row pass writes into (src/sparse.h sipd_bsr: row_off, diag, the
