@@ -258,7 +258,7 @@ static void write_and_check(const char *dir)
             x[j] = xval(k, j);
         for (s = 0; s < NSOLVES && k == 1; s++) {
             sipd_h5_solve r = {k, s, niter[s], 1e-3 / (s + 1), -2.5 * s, s + 1, 10 * s,
-                               0.001 * s, 0.25 * s, s % 4, 0.5 * s, 2.0 * s, 0.125 * s};
+                               0.001 * s, 0.25 * s, s % 4, 0.5 * s, 2.0 * s, 0.125 * s, 0.0};
             for (j = 0; j < niter[s]; j++) {
                 hres[j] = 100 * s + j;
                 hen[j] = -(100 * s + j);
@@ -578,7 +578,7 @@ static int diskfull_child(const char *dir)
         return 2;
     for (k = 0; k < 100 && !failed; k++) {
         double h[2] = {1, 2};
-        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        sipd_h5_solve r = {k, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         sipd_h5_history hh = {h, h, h, h, h, h};
         if (h5out_append_solve(o, &r, 2, &hh) != SIPD_OK ||
             h5out_append_frame(o, k, x) != SIPD_OK)

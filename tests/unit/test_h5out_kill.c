@@ -52,7 +52,7 @@ static int writer(const char *path)
     if (h5out_create(&o, path, &meta, &mesh, 1, 1) != SIPD_OK)
         return 1;
     for (k = 0; k < MAXFRAMES; k++) {
-        sipd_h5_solve r = {k, 0, iters(k), 1e-9, 0.0, 0, 0, 0.0, 0.0, 0, 0.0, 0.0, 0.0};
+        sipd_h5_solve r = {k, 0, iters(k), 1e-9, 0.0, 0, 0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0};
         for (j = 0; j < NV * 3; j++)
             x[j] = xval(k, j);
         sipd_h5_history hh = {hist, NULL, NULL, NULL, NULL, NULL};
