@@ -1,0 +1,828 @@
+/* backend_cpu32.c — the float32 CPU backend (--precision float32; docs/precision.md).
+ *
+ * The same OpenMP loops over the shared per-item passes (src/passes.h) as the float64 CPU
+ * backend (backend_cpu.c), in a translation unit compiled with SIPD_REAL_FLOAT: the state, the
+ * element buffers and the view (view.h) are float32, as on the GPU.  The model is built in
+ * double by the rest of the program; create converts what the passes read (masses, X0, rest
+ * data, measures, incidence weights, materials, motions, contact data) once, as the CUDA backend
+ * does (kernels/backend_cuda.cu create_upload).  The backend interface stays double (backend.h):
+ * upload, download, iterate, gradient, set_direction, assemble convert at the boundary.  Every
+ * reduction (energies, Σ g·dy, ...) is summed in double from the float32 terms.
+ *
+ * What it does not do yet (refused at create, and earlier by the registry, registry.c
+ * cpu32_supports): contact pairs (contact between bodies, self contact: the detector, pairs.c
+ * and ccd are double code), the assembled-Hessian directions (newton, mixed-fem; the coarse
+ * level of two-level SIPD is supported: `assemble` of every term).
+ *
+ * Layout caution: under SIPD_REAL_FLOAT, sipd_material (physics/material.h) has float fields,
+ * while the model's array (model.c, double) has double ones; host_material_f64 mirrors the
+ * model's, and create checks it as the CUDA backend does.  No float-layout struct is passed to
+ * double code.
+ */
+#define SIPD_REAL_FLOAT 1
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "pairs.h"   /* pair_contact_k, friction_state_len/_fits (double interface) */
+#include "passes.h"
+#include "step_load.h"
+#include "util.h"
+
+#define PAR_MIN 4096
+
+/* The model's sipd_material as model.c (double) lays it out. */
+typedef struct {
+    int model;
+    double mu, lambda, alpha;
+} host_material_f64;
+
+typedef float real;
+
+struct sipd_backend {
+    const sipd_model *m;
+    int split, precond;
+    real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *vp, *y0, *g0;
+    int first;
+    real *egrad, *eblk, *eH;
+    /* the model in float32 (view.h reads these) */
+    real *mass, *X0, *motions, *rest, *vol, *inc_w, *kv, *vrad;
+    sipd_material *mats;
+    /* ground contact */
+    int contact;
+    double eps_v;
+    real *lam_n, *fa;
+    /* contact.ccd against the ground (physics/ccd.h pass_ccd_scale) */
+    int ccd;
+    real *ccd_u;
+    double ccd_tau;
+    /* `assemble`: the float32 values of the caller's pattern, converted into H->val */
+    real *hval;
+    size_t hval_cap;
+    double load;
+    double h;   /* the step's length (begin_step) */
+    sipd_view vw;
+    sipd_profile prof;
+    int prof_depth;
+};
+
+static double prof_begin(sipd_backend *b)
+{
+    if (!b->prof.timed)
+        return -1;
+    return b->prof_depth++ == 0 ? sipd_now() : -1;
+}
+
+static void prof_end(sipd_backend *b, int phase, double t0)
+{
+    if (!b->prof.timed)
+        return;
+    b->prof_depth--;
+    if (t0 >= 0)
+        b->prof.ms[phase] += 1e3 * (sipd_now() - t0);
+}
+
+/* double → float32 and back, n values */
+static void to_f(real *SIPD_RESTRICT dst, const double *SIPD_RESTRICT src, size_t n)
+{
+    size_t i;
+#pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) dst[i] = (real)src[i];
+}
+
+static void to_d(double *SIPD_RESTRICT dst, const real *SIPD_RESTRICT src, size_t n)
+{
+    size_t i;
+#pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) dst[i] = (double)src[i];
+}
+
+/* a float32 copy of n doubles (NULL: out of memory); n = 0 gives a 1-element array */
+static real *dup_f(const double *src, size_t n)
+{
+    real *p = sipd_malloc((n ? n : 1) * sizeof(real));
+    if (p && n)
+        to_f(p, src, n);
+    return p;
+}
+
+static void cpu32_destroy(sipd_backend *b)
+{
+    if (!b)
+        return;
+    free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g); free(b->ys);
+    free(b->vp); free(b->y0); free(b->g0); free(b->egrad); free(b->eblk); free(b->eH);
+    free(b->mass); free(b->X0); free(b->motions); free(b->rest); free(b->vol); free(b->inc_w); free(b->kv);
+    free(b->vrad); free(b->mats); free(b->lam_n); free(b->fa); free(b->ccd_u); free(b->hval);
+    free(b);
+}
+
+/* What this backend does not run (SIPD_EINPUT, with the feature named). */
+static int create_check(const sipd_model *m, const sipd_backend_params *p)
+{
+    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
+    int i;
+    if (p->pairs) {
+        sipd_error("cpu-float32 backend: contact pairs (contact between bodies, or self contact) run in float64 only "
+                   "so far: use --precision float64");
+        return SIPD_EINPUT;
+    }
+    if (p->precond == SIPD_PRECOND_HESSIAN || p->precond == SIPD_PRECOND_NONE) {
+        sipd_error("cpu-float32 backend: a direction solved over the assembled Hessian (newton, mixed-fem) runs in "
+                   "float64 only so far: use --precision float64");
+        return SIPD_EINPUT;
+    }
+    if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
+        p->precond != SIPD_PRECOND_MASS) {
+        sipd_error("cpu-float32 backend: unknown preconditioner %d", p->precond);
+        return SIPD_EINPUT;
+    }
+    for (i = 0; i < m->nmat; i++)
+        if (!material_model_valid(hm[i].model) || !(hm[i].mu > 0) ||
+            (hm[i].model == SIPD_MAT_STABLE_NEOHOOKEAN &&
+             (!(hm[i].lambda > 0) || fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha))) {
+            sipd_error("cpu-float32 backend: material %d: unsupported model or unexpected sipd_material layout "
+                       "(src/backend_cpu32.c host_material_f64 must mirror src/physics/material.h)", i);
+            return SIPD_EFAIL;
+        }
+    return SIPD_OK;
+}
+
+/* The model's arrays in float32 (materials, motions, per-vertex and per-element data). */
+static int convert_model(sipd_backend *b, const sipd_model *m)
+{
+    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
+    size_t nrest = 0, nvol = 0, ninc = (size_t)m->inc_off[m->nv];
+    int i, g;
+    if (!(b->mats = sipd_calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *b->mats)) ||
+        !(b->motions = sipd_calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof(real))))
+        return SIPD_EFAIL;
+    for (i = 0; i < m->nmat; i++) {
+        b->mats[i].model = hm[i].model;
+        b->mats[i].mu = (real)hm[i].mu;
+        b->mats[i].lambda = (real)hm[i].lambda;
+        b->mats[i].alpha = (real)hm[i].alpha;
+    }
+    for (i = 0; i < m->nmotions; i++) {
+        int k;
+        for (k = 0; k < 3; k++) {
+            b->motions[9 * i + k] = (real)m->motions[i].center[k];
+            b->motions[9 * i + 3 + k] = (real)m->motions[i].velocity[k];
+            b->motions[9 * i + 6 + k] = (real)m->motions[i].omega[k];
+        }
+    }
+    if (!(b->mass = dup_f(m->mass, (size_t)m->nv)) || !(b->X0 = dup_f(m->X0, (size_t)m->nv * 3)) ||
+        !(b->inc_w = dup_f(m->inc_w, ninc)))
+        return SIPD_EFAIL;
+    for (g = 0; g < m->ngroups; g++) {
+        nrest += (size_t)m->groups[g].ne * kind_rest_size(m->groups[g].kind);
+        nvol += (size_t)m->groups[g].ne;
+    }
+    if (!(b->rest = sipd_malloc((nrest ? nrest : 1) * sizeof(real))) ||
+        !(b->vol = sipd_malloc((nvol ? nvol : 1) * sizeof(real))))
+        return SIPD_EFAIL;
+    nrest = nvol = 0;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        size_t nr = (size_t)G->ne * kind_rest_size(G->kind);
+        to_f(b->rest + nrest, G->rest, nr);
+        to_f(b->vol + nvol, G->vol, (size_t)G->ne);
+        nrest += nr;
+        nvol += (size_t)G->ne;
+    }
+    if (m->crad && !(b->vrad = dup_f(m->crad, (size_t)m->nv)))
+        return SIPD_EFAIL;
+    return SIPD_OK;
+}
+
+static void view_init(sipd_backend *b, double kc, const double pn[3], double ph, double dhat, double mu)
+{
+    const sipd_model *m = b->m;
+    sipd_view *v = &b->vw;
+    size_t off_g = 0, off_b = 0, off_r = 0, off_v = 0;
+    int g;
+    memset(v, 0, sizeof *v);
+    v->nv = m->nv;
+    v->x = b->x; v->v = b->v; v->vp = b->vp; v->yt = b->yt; v->y = b->y; v->yp = b->yp; v->dy = b->dy; v->g = b->g;
+    v->ys = b->ys; v->y0 = b->y0; v->g0 = b->g0;
+    v->mass = b->mass;
+    v->X0 = b->X0;
+    v->motions = b->motions;
+    v->fixed = m->fixed;
+    v->move_of = m->move_of;
+    v->ngroups = m->ngroups;
+    for (g = 0; g < m->ngroups; g++) {
+        const sipd_elem_group *G = &m->groups[g];
+        sipd_group_view *W = &v->grp[g];
+        view_group_init(W, G->kind, G->nc, G->ne);
+        W->v = G->v;
+        W->rest = b->rest + off_r;
+        W->vol = b->vol + off_v;
+        W->mat = G->mat;
+        W->grad = b->egrad + off_g;
+        W->blk = b->eblk + off_b;
+        W->hess = NULL;
+        off_r += (size_t)G->ne * kind_rest_size(G->kind);
+        off_v += (size_t)G->ne;
+        off_g += (size_t)G->ne * kind_grad_size(G->kind);
+        off_b += (size_t)G->ne * kind_block_size(G->kind, b->precond != SIPD_PRECOND_SPLIT);
+    }
+    v->mats = b->mats;
+    v->inc_off = m->inc_off;
+    v->inc_elem = m->inc_elem;
+    v->inc_group = m->inc_group;
+    v->inc_corner = m->inc_corner;
+    v->inc_w = b->inc_w;
+    v->ground = b->contact;
+    for (g = 0; g < 3; g++) v->pn[g] = (real)pn[g];
+    v->ph = (real)ph;
+    v->dhat = (real)dhat;
+    v->kc = (real)kc;
+    v->kv = b->kv;
+    v->mu = (real)mu;
+    v->lam_n = b->lam_n;
+    v->fa = b->fa;
+    v->vrad = b->vrad;
+    v->ccd = b->ccd;   /* the ground's half-space only: no pairs, no balls (ccd_b NULL) */
+}
+
+/* The element Hessians of every group for `assemble`, allocated once and bound to the view. */
+static int hess_bind(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    size_t n = 0, off = 0;
+    int g;
+    if (b->eH)
+        return SIPD_OK;
+    for (g = 0; g < m->ngroups; g++) n += (size_t)m->groups[g].ne * kind_hessian_size(m->groups[g].kind);
+    if (!(b->eH = sipd_malloc((n ? n : 1) * sizeof(real))))
+        return SIPD_EFAIL;
+    for (g = 0; g < m->ngroups; g++) {
+        b->vw.grp[g].hess = b->eH + off;
+        off += (size_t)m->groups[g].ne * kind_hessian_size(m->groups[g].kind);
+    }
+    return SIPD_OK;
+}
+
+static int cpu32_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
+{
+    sipd_backend *b;
+    size_t n3 = (size_t)m->nv * 3 * sizeof(real), ngrad = 0, nblk = 0;
+    const double *kv = NULL;
+    double kc;
+    int g, rc;
+    if ((rc = create_check(m, p)) != SIPD_OK)
+        return rc;
+    if (!(b = sipd_calloc(1, sizeof *b)))
+        return SIPD_EFAIL;
+    b->m = m;
+    b->split = p->split;
+    b->precond = p->precond;
+    b->prof.timed = p->profile != 0;
+    b->contact = p->contact;
+    b->eps_v = p->eps_v;
+    b->ccd = p->ccd && p->contact;
+    b->ccd_tau = 1;
+    kc = pair_contact_k(m, p->kc, &kv);
+#ifdef _OPENMP
+    if (p->threads > 0)
+        omp_set_num_threads(p->threads);
+#endif
+    if (convert_model(b, m) != SIPD_OK || (p->contact && kv && !(b->kv = dup_f(kv, (size_t)m->nv))) ||
+        (p->contact && p->mu > 0 &&
+         (!(b->lam_n = sipd_calloc((size_t)m->nv, sizeof(real))) || !(b->fa = sipd_calloc((size_t)m->nv * 3, sizeof(real))))) ||
+        (b->ccd && !(b->ccd_u = sipd_malloc(n3 ? n3 : 1)))) {
+        cpu32_destroy(b);
+        return SIPD_EFAIL;
+    }
+    b->x = sipd_calloc(1, n3 + 1); b->v = sipd_calloc(1, n3 + 1); b->yt = sipd_calloc(1, n3 + 1);
+    b->y = sipd_calloc(1, n3 + 1); b->yp = sipd_calloc(1, n3 + 1); b->dy = sipd_calloc(1, n3 + 1);
+    b->g = sipd_calloc(1, n3 + 1); b->ys = sipd_calloc(1, n3 + 1);
+    b->y0 = sipd_calloc(1, n3 + 1); b->g0 = sipd_calloc(1, n3 + 1);
+    if (p->adaptive_guess && !(b->vp = sipd_calloc(1, n3 + 1))) {
+        cpu32_destroy(b);
+        return SIPD_EFAIL;
+    }
+    for (g = 0; g < m->ngroups; g++) {
+        ngrad += (size_t)m->groups[g].ne * kind_grad_size(m->groups[g].kind);
+        nblk += (size_t)m->groups[g].ne * kind_block_size(m->groups[g].kind, p->precond != SIPD_PRECOND_SPLIT);
+    }
+    b->egrad = sipd_malloc((ngrad ? ngrad : 1) * sizeof(real));
+    b->eblk = sipd_malloc((nblk ? nblk : 1) * sizeof(real));
+    if (!b->x || !b->v || !b->yt || !b->y || !b->yp || !b->dy || !b->g || !b->ys || !b->y0 || !b->g0 || !b->egrad ||
+        !b->eblk) {
+        cpu32_destroy(b);
+        return SIPD_EFAIL;
+    }
+    view_init(b, kc, p->plane_n, p->plane_h, p->dhat, p->mu);
+    *out = b;
+    return SIPD_OK;
+}
+
+static int cpu32_upload(sipd_backend *b, const double *x, const double *v)
+{
+    size_t n = (size_t)b->m->nv * 3;
+    double t0 = prof_begin(b);
+    to_f(b->x, x, n);
+    to_f(b->v, v, n);
+    memcpy(b->y, b->x, n * sizeof(real));
+    memcpy(b->yp, b->x, n * sizeof(real));
+    b->vw.vp_hist = 0;
+    if (b->fa)
+        memset(b->fa, 0, n * sizeof(real));
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_guess_history(sipd_backend *b, int set, double *vp, int *valid)
+{
+    size_t n = (size_t)b->m->nv * 3;
+    if (!b->vp) {
+        sipd_error("cpu-float32 backend: guess_history: the adaptive initial guess was not requested at create");
+        return SIPD_EFAIL;
+    }
+    if (set) {
+        if (set == 1)
+            to_f(b->vp, vp, n);
+        b->vw.vp_hist = set == 1;
+        return SIPD_OK;
+    }
+    *valid = b->vw.vp_hist;
+    if (b->vw.vp_hist)
+        to_d(vp, b->vp, n);
+    return SIPD_OK;
+}
+
+/* contact.ccd: u ← each free vertex's step scaled to stay above the ground (passes.h
+ * pass_ccd_scale; 0 on Dirichlet vertices); uniform: one scale for all (the smallest). */
+static double ccd_ground(sipd_backend *b, const real *y0, real *u, int uniform)
+{
+    const sipd_model *m = b->m;
+    double tmin = 1;
+    int a, hit = 0;
+#pragma omp parallel for schedule(static) reduction(min : tmin) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        vec3 d = view_ld(u, a);
+        double t;
+        if (m->fixed[a]) {
+            view_st(u, a, v3(0, 0, 0));
+            continue;
+        }
+        t = pass_ccd_scale(&b->vw, a, view_ld(y0, a), d, 0, &hit);
+        if (!uniform && t < 1)
+            view_st(u, a, v3_scale(d, (real)t));
+        tmin = t < tmin ? t : tmin;
+    }
+    if (uniform && tmin < 1)
+        for (a = 0; a < 3 * m->nv; a++) u[a] *= (real)tmin;
+    return tmin;
+}
+
+static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st);
+
+/* The step's load: one gradient pass (D = m/h² I) at the "do nothing" state (backend_cpu.c). */
+static int step_load_eval(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    size_t n3 = (size_t)m->nv * 3 * sizeof(real), i;
+    sipd_dir_stats st;
+    int precond = b->precond, rc;
+    double t0 = prof_begin(b);
+    memcpy(b->ys, b->y, n3);
+    for (i = 0; i < (size_t)m->nv * 3; i++) step_load_state(m->fixed, b->x, b->y, i);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    memset(&st, 0, sizeof st);
+    b->precond = SIPD_PRECOND_MASS;
+    b->first = 0;
+    rc = cpu32_direction(b, &st);
+    b->precond = precond;
+    t0 = prof_begin(b);
+    memcpy(b->y, b->ys, n3);
+    memcpy(b->yp, b->ys, n3);
+    memset(b->dy, 0, n3);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    b->first = 1;
+    b->load = st.gmax;
+    return rc;
+}
+
+static int cpu32_step_load(sipd_backend *b, double *fmax)
+{
+    *fmax = b->load;
+    return SIPD_OK;
+}
+
+static int cpu32_begin_step(sipd_backend *b, double t_end, double h, const double gravity[3], int qs)
+{
+    const sipd_model *m = b->m;
+    real grav[3];
+    int a;
+    double t0 = prof_begin(b);
+    b->h = h;
+    b->vw.quasistatic = qs;
+    b->vw.inv_h2 = qs ? 0 : (real)(1 / (h * h));
+    for (a = 0; a < 3; a++) {
+        b->vw.gq[a] = qs ? (real)gravity[a] : 0;
+        grav[a] = (real)gravity[a];
+    }
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_begin_vertex(&b->vw, a, (real)t_end, (real)h, grav);
+    b->vw.eps = (real)(b->eps_v * h);
+    if (b->ccd) {   /* the initial guess filtered from the "do nothing" state x̂ (backend_cpu.c ccd_filter_guess) */
+        size_t i, n = (size_t)m->nv * 3;
+        for (i = 0; i < n; i++) {
+            real g = b->y[i];
+            step_load_state(m->fixed, b->x, b->y, i);
+            b->ccd_u[i] = g - b->y[i];
+        }
+        ccd_ground(b, b->y, b->ccd_u, 0);
+        for (i = 0; i < n; i++) b->y[i] += b->ccd_u[i];
+        memcpy(b->yp, b->y, n * sizeof(real));
+    }
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return step_load_eval(b);
+}
+
+static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
+{
+    const sipd_model *m = b->m;
+    const sipd_view *vw = &b->vw;
+    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
+    double gsx = 0, gsy = 0, gsz = 0;
+    int nonspd = 0, contacts = 0, first = b->first, precond = b->precond, split = b->split, e, a, g;
+    double t0 = prof_begin(b);
+    for (g = 0; g < vw->ngroups; g++) {
+        const sipd_group_view *G = &vw->grp[g];
+        const int ne = G->ne;
+        if (G->kind == SIPD_KIND_TET) {
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+            for (e = 0; e < ne; e++) kind_tet_element(vw, &vw->mats[G->mat[e]], precond, split, G, e);
+        } else {
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+            for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
+        }
+    }
+    prof_end(b, SIPD_PHASE_ELEMENT, t0);
+    t0 = prof_begin(b);
+#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
+    if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        sipd_vertex_out o = pass_vertex(vw, precond, 1, a, first);
+        if (!o.free)
+            continue;
+        contacts += o.contact;
+        if (o.pen > maxpen)
+            maxpen = o.pen;
+        if (o.gn2 > gmax)
+            gmax = o.gn2;
+        gsx += o.g.v[0];
+        gsy += o.g.v[1];
+        gsz += o.g.v[2];
+        if (vw->ccd) {
+            real t = pass_ccd_direction(vw, a);
+            o.gdy *= t;
+            o.dn2 *= t * t;
+        }
+        gs += o.gs;
+        sDs += o.sDs;
+        if (!first) {
+            dnum += o.dnum;
+            dden += o.dden;
+        }
+        nonspd += o.nonspd;
+        gdy += o.gdy;
+        if (o.dn2 > rmax)
+            rmax = o.dn2;
+    }
+    st->rmax = sqrt(rmax);
+    st->gmax = sqrt(gmax);
+    st->gsum[0] = gsx;
+    st->gsum[1] = gsy;
+    st->gsum[2] = gsz;
+    st->have_gsum = 1;
+    st->gdy = gdy;
+    st->gs = gs;
+    st->sDs = sDs;
+    st->nonspd = nonspd;
+    prof_end(b, SIPD_PHASE_VERTEX, t0);
+    st->contacts = contacts;
+    st->max_pen = maxpen;
+    st->d_num = dnum;
+    st->d_den = dden;
+    st->cg_iters = 0;
+    b->first = 0;
+    return SIPD_OK;
+}
+
+static int energy_terms(sipd_backend *b, int terms, double alpha, double *E)
+{
+    const sipd_model *m = b->m;
+    const sipd_view *vw = &b->vw;
+    const real al = (real)alpha;
+    double Ee = 0, Ei = 0, t0 = prof_begin(b);
+    int e, a, g;
+    for (g = 0; g < vw->ngroups; g++) {
+        const int ne = vw->grp[g].ne;
+        if (!sipd_terms_kind(terms, vw->grp[g].kind))
+            continue;
+#pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
+        for (e = 0; e < ne; e++) Ee += (double)pass_element_energy(vw, g, e, b->dy, al, -1, v3(0, 0, 0));
+    }
+#pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_vertex_energy(vw, a, al, &Ei);
+    *E = Ee + Ei;
+    prof_end(b, SIPD_PHASE_ENERGY, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_energy(sipd_backend *b, double alpha, double *E) { return energy_terms(b, SIPD_TERMS_ALL, alpha, E); }
+
+static int cpu32_terms_energy(sipd_backend *b, int terms, double alpha, double *E)
+{
+    if (terms != SIPD_TERMS_ALL && terms != SIPD_TERMS_NO_STRETCH)
+        return SIPD_EFAIL;
+    return energy_terms(b, terms, alpha, E);
+}
+
+static int cpu32_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
+{
+    const sipd_model *m = b->m;
+    double gs = 0, t0 = prof_begin(b);
+    int a;
+#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_apply_vertex(&b->vw, a, (real)alpha, (real)omega, &gs);
+    if (b->ccd && omega != 1) {   /* contact.ccd: an over-relaxed update filtered against the ground */
+        size_t i, n = (size_t)m->nv * 3;
+        for (i = 0; i < n; i++) b->ccd_u[i] = b->y[i] - b->yp[i];
+        ccd_ground(b, b->yp, b->ccd_u, 0);
+        gs = 0;
+#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
+        for (a = 0; a < m->nv; a++) {
+            int k;
+            for (k = 0; k < 3; k++) {
+                size_t j = 3 * (size_t)a + k;
+                b->y[j] = b->yp[j] + b->ccd_u[j];
+                if (!m->fixed[a])
+                    gs += (double)b->g[j] * (double)b->ccd_u[j];
+            }
+        }
+    }
+    prof_end(b, SIPD_PHASE_APPLY, t0);
+    if (gs_out)
+        *gs_out = gs;
+    return SIPD_OK;
+}
+
+static int cpu32_ccd_scale(sipd_backend *b, double *tau)
+{
+    *tau = b->ccd_tau;
+    return SIPD_OK;
+}
+
+static int cpu32_contact_gap(sipd_backend *b, double *gap)
+{
+    const sipd_model *m = b->m;
+    double gmin = HUGE_VAL;
+    int a;
+    if (!b->contact) {
+        *gap = NAN;
+        return SIPD_OK;
+    }
+#pragma omp parallel for schedule(static) reduction(min : gmin) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) {
+        double d;
+        if (m->fixed[a])
+            continue;
+        d = (double)v3_dot(v3_load(b->vw.pn), view_ld(b->y, a)) - (double)pass_ground_h(&b->vw, a);
+        gmin = d < gmin ? d : gmin;
+    }
+    *gap = gmin;
+    return SIPD_OK;
+}
+
+static int cpu32_undo(sipd_backend *b)
+{
+    double t0 = prof_begin(b);
+    memcpy(b->y, b->yp, (size_t)b->m->nv * 3 * sizeof(real));
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_snapshot(sipd_backend *b)
+{
+    double t0 = prof_begin(b);
+    memcpy(b->ys, b->y, (size_t)b->m->nv * 3 * sizeof(real));
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_restore(sipd_backend *b)
+{
+    size_t n3 = (size_t)b->m->nv * 3 * sizeof(real);
+    double t0 = prof_begin(b);
+    memcpy(b->y, b->ys, n3);
+    memcpy(b->yp, b->ys, n3);
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return SIPD_OK;
+}
+
+/* Colour by colour (no pairs here: every vertex of a colour in parallel). */
+static int cpu32_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
+{
+    const sipd_model *m = b->m;
+    double rmax = 0, gmax = 0, maxpen = 0;
+    int backtracks = 0, rejected = 0, contacts = 0, c;
+    double t0 = prof_begin(b);
+    for (c = 0; c < m->ncolors; c++) {
+        int i;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts) \
+    if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
+        for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
+            int a = m->color_verts[i];
+            sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
+            if (m->fixed[a])
+                continue;
+            pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, (real)omega, &t);
+            rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
+            gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
+            maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
+            backtracks += t.backtracks;
+            rejected += t.rejected;
+            contacts += t.contacts;
+        }
+    }
+    st->rmax = sqrt(rmax);
+    st->gmax = sqrt(gmax);
+    st->contacts = contacts;
+    st->max_pen = maxpen;
+    st->backtracks = backtracks;
+    st->rejected = rejected;
+    memcpy(b->yp, b->y, (size_t)m->nv * 3 * sizeof(real));
+    prof_end(b, SIPD_PHASE_GS, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_end_step(sipd_backend *b)
+{
+    size_t i, n = 3 * (size_t)b->m->nv;
+    double t0 = prof_begin(b);
+    const real h = (real)b->h;
+    int a;
+    if (b->fa) {
+#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
+        for (a = 0; a < b->m->nv; a++) pass_end_anchor(&b->vw, a);
+    }
+#pragma omp parallel for schedule(static) if (n > 3 * PAR_MIN)
+    for (i = 0; i < n; i++) pass_end_component(&b->vw, i, h);
+    b->vw.vp_hist = b->vp != NULL;
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_friction_state(sipd_backend *b, int set, double *buf, long *n)
+{
+    size_t n3 = b->fa ? (size_t)b->m->nv * 3 : 0;
+    if (!set) {
+        *n = friction_state_len(n3, 0);
+        if (buf) {
+            if (n3)
+                to_d(buf, b->fa, n3);
+            buf[n3] = 0;
+        }
+        return SIPD_OK;
+    }
+    if (!friction_state_fits(buf, *n, n3, 0))
+        return SIPD_EINPUT;
+    if (n3)
+        to_f(b->fa, buf, n3);
+    return SIPD_OK;
+}
+
+static int cpu32_gradient(sipd_backend *b, double *g)
+{
+    double t0 = prof_begin(b);
+    to_d(g, b->g, (size_t)b->m->nv * 3);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_iterate(sipd_backend *b, double *y)
+{
+    double t0 = prof_begin(b);
+    to_d(y, b->y, (size_t)b->m->nv * 3);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_set_direction(sipd_backend *b, const double *dy)
+{
+    double t0 = prof_begin(b);
+    to_f(b->dy, dy, (size_t)b->m->nv * 3);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    b->ccd_tau = b->ccd ? ccd_ground(b, b->y, b->dy, 1) : 1;
+    return SIPD_OK;
+}
+
+/* backend.h assemble, of every term only (the coarse level of two-level SIPD): the element Hessians
+ * at y and the rows (passes.h pass_hessian_row) in float32, converted into H->val; g the last
+ * direction pass's. */
+static int cpu32_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
+{
+    const sipd_model *m = b->m;
+    int a, gi, e, goff[SIPD_KIND_COUNT + 1];
+    const int K = model_max_corners(m);
+    sipd_bsr_view hv;
+    size_t nval;
+    double t0;
+    goff[0] = 0;
+    for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
+    if (terms != SIPD_TERMS_ALL) {
+        sipd_error("cpu-float32 backend: assemble: only the set of all terms (mixed-fem runs in float64 only)");
+        return SIPD_EFAIL;
+    }
+    if (H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
+        return SIPD_EFAIL;
+    t0 = prof_begin(b);
+    nval = (size_t)H->nnzb * 9;
+    if (nval > b->hval_cap) {
+        free(b->hval);
+        b->hval_cap = 0;
+        if (!(b->hval = sipd_malloc((nval ? nval : 1) * sizeof(real)))) {
+            prof_end(b, SIPD_PHASE_OTHER, t0);
+            return SIPD_EFAIL;
+        }
+        b->hval_cap = nval;
+    }
+    if (hess_bind(b) != SIPD_OK) {
+        prof_end(b, SIPD_PHASE_OTHER, t0);
+        return SIPD_EFAIL;
+    }
+    for (gi = 0; gi < b->vw.ngroups; gi++) {
+        const int ne = b->vw.grp[gi].ne;
+#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
+        for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_HESSIAN, b->split, gi, e);
+    }
+    hv.row_off = H->row_off;
+    hv.diag = H->diag;
+    hv.elem_blk = H->elem_blk;
+    hv.k = K;
+    for (gi = 0; gi <= m->ngroups; gi++) hv.goff[gi] = goff[gi];
+#pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_hessian_row(&b->vw, &hv, b->hval, 1, a);
+    to_d(H->val, b->hval, nval);
+    to_d(g, b->g, (size_t)m->nv * 3);
+    extra->row = NULL;
+    extra->blocks = NULL;
+    extra->ctx = NULL;
+    prof_end(b, SIPD_PHASE_OTHER, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_contact_force(sipd_backend *b, double *f)
+{
+    int a;
+#pragma omp parallel for schedule(static) if (b->m->nv > PAR_MIN)
+    for (a = 0; a < b->m->nv; a++) {
+        vec3 fa = pass_contact_force(&b->vw, a);
+        int k;
+        for (k = 0; k < 3; k++) f[3 * (size_t)a + k] = (double)fa.v[k];
+    }
+    return SIPD_OK;
+}
+
+static int cpu32_download(sipd_backend *b, double *x, double *v)
+{
+    size_t n = (size_t)b->m->nv * 3;
+    double t0 = prof_begin(b);
+    if (x)
+        to_d(x, b->x, n);
+    if (v)
+        to_d(v, b->v, n);
+    prof_end(b, SIPD_PHASE_COPY, t0);
+    return SIPD_OK;
+}
+
+static int cpu32_profile(sipd_backend *b, sipd_profile *out, int reset)
+{
+    int k;
+    *out = b->prof;
+    for (k = 0; k < SIPD_NPHASE; k++) out->launches[k] = out->syncs[k] = -1;
+    if (reset)
+        for (k = 0; k < SIPD_NPHASE; k++) b->prof.ms[k] = 0;
+    return SIPD_OK;
+}
+
+const sipd_backend_ops sipd_backend_cpu32 = {
+    "cpu-float32",  cpu32_create,       cpu32_upload,        cpu32_begin_step,      cpu32_direction,
+    cpu32_energy,   cpu32_apply,        cpu32_undo,          cpu32_snapshot,        cpu32_restore,
+    NULL,           cpu32_gs_sweep,     cpu32_end_step,   cpu32_download,        cpu32_destroy,
+    cpu32_step_load, cpu32_assemble,    cpu32_set_direction, FLT_EPSILON,           cpu32_terms_energy,
+    cpu32_iterate,  cpu32_gradient,     cpu32_contact_force, cpu32_profile,         cpu32_guess_history,
+    cpu32_friction_state, cpu32_ccd_scale, cpu32_contact_gap,
+};

@@ -1,0 +1,14 @@
+# The float32 CPU backend (src/backend_cpu32.c, --precision float32; tests/unit/test_cpu32.c)
+# against the float64 CPU backend: scenes (solids, ground contact with friction and contact.ccd,
+# rods, springs, cloth, the material models), every Jacobi-family method and sweep, and what it
+# refuses.  registry.c (no CUDA row) for registry_choose_precision.
+add_executable(test_cpu32 ${CMAKE_CURRENT_LIST_DIR}/test_cpu32.c ${CMAKE_SOURCE_DIR}/src/registry.c)
+target_link_libraries(test_cpu32 PRIVATE sipd_core)
+foreach(n cantilever drop tilted_block rope spring_beam curtain stretch_materials)
+  add_test(NAME cpu32_scene_${n} COMMAND test_cpu32 scene ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
+endforeach()
+add_test(NAME cpu32_methods COMMAND test_cpu32 methods ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg)
+add_test(NAME cpu32_refuse COMMAND test_cpu32 refuse ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg
+                                   ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
+# ground contact, sliding friction and contact.ccd from the first step
+add_test(NAME cpu32_scene_slide COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scenes/cpu32_slide.cfg 6)
