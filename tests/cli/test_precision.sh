@@ -21,7 +21,7 @@ case $case_name in
 help)
   "$bin" --help >"$tmp/out" 2>&1 || fail "--help exit $?"
   grep -q -- "--precision float32|float64" "$tmp/out" || fail "--help does not list --precision"
-  grep -q -- "--precision" "$src/docs/sipd-run.1" || fail "the man page does not document --precision"
+  grep -qF -- '\-\-precision' "$src/docs/sipd-run.1" || fail "the man page does not document --precision"
   ;;
 run)
   # the same two frames in float64 and float32 on the CPU: the precision attribute, the device line,

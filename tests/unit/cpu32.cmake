@@ -12,3 +12,6 @@ add_test(NAME cpu32_refuse COMMAND test_cpu32 refuse ${CMAKE_SOURCE_DIR}/scenes/
                                    ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
 # ground contact, sliding friction and contact.ccd from the first step
 add_test(NAME cpu32_scene_slide COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scenes/cpu32_slide.cfg 6)
+# every element kind in one scene (the conformance fixture): tets, springs, rods, cloth, hinge and
+# mid-edge shells
+add_test(NAME cpu32_scene_every_kind COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/conformance/every_kind.cfg)
