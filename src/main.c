@@ -356,6 +356,8 @@ static int choose_device(cli_run *r)
             return SIPD_EINPUT;
         }
     }
+    if (!r->precision_opt && r->sc.precision != SIPD_PRECISION_AUTO)   /* the scene's `precision` */
+        r->precision_opt = scene_precision_name(r->sc.precision);
     rc = registry_choose_precision(&r->sc, r->device, r->precision_opt, &r->choice);
     if (rc != SIPD_OK) {
         sipd_error("%s", r->choice.why);

@@ -38,6 +38,12 @@ run)
     { cat "$tmp/diff" >&2; fail "float32 and float64 positions differ by more than 1e-4 m"; }
   ! h5diff "$tmp/f32.h5" "$tmp/f64.h5" /frames/positions >/dev/null 2>&1 || fail "float32 and float64 positions are identical"
   h5diff "$tmp/f64.h5" "$tmp/def.h5" /frames/positions >/dev/null 2>&1 || fail "--precision float64 changed the CPU's results"
+  # the scene key `precision`, and --precision over it
+  { echo 'precision = "float32";'; sed 's#"meshes/beam"#"'"$src"'/scenes/meshes/beam"#' "$scene"; } >"$tmp/key.cfg"
+  expect_rc 0 "device: cpu \(float32" -- "$tmp/key.cfg" --frames 1 --device cpu --output "$tmp/key32.h5"
+  [ "$(attr "$tmp/key32.h5" precision)" = float32 ] || fail "scene precision = float32: $(attr "$tmp/key32.h5" precision)"
+  expect_rc 0 "device: cpu \(float64" -- "$tmp/key.cfg" --frames 1 --device cpu --precision float64 --output "$tmp/key64.h5"
+  [ "$(attr "$tmp/key64.h5" precision)" = float64 ] || fail "--precision float64 did not override the scene's float32"
   # --dry-run names the backend
   expect_rc 0 "" -- "$scene" --dry-run --device cpu --precision float32 --output "$tmp/dry.h5"
   grep -q "^# device: cpu-float32 " "$tmp/out" || fail "--dry-run does not name cpu-float32: $(grep device "$tmp/out")"
