@@ -177,6 +177,6 @@ int registry_choose_precision(const sipd_scene *sc, sipd_device request, const c
     }
     memcpy(prev, c->why, sizeof prev);
     c->backend = cpu32;
-    snprintf(c->why, sizeof c->why, "%.370s, precision float32", prev);
+    snprintf(c->why, sizeof c->why, "precision float32 on the CPU; %.360s", prev);
     return c->status;
 }
