@@ -60,5 +60,17 @@ refuse)
     --output "$tmp/n.h5"
   [ ! -e "$tmp/n.h5" ] || fail "a refused run wrote its output"
   ;;
+resume)
+  # a float32 run with ground friction and the adaptive guess, stopped after 2 frames and resumed to
+  # 4, equals the uninterrupted 4 frames bit for bit: the checkpoint's friction anchors and
+  # velocity history go through the double interface and back exactly
+  tb=$tmp/tilted.cfg
+  sed 's#"meshes/cube"#"'"$src"'/scenes/meshes/cube"#' "$src/scenes/tilted_block.cfg" >"$tb"
+  expect_rc 0 "" -- "$tb" --frames 4 --device cpu --precision float32 --output "$tmp/full.h5"
+  expect_rc 0 "" -- "$tb" --frames 2 --device cpu --precision float32 --output "$tmp/part.h5"
+  expect_rc 0 "resuming from" -- "$tb" --frames 4 --device cpu --precision float32 --output "$tmp/part.h5" --resume
+  h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/positions >"$tmp/diff" 2>&1 ||
+    { cat "$tmp/diff" >&2; fail "the resumed float32 run differs from the uninterrupted one"; }
+  ;;
 *) fail "unknown case" ;;
 esac
