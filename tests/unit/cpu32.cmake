@@ -8,6 +8,8 @@ foreach(n cantilever drop tilted_block rope spring_beam curtain stretch_material
   add_test(NAME cpu32_scene_${n} COMMAND test_cpu32 scene ${CMAKE_SOURCE_DIR}/scenes/${n}.cfg)
 endforeach()
 add_test(NAME cpu32_methods COMMAND test_cpu32 methods ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg)
+# sipd's sweeps and vbd with ground contact, friction and ccd (Gauss-Seidel with the ground's ccd)
+add_test(NAME cpu32_methods_contact COMMAND test_cpu32 methods ${SIPD_TEST_DATA}/scenes/cpu32_slide.cfg sipd-vbd)
 add_test(NAME cpu32_refuse COMMAND test_cpu32 refuse ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg
                                    ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
 # ground contact, sliding friction and contact.ccd from the first step
