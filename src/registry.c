@@ -147,7 +147,7 @@ int registry_choose_precision(const sipd_scene *sc, sipd_device request, const c
     if (!strcmp(precision, "float64")) {
         memset(c, 0, sizeof *c);
         if (request == SIPD_DEVICE_CUDA) {
-            snprintf(c->why, sizeof c->why, "--precision float64: the CUDA backend computes in float32 only; use "
+            snprintf(c->why, sizeof c->why, "precision float64: the CUDA backend computes in float32 only; use "
                      "--device cpu (or --precision float32)");
             return c->status = SIPD_EINPUT;
         }
@@ -171,7 +171,7 @@ int registry_choose_precision(const sipd_scene *sc, sipd_device request, const c
     if (!cpu32->supports(sc, why, sizeof why)) {
         c->backend = NULL;
         c->auto_fallback = 0;
-        snprintf(c->why, sizeof c->why, "--precision float32: %s runs in float64 only so far on the CPU; use "
+        snprintf(c->why, sizeof c->why, "precision float32: %s runs in float64 only so far on the CPU; use "
                  "--precision float64", why);
         return c->status = SIPD_EINPUT;
     }
