@@ -2211,8 +2211,11 @@ void scene_print(FILE *f, const sipd_scene *sc)
                 scene_coarse_basis_name(sc->coarse_basis));
     fputs("};\n", f);
 
-    fprintf(f, "device = \"%s\";\nprecision = \"%s\";\ngravity = ", scene_device_name(sc->device),
-            scene_precision_name(sc->precision));
+    fprintf(f, "device = \"%s\";\n", scene_device_name(sc->device));
+    if (sc->precision != SIPD_PRECISION_AUTO)   /* ("auto" unprinted: the parameters of a scene without
+                                                   the key read as before it existed) */
+        fprintf(f, "precision = \"%s\";\n", scene_precision_name(sc->precision));
+    fputs("gravity = ", f);
     print_vec3(f, sc->gravity);
     fputs(";\n", f);
 

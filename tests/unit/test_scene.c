@@ -101,6 +101,7 @@ static void check_full(const sipd_scene *sc, const char *dir)
     CHECK(sc->chebyshev_rho == 0.95);
     CHECK(sc->omega == 1.3);
     CHECK(sc->device == SIPD_DEVICE_CPU);
+    CHECK(sc->precision == SIPD_PRECISION_FLOAT64);
     CHECK_V3(sc->gravity, 0.0, 0.0, -9.8);
 
     CHECK(sc->nmaterials == 2);
@@ -205,6 +206,7 @@ static void check_defaults(const sipd_scene *sc)
     CHECK(sc->chebyshev_rho == 0.0);
     CHECK(sc->omega == 1.0);
     CHECK(sc->device == SIPD_DEVICE_AUTO);
+    CHECK(sc->precision == SIPD_PRECISION_AUTO);
     CHECK_V3(sc->gravity, 0.0, -9.81, 0.0);
     CHECK(sc->nmaterials == 1);
     if (sc->nmaterials == 1) {
