@@ -11,8 +11,9 @@
  *
  * What it does not do yet (refused at create, and earlier by the registry, registry.c
  * cpu32_supports): contact pairs (contact between bodies, self contact: the detector, pairs.c
- * and ccd are double code), the assembled-Hessian directions (newton, mixed-fem; the coarse
- * level of two-level SIPD is supported: `assemble` of every term).
+ * and ccd are double code).  The assembled-Hessian directions (newton: SIPD_PRECOND_HESSIAN,
+ * mixed-fem: SIPD_PRECOND_NONE, the coarse level of two-level SIPD) get `assemble` of both sets of
+ * terms, in float32, converted into the caller's double matrix.
  *
  * Layout caution: under SIPD_REAL_FLOAT, sipd_material (physics/material.h) has float fields,
  * while the model's array (model.c, double) has double ones; host_material_f64 mirrors the
@@ -133,13 +134,8 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
                    "so far: use --precision float64");
         return SIPD_EINPUT;
     }
-    if (p->precond == SIPD_PRECOND_HESSIAN || p->precond == SIPD_PRECOND_NONE) {
-        sipd_error("cpu-float32 backend: a direction solved over the assembled Hessian (newton, mixed-fem) runs in "
-                   "float64 only so far: use --precision float64");
-        return SIPD_EINPUT;
-    }
     if (p->precond != SIPD_PRECOND_SPLIT && p->precond != SIPD_PRECOND_BLOCK && p->precond != SIPD_PRECOND_DIAG &&
-        p->precond != SIPD_PRECOND_MASS) {
+        p->precond != SIPD_PRECOND_MASS && p->precond != SIPD_PRECOND_HESSIAN && p->precond != SIPD_PRECOND_NONE) {
         sipd_error("cpu-float32 backend: unknown preconditioner %d", p->precond);
         return SIPD_EINPUT;
     }
@@ -321,6 +317,11 @@ static int cpu32_create(sipd_backend **out, const sipd_model *m, const sipd_back
         return SIPD_EFAIL;
     }
     view_init(b, kc, p->plane_n, p->plane_h, p->dhat, p->mu);
+    /* (a SIPD_PRECOND_HESSIAN direction pass stores every element's Hessian) */
+    if (p->precond == SIPD_PRECOND_HESSIAN && hess_bind(b) != SIPD_OK) {
+        cpu32_destroy(b);
+        return SIPD_EFAIL;
+    }
     *out = b;
     return SIPD_OK;
 }
@@ -473,7 +474,8 @@ static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > PAR_MIN)
     for (a = 0; a < m->nv; a++) {
-        sipd_vertex_out o = pass_vertex(vw, precond, 1, a, first);
+        /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
+        sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
         if (!o.free)
             continue;
         contacts += o.contact;
@@ -484,6 +486,8 @@ static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
         gsx += o.g.v[0];
         gsy += o.g.v[1];
         gsz += o.g.v[2];
+        if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
+            continue;
         if (vw->ccd) {
             real t = pass_ccd_direction(vw, a);
             o.gdy *= t;
@@ -517,6 +521,11 @@ static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
     st->d_den = dden;
     st->cg_iters = 0;
     b->first = 0;
+    if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE) {   /* set_direction gives dy */
+        memset(b->dy, 0, sizeof(real) * 3 * (size_t)m->nv);
+        st->rmax = 0;
+        st->gdy = 0;
+    }
     return SIPD_OK;
 }
 
@@ -729,21 +738,22 @@ static int cpu32_set_direction(sipd_backend *b, const double *dy)
     return SIPD_OK;
 }
 
-/* backend.h assemble, of every term only (the coarse level of two-level SIPD): the element Hessians
- * at y and the rows (passes.h pass_hessian_row) in float32, converted into H->val; g the last
- * direction pass's. */
+/* backend.h assemble: the element Hessians of the set's kinds at y (those of a SIPD_PRECOND_HESSIAN
+ * direction pass for every term) and the rows (passes.h pass_hessian_row) in float32, converted
+ * into H->val; g: ALL the last direction pass's, NO_STRETCH the rows' gradient of the set's terms
+ * (backend_cpu.c assemble_terms, in float32). */
 static int cpu32_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sipd_bsr_extra *extra)
 {
     const sipd_model *m = b->m;
     int a, gi, e, goff[SIPD_KIND_COUNT + 1];
-    const int K = model_max_corners(m);
+    const int K = model_max_corners(m), all = terms == SIPD_TERMS_ALL;
     sipd_bsr_view hv;
     size_t nval;
     double t0;
     goff[0] = 0;
     for (gi = 0; gi < m->ngroups; gi++) goff[gi + 1] = goff[gi] + m->groups[gi].ne;
-    if (terms != SIPD_TERMS_ALL) {
-        sipd_error("cpu-float32 backend: assemble: only the set of all terms (mixed-fem runs in float64 only)");
+    if (terms != SIPD_TERMS_ALL && terms != SIPD_TERMS_NO_STRETCH) {
+        sipd_error("cpu-float32 backend: assemble: unknown set of terms %d", terms);
         return SIPD_EFAIL;
     }
     if (H->n != m->nv || H->ne != goff[m->ngroups] || H->k != K)
@@ -763,20 +773,30 @@ static int cpu32_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, si
         prof_end(b, SIPD_PHASE_OTHER, t0);
         return SIPD_EFAIL;
     }
-    for (gi = 0; gi < b->vw.ngroups; gi++) {
-        const int ne = b->vw.grp[gi].ne;
+    if (!all || b->precond != SIPD_PRECOND_HESSIAN)   /* the set's element Hessians at y */
+        for (gi = 0; gi < b->vw.ngroups; gi++) {
+            const int ne = b->vw.grp[gi].ne;
+            if (!sipd_terms_kind(terms, b->vw.grp[gi].kind))
+                continue;
 #pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-        for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_HESSIAN, b->split, gi, e);
-    }
+            for (e = 0; e < ne; e++) pass_element(&b->vw, SIPD_PRECOND_HESSIAN, b->split, gi, e);
+        }
     hv.row_off = H->row_off;
     hv.diag = H->diag;
     hv.elem_blk = H->elem_blk;
     hv.k = K;
     for (gi = 0; gi <= m->ngroups; gi++) hv.goff[gi] = goff[gi];
 #pragma omp parallel for schedule(static) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) pass_hessian_row(&b->vw, &hv, b->hval, 1, a);
+    for (a = 0; a < m->nv; a++) {
+        vec3 gb = pass_hessian_row(&b->vw, &hv, b->hval, all, a);
+        if (!all) {
+            int k;
+            for (k = 0; k < 3; k++) g[3 * (size_t)a + k] = (double)gb.v[k];
+        }
+    }
     to_d(H->val, b->hval, nval);
-    to_d(g, b->g, (size_t)m->nv * 3);
+    if (all)
+        to_d(g, b->g, (size_t)m->nv * 3);
     extra->row = NULL;
     extra->blocks = NULL;
     extra->ctx = NULL;

@@ -23,15 +23,10 @@ static int cpu_supports(const sipd_scene *sc, char *why, size_t n)
     return 1;
 }
 
-/* what the float32 CPU backend (backend_cpu32.c) does not run yet: the assembled-Hessian
-   directions and contact pairs (docs/precision.md#what-float32-refuses) */
+/* what the float32 CPU backend (backend_cpu32.c) does not run yet: contact pairs
+   (docs/precision.md#what-float32-refuses) */
 static int cpu32_supports(const sipd_scene *sc, char *why, size_t n)
 {
-    const sipd_method_info *mi = method_info(sc->method);
-    if (mi && mi->direction != SIPD_DIRECTION_LOCAL) {
-        snprintf(why, n, "method %s (a direction solved over the assembled Hessian)", mi->name);
-        return 0;
-    }
     if (scene_has_pairs(sc)) {
         snprintf(why, n, "contact pairs (contact between bodies, or contact.self)");
         return 0;
@@ -162,6 +157,18 @@ int registry_choose_precision(const sipd_scene *sc, sipd_device request, const c
         memset(c, 0, sizeof *c);
         snprintf(c->why, sizeof c->why, "--precision: expected float32 or float64, got '%s'", precision);
         return c->status = SIPD_EINPUT;
+    }
+    {   /* auto: the CUDA backend wherever it runs the scene (what auto_declines keeps on the CPU, it
+           keeps there as the float64 reference: not asked for here) */
+        const sipd_backend_entry *cuda = registry_find("cuda");
+        if (request == SIPD_DEVICE_AUTO && cuda && cuda->supports(sc, why, sizeof why) &&
+            cuda->available(why, sizeof why)) {
+            memset(c, 0, sizeof *c);
+            c->status = SIPD_OK;
+            c->backend = cuda;
+            snprintf(c->why, sizeof c->why, "CUDA device found, precision float32");
+            return c->status;
+        }
     }
     if (registry_choose(sc, request, c) != SIPD_OK)
         return c->status;

@@ -57,9 +57,10 @@ int registry_choose(const sipd_scene *sc, sipd_device request, sipd_backend_choi
 
 /* registry_choose with a precision request (--precision; docs/precision.md): NULL: as
  * registry_choose.  "float64": the float64 CPU backend (device cpu or auto); device cuda is
- * refused (SIPD_EINPUT: the CUDA backend is float32).  "float32": registry_choose's choice,
- * its CPU row replaced by the float32 CPU backend ("cpu-float32"), refused (SIPD_EINPUT) when
- * that does not run the scene (cpu32_supports: newton, mixed-fem, contact pairs).  Another
+ * refused (SIPD_EINPUT: the CUDA backend is float32).  "float32": registry_choose's choice (with
+ * auto the CUDA backend also where auto_declines would keep the scene on the float64 CPU), its
+ * CPU row replaced by the float32 CPU backend ("cpu-float32"), refused (SIPD_EINPUT) when
+ * that does not run the scene (cpu32_supports: contact pairs).  Another
  * string: SIPD_EINPUT.  Returns c->status. */
 int registry_choose_precision(const sipd_scene *sc, sipd_device request, const char *precision,
                               sipd_backend_choice *c);

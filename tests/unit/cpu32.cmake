@@ -17,3 +17,7 @@ add_test(NAME cpu32_scene_slide COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scene
 # every element kind in one scene (the conformance fixture): tets, springs, rods, cloth, hinge and
 # mid-edge shells
 add_test(NAME cpu32_scene_every_kind COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/conformance/every_kind.cfg)
+# newton and mixed-fem over every kind: assemble of all terms and of the non-stretch ones (rod
+# bending, hinges, mid-edge bending with their gradient)
+add_test(NAME cpu32_methods_every_kind
+         COMMAND test_cpu32 methods ${SIPD_TEST_DATA}/conformance/every_kind.cfg assembled)

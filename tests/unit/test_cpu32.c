@@ -7,17 +7,18 @@
  *                diverged; its solves converged, or stalled at a floor (the round-off of the
  *                float32 state or the energy's resolution, which the driver tells apart), or
  *                stalled otherwise only where the float64 ones did as often.
- *   methods FILE [sipd-vbd]  the same on FILE with each Jacobi-family method and sweep the
- *                backend runs (sipd Jacobi with and without Chebyshev, two-level sipd: the
- *                `assemble` op, sipd Gauss–Seidel, vbd, block-jacobi, diag-jacobi, gd); sipd-vbd:
- *                the sipd and vbd rows only.  On the sliding cube (ground contact) block-jacobi
+ *   methods FILE [sipd-vbd|assembled]  the same on FILE with each method and sweep (sipd Jacobi with and
+ *                without Chebyshev, two-level sipd: the `assemble` op, sipd Gauss–Seidel, vbd,
+ *                block-jacobi, diag-jacobi, gd, newton: `assemble` after a Hessian direction pass,
+ *                mixed-fem: `assemble` of the non-stretch terms and `terms_energy`); sipd-vbd:
+ *                the sipd, vbd and newton rows only; assembled: newton and mixed-fem.  On the sliding cube (ground contact) block-jacobi
  *                and gd, which lean on the global line search, end at their cap in float32 where
  *                float64 converges (residuals 0.03 and 0.02 against 1e-5: float32 energies of
  *                slightly strained elements lose their digits, docs/precision.md), so that scene
  *                runs sipd-vbd.
  *   refuse       what the float32 CPU backend does not run is refused, by the registry
  *                (registry_choose_precision: exit status 2, the feature named) and by create:
- *                newton, mixed-fem, contact pairs; --precision float64 with device cuda.
+ *                contact pairs; --precision float64 with device cuda.
  *
  * POS_TOL: 1e-4 of the diagonal.  The float32 solve stops where its updates reach the round-off
  * of the float32 state (relative force residual 1e-5 ... 3e-3 on the example scenes, against the
@@ -174,8 +175,15 @@ static int test_scene(const char *path, int frames)
     return 0;
 }
 
-static void test_methods(const char *path, int sipd_vbd_only)
+/* which rows of test_methods: all, sipd + vbd + newton, newton + mixed-fem */
+enum { ROWS_ALL = 0, ROWS_SIPD_VBD = 1, ROWS_ASSEMBLED = 2 };
+
+static void test_methods(const char *path, int rows)
 {
+    if (rows < ROWS_ALL || rows > ROWS_ASSEMBLED) {
+        CHECK(0, "methods: unknown set of rows");
+        return;
+    }
     static const struct {
         const char *what;
         int method, sweep, chebyshev, coarse;
@@ -188,13 +196,18 @@ static void test_methods(const char *path, int sipd_vbd_only)
         {"block-jacobi", SIPD_METHOD_BLOCK_JACOBI, SIPD_SWEEP_JACOBI, 0, 1},
         {"diag-jacobi", SIPD_METHOD_DIAG_JACOBI, SIPD_SWEEP_JACOBI, 0, 1},
         {"gd", SIPD_METHOD_GD, SIPD_SWEEP_JACOBI, 0, 1},
+        {"newton", SIPD_METHOD_NEWTON, SIPD_SWEEP_JACOBI, 0, 1},
+        {"mixed-fem", SIPD_METHOD_MIXED, SIPD_SWEEP_JACOBI, 0, 1},
     };
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sipd_scene sc;
         sipd_model m;
         char what[96];
-        if (sipd_vbd_only && cases[k].method != SIPD_METHOD_SIPD && cases[k].method != SIPD_METHOD_VBD)
+        const int mt = cases[k].method;
+        if (rows == ROWS_SIPD_VBD && mt != SIPD_METHOD_SIPD && mt != SIPD_METHOD_VBD && mt != SIPD_METHOD_NEWTON)
+            continue;
+        if (rows == ROWS_ASSEMBLED && mt != SIPD_METHOD_NEWTON && mt != SIPD_METHOD_MIXED)
             continue;
         if (load(path, &sc, &m))
             return;
@@ -238,11 +251,6 @@ static void test_refuse(const char *plain, const char *pairs)
     int rc;
     if (load(plain, &sc, &m))
         return;
-    sc.method = SIPD_METHOD_NEWTON;
-    refused("newton", &sc, &m, "method newton");
-    sc.method = SIPD_METHOD_MIXED;
-    refused("mixed-fem", &sc, &m, "method mixed-fem");
-    sc.method = SIPD_METHOD_SIPD;
     /* float64 with device cuda: the CUDA backend is float32 only (status 2, whether or not this
        build has it); with cpu and auto: the float64 CPU backend */
     rc = registry_choose_precision(&sc, SIPD_DEVICE_CUDA, "float64", &c);
@@ -269,12 +277,15 @@ int main(int argc, char **argv)
     if (argc >= 3 && !strcmp(argv[1], "scene"))
         test_scene(argv[2], argc >= 4 ? atoi(argv[3]) : MAX_FRAMES);
     else if (argc >= 3 && !strcmp(argv[1], "methods"))
-        test_methods(argv[2], argc >= 4 && !strcmp(argv[3], "sipd-vbd"));
+        test_methods(argv[2], argc < 4                      ? ROWS_ALL
+                              : !strcmp(argv[3], "sipd-vbd")  ? ROWS_SIPD_VBD
+                              : !strcmp(argv[3], "assembled") ? ROWS_ASSEMBLED
+                                                              : -1);
     else if (argc >= 4 && !strcmp(argv[1], "refuse"))
         test_refuse(argv[2], argv[3]);
     else {
-        fprintf(stderr, "usage: test_cpu32 scene FILE [FRAMES] | methods FILE [sipd-vbd] | refuse PLAIN_SCENE "
-                        "PAIRS_SCENE\n");
+        fprintf(stderr, "usage: test_cpu32 scene FILE [FRAMES] | methods FILE [sipd-vbd|assembled] | refuse "
+                        "PLAIN_SCENE PAIRS_SCENE\n");
         return 2;
     }
     if (failures)
