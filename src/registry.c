@@ -23,12 +23,12 @@ static int cpu_supports(const sipd_scene *sc, char *why, size_t n)
     return 1;
 }
 
-/* what the float32 CPU backend (backend_cpu32.c) does not run yet: contact pairs
-   (docs/precision.md#what-float32-refuses) */
+/* what the float32 CPU backend (backend_cpu32.c) does not run yet: contact.ccd with contact
+   pairs (docs/precision.md#what-float32-refuses) */
 static int cpu32_supports(const sipd_scene *sc, char *why, size_t n)
 {
-    if (scene_has_pairs(sc)) {
-        snprintf(why, n, "contact pairs (contact between bodies, or contact.self)");
+    if (scene_has_pairs(sc) && sc->ccd) {
+        snprintf(why, n, "contact.ccd with contact pairs (contact.ccd = false runs the discrete detection)");
         return 0;
     }
     return 1;

@@ -60,7 +60,7 @@ int registry_choose(const sipd_scene *sc, sipd_device request, sipd_backend_choi
  * refused (SIPD_EINPUT: the CUDA backend is float32).  "float32": registry_choose's choice (with
  * auto the CUDA backend also where auto_declines would keep the scene on the float64 CPU), its
  * CPU row replaced by the float32 CPU backend ("cpu-float32"), refused (SIPD_EINPUT) when
- * that does not run the scene (cpu32_supports: contact pairs).  Another
+ * that does not run the scene (cpu32_supports: contact.ccd with contact pairs).  Another
  * string: SIPD_EINPUT.  Returns c->status. */
 int registry_choose_precision(const sipd_scene *sc, sipd_device request, const char *precision,
                               sipd_backend_choice *c);

@@ -57,13 +57,13 @@ run)
 refuse)
   expect_rc 2 "--precision: expected float32 or float64, got 'float16'" -- "$scene" --precision float16
   expect_rc 2 "precision float64: the CUDA backend computes in float32 only" -- "$scene" --device cuda --precision float64
-  expect_rc 2 "precision float32: contact pairs .* float64" -- "$src/scenes/ball_collision.cfg" --device cpu \
+  expect_rc 2 "precision float32: contact.ccd with contact pairs .* float64" -- "$src/scenes/ball_collision.cfg" --device cpu \
     --precision float32 --output "$tmp/b.h5"
   [ ! -e "$tmp/b.h5" ] || fail "a refused run wrote its output"
   # the same refusal when the scene asks for float32
   { echo 'precision = "float32";'; sed 's#"meshes/ball.msh"#"'"$src"'/scenes/meshes/ball.msh"#' \
       "$src/scenes/ball_collision.cfg"; } >"$tmp/pairs32.cfg"
-  expect_rc 2 "precision float32: contact pairs" -- "$tmp/pairs32.cfg" --device cpu --output "$tmp/p.h5"
+  expect_rc 2 "precision float32: contact.ccd with contact pairs" -- "$tmp/pairs32.cfg" --device cpu --output "$tmp/p.h5"
   ;;
 resume)
   # a float32 run with ground friction and the adaptive guess, stopped after 2 frames and resumed to

@@ -12,6 +12,10 @@ add_test(NAME cpu32_methods COMMAND test_cpu32 methods ${CMAKE_SOURCE_DIR}/scene
 add_test(NAME cpu32_methods_contact COMMAND test_cpu32 methods ${SIPD_TEST_DATA}/scenes/cpu32_slide.cfg sipd-vbd)
 add_test(NAME cpu32_refuse COMMAND test_cpu32 refuse ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg
                                    ${CMAKE_SOURCE_DIR}/scenes/ball_collision.cfg)
+# contact pairs (two balls colliding; discrete detection: contact.ccd with pairs is refused)
+add_test(NAME cpu32_scene_pairs COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scenes/cpu32_pairs.cfg 8)
+# the same with vbd (the serial Gauss-Seidel update of pair vertices) and pair friction (5-7 s)
+add_test(NAME cpu32_scene_pairs_vbd COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scenes/cpu32_pairs_vbd.cfg 7)
 # ground contact, sliding friction and contact.ccd from the first step
 add_test(NAME cpu32_scene_slide COMMAND test_cpu32 scene ${SIPD_TEST_DATA}/scenes/cpu32_slide.cfg 6)
 # every element kind in one scene (the conformance fixture): tets, springs, rods, cloth, hinge and

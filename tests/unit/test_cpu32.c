@@ -18,7 +18,7 @@
  *                runs sipd-vbd.
  *   refuse       what the float32 CPU backend does not run is refused, by the registry
  *                (registry_choose_precision: exit status 2, the feature named) and by create:
- *                contact pairs; --precision float64 with device cuda.
+ *                contact.ccd with contact pairs; --precision float64 with device cuda.
  *
  * POS_TOL: 1e-4 of the diagonal.  The float32 solve stops where its updates reach the round-off
  * of the float32 state (relative force residual 1e-5 ... 3e-3 on the example scenes, against the
@@ -265,8 +265,8 @@ static void test_refuse(const char *plain, const char *pairs)
     scene_free(&sc);
     if (load(pairs, &sc, &m))
         return;
-    CHECK(scene_has_pairs(&sc), "%s has no contact pairs", pairs);
-    refused("contact pairs", &sc, &m, "contact pairs");
+    CHECK(scene_has_pairs(&sc) && sc.ccd, "%s has no contact pairs with contact.ccd", pairs);
+    refused("contact.ccd with contact pairs", &sc, &m, "contact.ccd with contact pairs");
     model_free(&m);
     scene_free(&sc);
 }
@@ -285,7 +285,7 @@ int main(int argc, char **argv)
         test_refuse(argv[2], argv[3]);
     else {
         fprintf(stderr, "usage: test_cpu32 scene FILE [FRAMES] | methods FILE [sipd-vbd|assembled] | refuse "
-                        "PLAIN_SCENE PAIRS_SCENE\n");
+                        "PLAIN_SCENE PAIRS_CCD_SCENE\n");
         return 2;
     }
     if (failures)
