@@ -76,6 +76,18 @@ resume)
   expect_rc 0 "resuming from" -- "$tb" --frames 4 --device cpu --precision float32 --output "$tmp/part.h5" --resume
   h5diff "$tmp/full.h5" "$tmp/part.h5" /frames/positions >"$tmp/diff" 2>&1 ||
     { cat "$tmp/diff" >&2; fail "the resumed float32 run differs from the uninterrupted one"; }
+  # the same with contact pairs and their friction (the pairs' anchor store in the checkpoint):
+  # the balls touch from frame 6 on (resumed from frame 7: the store then holds anchors)
+  pc=$tmp/pairs.cfg
+  sed 's#"../../../scenes/meshes/ball.msh"#"'"$src"'/scenes/meshes/ball.msh"#; s/stiffness = 2.0e4;/stiffness = 2.0e4; friction = 0.3;/' \
+    "$src/tests/data/scenes/cpu32_pairs.cfg" >"$pc"
+  grep -q "friction = 0.3" "$pc" || fail "could not write the friction pairs scene"
+  expect_rc 0 "" -- "$pc" --frames 8 --device cpu --precision float32 --output "$tmp/pfull.h5"
+  expect_rc 0 "" -- "$pc" --frames 7 --device cpu --precision float32 --output "$tmp/ppart.h5"
+  expect_rc 0 "resuming from" -- "$pc" --frames 8 --device cpu --precision float32 --output "$tmp/ppart.h5" --resume
+  h5dump -d /convergence/contacts "$tmp/pfull.h5" | grep -qE "[1-9][0-9]*, [1-9]" || fail "the balls never touched"
+  h5diff "$tmp/pfull.h5" "$tmp/ppart.h5" /frames/positions >"$tmp/diff" 2>&1 ||
+    { cat "$tmp/diff" >&2; fail "the resumed float32 run with pairs differs from the uninterrupted one"; }
   ;;
 *) fail "unknown case" ;;
 esac
