@@ -240,5 +240,7 @@ typedef struct {
 } sipd_backend_ops;
 
 extern const sipd_backend_ops sipd_backend_cpu;
+/* the float32 CPU backend (src/backend_cpu32.c; --precision float32, docs/precision.md) */
+extern const sipd_backend_ops sipd_backend_cpu32;
 
 #endif

@@ -61,6 +61,14 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  --device auto|cuda|cpu  compute device (default: the scene's `device`, else auto)\n"
+          "  --precision float32|float64\n"
+          "                          arithmetic of the solve: float64 runs the CPU backend\n"
+          "                          (the verification reference; refused with --device cuda),\n"
+          "                          float32 the CUDA backend or the float32 CPU backend\n"
+          "                          (not contact.ccd with contact pairs yet; see\n"
+          "                          docs/precision.md).\n"
+          "                          Default: as the device chooses\n"
+          "                          (cpu: float64, cuda: float32)\n"
           "  --frames N              simulate N frames (overrides time.frames; at most 1e8)\n"
           "  --output FILE           output file (overrides output.file; relative to the cwd)\n"
           "  --overwrite             allow replacing an existing output file that is not a\n"
@@ -195,7 +203,7 @@ static int check_output_is_not_input(const sipd_scene *sc)
  * to free while zero or NULL). */
 typedef struct {
     /* the command line */
-    const char *device_opt, *output_opt;
+    const char *device_opt, *output_opt, *precision_opt;
     int frames_opt, threads, dry_run, resume, overwrite, strict;
     /* load_scene, choose_device */
     sipd_scene sc;
@@ -250,7 +258,8 @@ static int parse_options(int argc, char **argv, cli_run *r, int *finished)
         {"dry-run", no_argument, 0, 'n'},      {"quiet", no_argument, 0, 'q'},
         {"resume", no_argument, 0, 'r'},       {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"overwrite", no_argument, 0, 'w'},
-        {"strict", no_argument, 0, 'S'},       {0, 0, 0, 0}};
+        {"strict", no_argument, 0, 'S'},       {"precision", required_argument, 0, 'P'},
+        {0, 0, 0, 0}};
     int c;
     *finished = 1;
     r->frames_opt = -1;
@@ -258,6 +267,13 @@ static int parse_options(int argc, char **argv, cli_run *r, int *finished)
     while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
         switch (c) {
         case 'd': r->device_opt = optarg; break;
+        case 'P':
+            if (strcmp(optarg, "float32") && strcmp(optarg, "float64")) {
+                sipd_error("--precision: expected float32 or float64, got '%s'", optarg);
+                return SIPD_EINPUT;
+            }
+            r->precision_opt = optarg;
+            break;
         case 'f': if (parse_int("--frames", optarg, 0, &r->frames_opt)) return SIPD_EINPUT; break;
         case 'o': r->output_opt = optarg; break;
         case 'S': r->strict = 1; break;
@@ -341,7 +357,9 @@ static int choose_device(cli_run *r)
             return SIPD_EINPUT;
         }
     }
-    rc = registry_choose(&r->sc, r->device, &r->choice);
+    if (!r->precision_opt && r->sc.precision != SIPD_PRECISION_AUTO)   /* the scene's `precision` */
+        r->precision_opt = scene_precision_name(r->sc.precision);
+    rc = registry_choose_precision(&r->sc, r->device, r->precision_opt, &r->choice);
     if (rc != SIPD_OK) {
         sipd_error("%s", r->choice.why);
         return rc;
@@ -401,15 +419,15 @@ static void print_dry_run(const cli_run *r)
 /* The device line and the run's size on stderr. */
 static void announce(const cli_run *r)
 {
-    if (r->ops != &sipd_backend_cpu)
+    if (r->ops != &sipd_backend_cpu && r->ops != &sipd_backend_cpu32)
         sipd_info("device: cuda: %s (%s)%s", r->cuda_desc, r->precision,
                   r->device == SIPD_DEVICE_AUTO ? "; auto: CUDA device found" : "");
     else
 #ifdef _OPENMP
-        sipd_info("device: cpu (%s, %d OpenMP threads)%s", SIPD_REAL_NAME,
+        sipd_info("device: cpu (%s, %d OpenMP threads)%s", r->precision,
                   r->threads > 0 ? r->threads : omp_get_max_threads(), r->cpu_why);
 #else
-        sipd_info("device: cpu (%s, 1 thread)%s", SIPD_REAL_NAME, r->cpu_why);
+        sipd_info("device: cpu (%s, 1 thread)%s", r->precision, r->cpu_why);
 #endif
     sipd_info("%s: %d vertices, %d tets, %d frames x %d substeps, output %s", r->sc.path, r->model.nv, r->model.nt,
               r->sc.frames, r->sc.substeps, r->sc.output_file);
@@ -647,7 +665,7 @@ static int report_solves(cli_run *r, int rc)
         sipd_info("%ld of the stalled solves stopped at the round-off of the %s state (residuals up to "
                   "%.3g): a tolerance below that needs more precision, not iterations%s",
                   ta.at_roundoff, r->ops->unit_roundoff < 1e-10 ? "float64" : "float32", ta.roundoff_residual,
-                  r->ops->unit_roundoff < 1e-10 ? "" : " (--device cpu computes in float64)");
+                  r->ops->unit_roundoff < 1e-10 ? "" : " (--device cpu --precision float64 computes in float64)");
     if (ta.momentum_flags > 0)
         sipd_info("momentum: %ld solves changed the momentum by more than the tolerance allows "
                   "(largest error %.3g N s; /convergence/momentum_error)", ta.momentum_flags,

@@ -23,6 +23,17 @@ static int cpu_supports(const sipd_scene *sc, char *why, size_t n)
     return 1;
 }
 
+/* what the float32 CPU backend (backend_cpu32.c) does not run yet: contact.ccd with contact
+   pairs (docs/precision.md#what-float32-refuses) */
+static int cpu32_supports(const sipd_scene *sc, char *why, size_t n)
+{
+    if (scene_has_pairs(sc) && sc->ccd) {
+        snprintf(why, n, "contact.ccd with contact pairs (contact.ccd = false runs the discrete detection)");
+        return 0;
+    }
+    return 1;
+}
+
 #ifdef SIPD_HAVE_CUDA
 static int cuda_available(char *why, size_t n)
 {
@@ -42,6 +53,7 @@ static int cuda_supports(const sipd_scene *sc, char *why, size_t n)
 
 static const sipd_backend_entry registry_rows[] = {
     {"cpu", &sipd_backend_cpu, SIPD_REAL_NAME, cpu_available, cpu_supports, NULL},
+    {"cpu-float32", &sipd_backend_cpu32, "float32", cpu_available, cpu32_supports, NULL},
 #ifdef SIPD_HAVE_CUDA
     {"cuda", &sipd_backend_cuda, "float32", cuda_available, cuda_supports, method_auto_cpu},
 #endif
@@ -118,5 +130,60 @@ int registry_choose(const sipd_scene *sc, sipd_device request, sipd_backend_choi
     }
     c->backend = cuda;
     snprintf(c->why, sizeof c->why, request == SIPD_DEVICE_AUTO ? "CUDA device found" : "device cuda requested");
+    return c->status;
+}
+
+int registry_choose_precision(const sipd_scene *sc, sipd_device request, const char *precision, sipd_backend_choice *c)
+{
+    const sipd_backend_entry *cpu32 = registry_find("cpu-float32");
+    char why[256], prev[sizeof c->why];
+    if (!precision)
+        return registry_choose(sc, request, c);
+    if (!strcmp(precision, "float64")) {
+        memset(c, 0, sizeof *c);
+        if (request == SIPD_DEVICE_CUDA) {
+            snprintf(c->why, sizeof c->why, "precision float64: the CUDA backend computes in float32 only; use "
+                     "--device cpu (or --precision float32)");
+            return c->status = SIPD_EINPUT;
+        }
+        c->status = SIPD_OK;
+        c->backend = registry_find("cpu");
+        c->auto_fallback = request == SIPD_DEVICE_AUTO;
+        snprintf(c->why, sizeof c->why, request == SIPD_DEVICE_AUTO ? "precision float64 requested (the CPU backend)"
+                                                                    : "device cpu requested, precision float64");
+        return c->status;
+    }
+    if (strcmp(precision, "float32")) {
+        memset(c, 0, sizeof *c);
+        snprintf(c->why, sizeof c->why, "--precision: expected float32 or float64, got '%s'", precision);
+        return c->status = SIPD_EINPUT;
+    }
+    {   /* auto: the CUDA backend wherever it runs the scene (what auto_declines keeps on the CPU, it
+           keeps there as the float64 reference: not asked for here) */
+        const sipd_backend_entry *cuda = registry_find("cuda");
+        if (request == SIPD_DEVICE_AUTO && cuda && cuda->supports(sc, why, sizeof why) &&
+            cuda->available(why, sizeof why)) {
+            memset(c, 0, sizeof *c);
+            c->status = SIPD_OK;
+            c->backend = cuda;
+            snprintf(c->why, sizeof c->why, "CUDA device found, precision float32");
+            return c->status;
+        }
+    }
+    if (registry_choose(sc, request, c) != SIPD_OK)
+        return c->status;
+    if (strcmp(c->backend->precision, "float32") == 0)   /* the CUDA backend: float32 anyway */
+        return c->status;
+    /* the CPU: its float32 backend, when it runs the scene */
+    if (!cpu32->supports(sc, why, sizeof why)) {
+        c->backend = NULL;
+        c->auto_fallback = 0;
+        snprintf(c->why, sizeof c->why, "precision float32: %s runs in float64 only so far on the CPU; use "
+                 "--precision float64", why);
+        return c->status = SIPD_EINPUT;
+    }
+    memcpy(prev, c->why, sizeof prev);
+    c->backend = cpu32;
+    snprintf(c->why, sizeof c->why, "precision float32 on the CPU; %.360s", prev);
     return c->status;
 }

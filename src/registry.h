@@ -22,7 +22,8 @@
 #include "scene.h"
 
 typedef struct {
-    const char *name;                 /* --device value: "cpu", "cuda"                        */
+    const char *name;                 /* --device value: "cpu", "cuda"; "cpu-float32": the CPU   */
+                                      /* with --precision float32 (registry_choose_precision)     */
     const sipd_backend_ops *ops;
     const char *precision;            /* "float64" / "float32": the output's attribute         */
     /* 1: there is a device to run on; 0: none, and why (at most n bytes into why) */
@@ -53,5 +54,15 @@ typedef struct {
  * available, supports the scene and does not decline it, else the CPU with the reason.
  * Returns c->status. */
 int registry_choose(const sipd_scene *sc, sipd_device request, sipd_backend_choice *c);
+
+/* registry_choose with a precision request (--precision; docs/precision.md): NULL: as
+ * registry_choose.  "float64": the float64 CPU backend (device cpu or auto); device cuda is
+ * refused (SIPD_EINPUT: the CUDA backend is float32).  "float32": registry_choose's choice (with
+ * auto the CUDA backend also where auto_declines would keep the scene on the float64 CPU), its
+ * CPU row replaced by the float32 CPU backend ("cpu-float32"), refused (SIPD_EINPUT) when
+ * that does not run the scene (cpu32_supports: contact.ccd with contact pairs).  Another
+ * string: SIPD_EINPUT.  Returns c->status. */
+int registry_choose_precision(const sipd_scene *sc, sipd_device request, const char *precision,
+                              sipd_backend_choice *c);
 
 #endif

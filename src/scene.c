@@ -200,9 +200,22 @@ static const enum_entry proj_table[] = {
 static const enum_entry linear_table[] = {{"pcg", SIPD_LINEAR_PCG}, {"cholmod", SIPD_LINEAR_CHOLMOD}, {NULL, 0}};
 static const enum_entry device_table[] = {
     {"auto", SIPD_DEVICE_AUTO}, {"cuda", SIPD_DEVICE_CUDA}, {"cpu", SIPD_DEVICE_CPU}, {NULL, 0}};
+static const enum_entry precision_table[] = {{"auto", SIPD_PRECISION_AUTO},
+                                             {"float32", SIPD_PRECISION_FLOAT32},
+                                             {"float64", SIPD_PRECISION_FLOAT64},
+                                             {NULL, 0}};
+
+const char *scene_precision_name(sipd_precision p)
+{
+    const enum_entry *e;
+    for (e = precision_table; e->name; e++)
+        if (e->value == (int)p)
+            return e->name;
+    return "?";
+}
 
 /* Known keys of every group; NULL-terminated. */
-static const char *const root_keys[] = {"time", "solver", "device", "gravity", "materials",
+static const char *const root_keys[] = {"time", "solver", "device", "precision", "gravity", "materials",
                                         "bodies", "contact", "output", NULL};
 static const char *const time_keys[] = {"dt", "substeps", "frames", "quasistatic", NULL};
 static const char *const solver_keys[] = {"method", "sweep", "iterations", "tolerance",
@@ -1946,10 +1959,11 @@ static int load_output(sipd_scene *sc, const config_setting_t *root)
 
 static int load_root(sipd_scene *sc, const config_setting_t *root)
 {
-    int rc, device = sc->device;
+    int rc, device = sc->device, precision = sc->precision;
     if ((rc = check_keys(sc, root, "", root_keys)) || (rc = load_time(sc, root)) ||
         (rc = load_solver(sc, root)) ||
         (rc = get_enum(sc, root, "", "device", device_table, &device)) ||
+        (rc = get_enum(sc, root, "", "precision", precision_table, &precision)) ||
         (rc = get_vec3(sc, root, "", "gravity", 0, sc->gravity)) ||
         (rc = load_materials(sc, root)) || (rc = load_bodies(sc, root)) ||
         (rc = load_contact(sc, root)) || (rc = load_output(sc, root)))
@@ -1968,6 +1982,7 @@ static int load_root(sipd_scene *sc, const config_setting_t *root)
             }
         }
     sc->device = (sipd_device)device;
+    sc->precision = (sipd_precision)precision;
     return SIPD_OK;
 }
 
@@ -2000,6 +2015,7 @@ int scene_load(const char *path, sipd_scene *sc)
     sc->coarse_basis = SIPD_COARSE_BASIS_AUTO;
     sc->initial_guess = SIPD_GUESS_ADAPTIVE;
     sc->device = SIPD_DEVICE_AUTO;
+    sc->precision = SIPD_PRECISION_AUTO;
     sc->gravity[0] = 0.0;
     sc->gravity[1] = -9.81;
     sc->gravity[2] = 0.0;
@@ -2195,7 +2211,11 @@ void scene_print(FILE *f, const sipd_scene *sc)
                 scene_coarse_basis_name(sc->coarse_basis));
     fputs("};\n", f);
 
-    fprintf(f, "device = \"%s\";\ngravity = ", scene_device_name(sc->device));
+    fprintf(f, "device = \"%s\";\n", scene_device_name(sc->device));
+    if (sc->precision != SIPD_PRECISION_AUTO)   /* ("auto" unprinted: the parameters of a scene without
+                                                   the key read as before it existed) */
+        fprintf(f, "precision = \"%s\";\n", scene_precision_name(sc->precision));
+    fputs("gravity = ", f);
     print_vec3(f, sc->gravity);
     fputs(";\n", f);
 

@@ -23,6 +23,8 @@ typedef enum {
     SIPD_PROJ_EXPANDED = 0, SIPD_PROJ_SIGN = 1, SIPD_PROJ_NONE = 2, SIPD_PROJ_CLAMP = 3, SIPD_PROJ_ABS = 4
 } sipd_projection;
 typedef enum { SIPD_DEVICE_AUTO = 0, SIPD_DEVICE_CUDA = 1, SIPD_DEVICE_CPU = 2 } sipd_device;
+/* `precision` (docs/precision.md): "auto" the device's own (CPU float64, CUDA float32) */
+typedef enum { SIPD_PRECISION_AUTO = 0, SIPD_PRECISION_FLOAT32 = 1, SIPD_PRECISION_FLOAT64 = 2 } sipd_precision;
 /* bodies[].elements (docs/design.md §3.9, §4): what the body's mesh becomes */
 typedef enum {
     SIPD_ELEMENTS_AUTO = 0,     /* the mesh's highest-dimensional elements (tets: solid, lines: rod) */
@@ -176,6 +178,7 @@ typedef struct sipd_scene {
     int initial_guess;           /* sipd_initial_guess, default ADAPTIVE */
     /* device */
     sipd_device device;
+    sipd_precision precision;    /* default AUTO; --precision overrides it */
     double gravity[3];           /* default (0, -9.81, 0)        */
     int nmaterials;
     sipd_scene_material *materials;
@@ -266,6 +269,7 @@ const char *scene_sweep_name(sipd_sweep s);
 const char *scene_line_search_name(sipd_line_search l);
 const char *scene_projection_name(sipd_projection p);
 const char *scene_device_name(sipd_device d);
+const char *scene_precision_name(sipd_precision p);   /* "auto", "float32", "float64" */
 const char *scene_model_name(sipd_material_model m);
 /* The name of output field f ("displacement", …, the output.fields spelling); NULL past the end. */
 const char *scene_field_name(int f);

@@ -101,6 +101,7 @@ static void check_full(const sipd_scene *sc, const char *dir)
     CHECK(sc->chebyshev_rho == 0.95);
     CHECK(sc->omega == 1.3);
     CHECK(sc->device == SIPD_DEVICE_CPU);
+    CHECK(sc->precision == SIPD_PRECISION_FLOAT64);
     CHECK_V3(sc->gravity, 0.0, 0.0, -9.8);
 
     CHECK(sc->nmaterials == 2);
@@ -205,6 +206,7 @@ static void check_defaults(const sipd_scene *sc)
     CHECK(sc->chebyshev_rho == 0.0);
     CHECK(sc->omega == 1.0);
     CHECK(sc->device == SIPD_DEVICE_AUTO);
+    CHECK(sc->precision == SIPD_PRECISION_AUTO);
     CHECK_V3(sc->gravity, 0.0, -9.81, 0.0);
     CHECK(sc->nmaterials == 1);
     if (sc->nmaterials == 1) {
@@ -284,6 +286,7 @@ static void check_same(const sipd_scene *a, const sipd_scene *b)
     CHECK(a->chebyshev_rho == b->chebyshev_rho);
     CHECK(a->omega == b->omega);
     CHECK(a->device == b->device);
+    CHECK(a->precision == b->precision);
     CHECK(memcmp(a->gravity, b->gravity, sizeof a->gravity) == 0);
     CHECK(a->nmaterials == b->nmaterials);
     for (int i = 0; i < a->nmaterials && i < b->nmaterials; i++) {
@@ -437,6 +440,9 @@ static void test_accepted(void)
         {"device = \"auto\";", offsetof(sipd_scene, device), SIPD_DEVICE_AUTO},
         {"device = \"cuda\";", offsetof(sipd_scene, device), SIPD_DEVICE_CUDA},
         {"device = \"cpu\";", offsetof(sipd_scene, device), SIPD_DEVICE_CPU},
+        {"precision = \"auto\";", offsetof(sipd_scene, precision), SIPD_PRECISION_AUTO},
+        {"precision = \"float32\";", offsetof(sipd_scene, precision), SIPD_PRECISION_FLOAT32},
+        {"precision = \"float64\";", offsetof(sipd_scene, precision), SIPD_PRECISION_FLOAT64},
         {"time = { frames = 0; };", offsetof(sipd_scene, frames), 0},
         {"output = { compression = 0; };", offsetof(sipd_scene, compression), 0},
         {"output = { compression = 9; };", offsetof(sipd_scene, compression), 9},
@@ -530,6 +536,9 @@ static void test_names(void)
     CHECK_STR(scene_device_name(SIPD_DEVICE_AUTO), "auto");
     CHECK_STR(scene_device_name(SIPD_DEVICE_CUDA), "cuda");
     CHECK_STR(scene_device_name(SIPD_DEVICE_CPU), "cpu");
+    CHECK_STR(scene_precision_name(SIPD_PRECISION_AUTO), "auto");
+    CHECK_STR(scene_precision_name(SIPD_PRECISION_FLOAT32), "float32");
+    CHECK_STR(scene_precision_name(SIPD_PRECISION_FLOAT64), "float64");
     CHECK_STR(scene_model_name(SIPD_MAT_STABLE_NEOHOOKEAN), "stable-neohookean");
 }
 
