@@ -24,6 +24,7 @@
 #include "pairs.h"
 #include "step_load.h"
 #include "passes.h"
+#include "cpu_loops.h"
 #include "util.h"
 
 /* below this many items a loop runs serially: a parallel region costs more than it saves */
@@ -37,11 +38,10 @@ struct sipd_backend {
     double *x, *v, *yt, *y, *yp, *dy, *g, *ys, *vp;   /* vp: params.adaptive_guess, else NULL */
     double *y0, *g0; /* first iterate of the step and its gradient (Rayleigh estimate) */
     int first;       /* the next direction is the step's first                          */
-    /* the fused SIPD Jacobi pass (fuse_setup): a model of one tet group with SIPD's split
-       preconditioner sums its element terms straight into per-vertex accumulators (fz_acc, 9 per
-       vertex) instead of writing per-tet gradients and K⁺ and gathering them back, chunk colour
-       by chunk colour (model.h chunk_*); fz_group -1: not fused */
-    int fz_group;
+    /* the fused SIPD Jacobi pass (cpu_loops.h cpu_fused_setup): a model of one tet group with
+       SIPD's split preconditioner sums its element terms straight into per-vertex accumulators
+       (fz_acc, 9 per vertex) instead of writing per-tet gradients and K⁺ and gathering them back;
+       NULL: the gather */
     double *fz_acc;
     double *egrad;   /* element pass gradients, the groups' one after another (passes.h) */
     double *eblk;    /* SPLIT: K⁺ per element; BLOCK/DIAG: a block per corner          */
@@ -230,46 +230,6 @@ static int hess_bind(sipd_backend *b, int terms)
     return SIPD_OK;
 }
 
-/* The fused SIPD Jacobi pass (docs/benchmarks.md, "The fused Jacobi pass") runs when the model
- * has its tet chunks (model.h chunk_*: the elements are one tet group) and the preconditioner
- * is SIPD's split; else the direction writes per-element arrays and gathers them back.  A
- * vertex receives its element terms in a fixed order — colour by colour, within its colour from
- * one chunk in tet order — whatever the thread count.  SIPD_CPU_GATHER=1 in the environment
- * keeps the gather (a diagnostic: test_solver fused compares the two). */
-static int fuse_setup(sipd_backend *b)
-{
-    const sipd_model *m = b->m;
-    const char *env = getenv("SIPD_CPU_GATHER");
-    b->fz_group = -1;
-    if (b->precond != SIPD_PRECOND_SPLIT || m->nchunk_colors == 0 || (env && atoi(env) != 0))
-        return SIPD_OK;
-    if (!(b->fz_acc = sipd_calloc((size_t)m->nv * 9, sizeof(double))))
-        return SIPD_EFAIL;
-    b->fz_group = m->chunk_group;
-    return SIPD_OK;
-}
-
-/* The fused element pass: every tet's terms into fz_acc, colour by colour (fuse_setup). */
-static void fused_element_pass(sipd_backend *b)
-{
-    const sipd_model *m = b->m;
-    const sipd_view *vw = &b->vw;
-    const sipd_group_view *G = &vw->grp[b->fz_group];
-    const int ne = G->ne, split = b->split;
-    double *acc = b->fz_acc;
-#pragma omp parallel if (ne > PAR_MIN)
-    {
-        int c, j, e;
-        for (c = 0; c < m->nchunk_colors; c++) {
-#pragma omp for schedule(static)
-            for (j = m->chunk_off[c]; j < m->chunk_off[c + 1]; j++) {
-                int e0 = m->chunk_list[j] * SIPD_TET_CHUNK, e1 = e0 + SIPD_TET_CHUNK < ne ? e0 + SIPD_TET_CHUNK : ne;
-                for (e = e0; e < e1; e++) kind_tet_scatter(vw, &vw->mats[G->mat[e]], split, G, e, acc);
-            }
-        }
-    }
-}
-
 static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backend_params *p)
 {
     sipd_backend *b = sipd_calloc(1, sizeof *b);
@@ -343,7 +303,7 @@ static int cpu_create(sipd_backend **out, const sipd_model *m, const sipd_backen
         return SIPD_EFAIL;
     }
     view_init(b);
-    if (fuse_setup(b) != SIPD_OK) {
+    if (cpu_fused_setup(m, p->precond, &b->fz_acc) != SIPD_OK) {   /* cpu_loops.h */
         cpu_destroy(b);
         return SIPD_EFAIL;
     }
@@ -734,82 +694,20 @@ static int cpu_set_direction(sipd_backend *b, const double *dy)
 
 static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
-    const sipd_model *m = b->m;
-    const sipd_view *vw = &b->vw;
-    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
-    double gsx = 0, gsy = 0, gsz = 0;
-    int nonspd = 0, contacts = 0, first = b->first, precond = b->precond, split = b->split, e, a, g;
-    double t0 = prof_begin(b);
+    int contacts = 0;
+    double maxpen = 0, t0 = prof_begin(b);
+    /* the fused pass (not for the step load's MASS pass, step_load_eval) */
+    double *acc = b->precond == SIPD_PRECOND_SPLIT ? b->fz_acc : NULL;
 
-    /* element pass */
-    if (b->fz_group >= 0)
-        fused_element_pass(b);
-    for (g = 0; g < vw->ngroups && b->fz_group < 0; g++) {
-        const sipd_group_view *G = &vw->grp[g];
-        const int ne = G->ne;
-        if (G->kind == SIPD_KIND_TET) {   /* the hot kind without the kind switch (passes.h) */
-#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) kind_tet_element(vw, &vw->mats[G->mat[e]], precond, split, G, e);
-        } else {
-#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
-        }
-    }
+    cpu_element_pass(b->m, &b->vw, b->precond, b->split, acc);   /* cpu_loops.h */
     prof_end(b, SIPD_PHASE_ELEMENT, t0);
     t0 = prof_begin(b);
-    /* vertex pass */
-#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
-    if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
-        sipd_vertex_out o = b->fz_group >= 0
-                                ? pass_vertex_acc(vw, 1, a, first, b->fz_acc)
-                                : pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
-        if (!o.free)
-            continue;
-        contacts += o.contact;
-        if (o.pen > maxpen)
-            maxpen = o.pen;
-        if (o.gn2 > gmax)
-            gmax = o.gn2;
-        gsx += o.g.v[0];
-        gsy += o.g.v[1];
-        gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
-            continue;
-        if (vw->ccd) {
-            sipd_real t = pass_ccd_direction(vw, a);
-            o.gdy *= t;
-            o.dn2 *= t * t;
-        }
-        gs += o.gs;
-        sDs += o.sDs;
-        if (!first) {
-            dnum += o.dnum;
-            dden += o.dden;
-        }
-        nonspd += o.nonspd;
-        gdy += o.gdy;
-        if (o.dn2 > rmax)
-            rmax = o.dn2;
-    }
-    st->rmax = sqrt(rmax);
-    st->gmax = sqrt(gmax);
-    st->gsum[0] = gsx;
-    st->gsum[1] = gsy;
-    st->gsum[2] = gsz;
-    st->have_gsum = 1;
-    st->gdy = gdy;
-    st->gs = gs;
-    st->sDs = sDs;
-    st->nonspd = nonspd;
+    cpu_vertex_pass(b->m, &b->vw, b->precond, b->first, acc, st, &contacts, &maxpen);
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
     prof_end(b, SIPD_PHASE_VERTEX, t0);
     st->contacts = contacts;
     st->max_pen = maxpen;
-    st->d_num = dnum;
-    st->d_den = dden;
     b->first = 0;
     st->cg_iters = 0;
     if (b->precond == SIPD_PRECOND_HESSIAN || b->precond == SIPD_PRECOND_NONE)
@@ -948,27 +846,13 @@ static int cpu_restore(sipd_backend *b)
 /* Colour by colour.  The colouring separates vertices that share a tet, not vertices that
  * share a contact pair, so within a colour the vertices with pair incidences are updated
  * serially after the others (in colour order: deterministic). */
-/* 1: the model's elements are tets, every material stable neo-Hookean (the sweep's specialised pass) */
-static int model_tet_snh(const sipd_model *m)
-{
-    int g, i;
-    for (g = 0; g < m->ngroups; g++)
-        if (m->groups[g].ne > 0 && m->groups[g].kind != SIPD_KIND_TET)
-            return 0;
-    for (i = 0; i < m->nmat; i++)
-        if (m->mats[i].model != SIPD_MAT_STABLE_NEOHOOKEAN)
-            return 0;
-    return 1;
-}
-
 static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
-    double rmax = 0, gmax = 0, maxpen = 0;
-    int backtracks = 0, rejected = 0, contacts = 0, c, hits = 0;
-    sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
+    double maxpen;
+    int contacts;
+    sipd_gs_tally t;
     double t0 = prof_begin(b);
-    const int tet_snh = model_tet_snh(m);
     b->ccd_gs = 1;
     if (b->ccd && b->det && b->ccd_stale) {   /* the balls measured where they are centred */
         int rc = collide_bounds(b->det, b->y, b->dhat, b->ccd_b, b->ccd_lo, b->ccd_hi);
@@ -979,50 +863,19 @@ static int cpu_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st
         memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(double));
         b->ccd_stale = 0;
     }
-    for (c = 0; c < m->ncolors; c++) {
-        int i;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts, hits) \
-    if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
-        for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
-            int a = m->color_verts[i];
-            sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
-            if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
-                continue;
-            if (tet_snh)
-                pass_gs_vertex_tet_snh(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
-            else
-                pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &t);
-            rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
-            gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
-            maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
-            backtracks += t.backtracks;
-            rejected += t.rejected;
-            contacts += t.contacts;
-            hits += t.ccd_hits;
-        }
-        if (b->npr)
-            for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
-                int a = m->color_verts[i];
-                if (!m->fixed[a] && b->pd.off[a + 1] > b->pd.off[a])
-                    pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, omega, &ser);
-            }
-    }
-    rmax = ser.rmax2 > rmax ? ser.rmax2 : rmax;
-    gmax = ser.gmax2 > gmax ? ser.gmax2 : gmax;
-    maxpen = ser.maxpen > maxpen ? ser.maxpen : maxpen;
-    backtracks += ser.backtracks;
-    rejected += ser.rejected;
-    contacts += ser.contacts;
-    if (ser.ccd_hits || hits)
+    cpu_gs_colours(m, &b->vw, b->precond, b->split, b->npr ? b->pd.off : NULL, ls, omega, &t);   /* cpu_loops.h */
+    maxpen = t.maxpen;
+    contacts = t.contacts;
+    if (t.ccd_hits)
         b->ccd_hit = 1;
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
-    st->rmax = sqrt(rmax);
-    st->gmax = sqrt(gmax);
+    st->rmax = sqrt(t.rmax2);
+    st->gmax = sqrt(t.gmax2);
     st->contacts = contacts;
     st->max_pen = maxpen;
-    st->backtracks = backtracks;
-    st->rejected = rejected;
+    st->backtracks = t.backtracks;
+    st->rejected = t.rejected;
     /* y_prev tracks y so that a following Jacobi/Rayleigh estimate starts clean */
     memcpy(b->yp, b->y, (size_t)m->nv * 3 * sizeof(double));
     prof_end(b, SIPD_PHASE_GS, t0);

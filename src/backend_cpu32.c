@@ -37,6 +37,7 @@
 #include "backend.h"
 #include "pairs.h"   /* pair_contact_k, friction_state_len/_fits (double interface) */
 #include "passes.h"
+#include "cpu_loops.h"
 #include "step_load.h"
 #include "util.h"
 
@@ -56,6 +57,7 @@ struct sipd_backend {
     real *x, *v, *yt, *y, *yp, *dy, *g, *ys, *vp, *y0, *g0;
     int first;
     real *egrad, *eblk, *eH;
+    double *fz_acc;   /* the fused Jacobi pass' accumulators (cpu_loops.h cpu_fused_setup); NULL: the gather */
     /* the model in float32 (view.h reads these) */
     real *mass, *X0, *motions, *rest, *vol, *inc_w, *kv, *vrad;
     sipd_material *mats;
@@ -139,7 +141,7 @@ static void cpu32_destroy(sipd_backend *b)
     if (!b)
         return;
     free(b->x); free(b->v); free(b->yt); free(b->y); free(b->yp); free(b->dy); free(b->g); free(b->ys);
-    free(b->vp); free(b->y0); free(b->g0); free(b->egrad); free(b->eblk); free(b->eH);
+    free(b->vp); free(b->y0); free(b->g0); free(b->egrad); free(b->eblk); free(b->eH); free(b->fz_acc);
     free(b->mass); free(b->X0); free(b->motions); free(b->rest); free(b->vol); free(b->inc_w); free(b->kv);
     free(b->vrad); free(b->mats); free(b->lam_n); free(b->fa); free(b->ccd_u); free(b->hval);
     free(b->ccd_b); free(b->ccd_lo); free(b->ccd_hi); free(b->cb_d); free(b->clo_d); free(b->chi_d);
@@ -445,6 +447,10 @@ static int cpu32_create(sipd_backend **out, const sipd_model *m, const sipd_back
         return SIPD_EFAIL;
     }
     view_init(b, kc, p->plane_n, p->plane_h, p->dhat, p->mu);
+    if (cpu_fused_setup(m, p->precond, &b->fz_acc) != SIPD_OK) {   /* cpu_loops.h */
+        cpu32_destroy(b);
+        return SIPD_EFAIL;
+    }
     /* (a SIPD_PRECOND_HESSIAN direction pass stores every element's Hessian) */
     if (p->precond == SIPD_PRECOND_HESSIAN && hess_bind(b) != SIPD_OK) {
         cpu32_destroy(b);
@@ -725,74 +731,18 @@ static int cpu32_begin_step(sipd_backend *b, double t_end, double h, const doubl
 static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     const sipd_model *m = b->m;
-    const sipd_view *vw = &b->vw;
-    double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
-    double gsx = 0, gsy = 0, gsz = 0;
-    int nonspd = 0, contacts = 0, first = b->first, precond = b->precond, split = b->split, e, a, g;
-    double t0 = prof_begin(b);
-    for (g = 0; g < vw->ngroups; g++) {
-        const sipd_group_view *G = &vw->grp[g];
-        const int ne = G->ne;
-        if (G->kind == SIPD_KIND_TET) {
-#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) kind_tet_element(vw, &vw->mats[G->mat[e]], precond, split, G, e);
-        } else {
-#pragma omp parallel for schedule(static) if (ne > PAR_MIN)
-            for (e = 0; e < ne; e++) pass_element(vw, precond, split, g, e);
-        }
-    }
+    int contacts = 0, precond = b->precond;
+    double maxpen = 0, t0 = prof_begin(b);
+    double *acc = precond == SIPD_PRECOND_SPLIT ? b->fz_acc : NULL;   /* the fused pass (not the step load's) */
+    cpu_element_pass(m, &b->vw, precond, b->split, acc);   /* cpu_loops.h */
     prof_end(b, SIPD_PHASE_ELEMENT, t0);
     t0 = prof_begin(b);
-#pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
-    if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
-        /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
-        sipd_vertex_out o = pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
-        if (!o.free)
-            continue;
-        contacts += o.contact;
-        if (o.pen > maxpen)
-            maxpen = o.pen;
-        if (o.gn2 > gmax)
-            gmax = o.gn2;
-        gsx += o.g.v[0];
-        gsy += o.g.v[1];
-        gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
-            continue;
-        if (vw->ccd) {
-            real t = pass_ccd_direction(vw, a);
-            o.gdy *= t;
-            o.dn2 *= t * t;
-        }
-        gs += o.gs;
-        sDs += o.sDs;
-        if (!first) {
-            dnum += o.dnum;
-            dden += o.dden;
-        }
-        nonspd += o.nonspd;
-        gdy += o.gdy;
-        if (o.dn2 > rmax)
-            rmax = o.dn2;
-    }
-    st->rmax = sqrt(rmax);
-    st->gmax = sqrt(gmax);
-    st->gsum[0] = gsx;
-    st->gsum[1] = gsy;
-    st->gsum[2] = gsz;
-    st->have_gsum = 1;
-    st->gdy = gdy;
-    st->gs = gs;
-    st->sDs = sDs;
-    st->nonspd = nonspd;
+    cpu_vertex_pass(m, &b->vw, precond, b->first, acc, st, &contacts, &maxpen);
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
     prof_end(b, SIPD_PHASE_VERTEX, t0);
     st->contacts = contacts;
     st->max_pen = maxpen;
-    st->d_num = dnum;
-    st->d_den = dden;
     st->cg_iters = 0;
     b->first = 0;
     if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE) {   /* set_direction gives dy */
@@ -938,9 +888,9 @@ static int cpu32_restore(sipd_backend *b)
 static int cpu32_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
-    double rmax = 0, gmax = 0, maxpen = 0;
-    int backtracks = 0, rejected = 0, contacts = 0, c, hits = 0;
-    sipd_gs_tally ser = {0, 0, 0, 0, 0, 0, 0};
+    double maxpen;
+    int contacts;
+    sipd_gs_tally t;
     double t0 = prof_begin(b);
     b->ccd_gs = 1;
     if (b->ccd && b->det && b->ccd_stale) {   /* the balls measured where they are centred */
@@ -952,47 +902,19 @@ static int cpu32_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *
         memcpy(b->ydet, b->y, (size_t)m->nv * 3 * sizeof(real));
         b->ccd_stale = 0;
     }
-    for (c = 0; c < m->ncolors; c++) {
-        int i;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : rmax, gmax, maxpen) reduction(+ : backtracks, rejected, contacts, hits) \
-    if (m->color_off[c + 1] - m->color_off[c] > PAR_MIN / 4)
-        for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
-            int a = m->color_verts[i];
-            sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
-            if (m->fixed[a] || (b->npr && b->pd.off[a + 1] > b->pd.off[a]))
-                continue;
-            pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, (real)omega, &t);
-            rmax = t.rmax2 > rmax ? t.rmax2 : rmax;
-            gmax = t.gmax2 > gmax ? t.gmax2 : gmax;
-            maxpen = t.maxpen > maxpen ? t.maxpen : maxpen;
-            backtracks += t.backtracks;
-            rejected += t.rejected;
-            contacts += t.contacts;
-            hits += t.ccd_hits;
-        }
-        if (b->npr)
-            for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
-                int a = m->color_verts[i];
-                if (!m->fixed[a] && b->pd.off[a + 1] > b->pd.off[a])
-                    pass_gs_vertex(&b->vw, b->precond, b->split, 1, a, ls, (real)omega, &ser);
-            }
-    }
-    rmax = ser.rmax2 > rmax ? ser.rmax2 : rmax;
-    gmax = ser.gmax2 > gmax ? ser.gmax2 : gmax;
-    maxpen = ser.maxpen > maxpen ? ser.maxpen : maxpen;
-    backtracks += ser.backtracks;
-    rejected += ser.rejected;
-    contacts += ser.contacts;
-    if (ser.ccd_hits || hits)
+    cpu_gs_colours(m, &b->vw, b->precond, b->split, b->npr ? b->pd.off : NULL, ls, (real)omega, &t);   /* cpu_loops.h */
+    maxpen = t.maxpen;
+    contacts = t.contacts;
+    if (t.ccd_hits)
         b->ccd_hit = 1;
     if (b->npr)
         pair_stats(b, &contacts, &maxpen);
-    st->rmax = sqrt(rmax);
-    st->gmax = sqrt(gmax);
+    st->rmax = sqrt(t.rmax2);
+    st->gmax = sqrt(t.gmax2);
     st->contacts = contacts;
     st->max_pen = maxpen;
-    st->backtracks = backtracks;
-    st->rejected = rejected;
+    st->backtracks = t.backtracks;
+    st->rejected = t.rejected;
     memcpy(b->yp, b->y, (size_t)m->nv * 3 * sizeof(real));
     prof_end(b, SIPD_PHASE_GS, t0);
     return SIPD_OK;

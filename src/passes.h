@@ -436,19 +436,18 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     return o;
 }
 
-/* pass_vertex (SPLIT) with the element terms summed beforehand into acc (9 per vertex: g, then
- * D's 6; pass_tet_scatter), which it reads and clears: the CPU's fused Jacobi pass. */
-SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int contact, int a, int first, sipd_real *acc)
+/* pass_vertex (SPLIT) with the element terms summed beforehand into acc (9 doubles per vertex:
+ * g, then D's 6; kind_tet_scatter), which it reads and clears: the CPU's fused Jacobi pass. */
+SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int contact, int a, int first, double *acc)
 {
     sipd_vertex_out o;
     vec3 ga;
-    sym3 D, A;
-    sipd_real *q = acc + 9 * (size_t)a;
+    sym3 D;
+    double *q = acc + 9 * (size_t)a;
     int k;
     if (pass_vertex_begin(v, contact, a, &o, &ga, &D)) {
-        ga = v3_add(ga, v3_load(q));
-        s3_load(q + 3, &A);
-        D = s3_add(D, A);
+        for (k = 0; k < 3; k++) ga.v[k] = (sipd_real)(ga.v[k] + q[k]);
+        for (k = 0; k < 6; k++) D.s[k] = (sipd_real)(D.s[k] + q[3 + k]);
         pass_vertex_end(v, SIPD_PRECOND_SPLIT, a, first, ga, D, &o);
     }
     for (k = 0; k < 9; k++) q[k] = 0;

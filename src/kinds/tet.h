@@ -87,10 +87,12 @@ SIPD_HD sipd_real kind_tet_scale(const sipd_material *mat, const sipd_real *rest
 /* SIPD's element pass of tet e summed straight into its corners' accumulators (acc: 9 per
  * vertex, g then D's 6; passes.h pass_vertex_acc reads them): the gradient on corner l, and
  * w_l K⁺ with the incidence weight w_l = V |∇N_l|² (model.c's inc_w, the same function).  The
- * CPU's fused Jacobi pass (backend_cpu.c): no per-tet arrays written and gathered back.  The
- * caller makes sure no two tets it runs at once share a vertex. */
+ * CPU's fused Jacobi pass (cpu_loops.h): no per-tet arrays written and gathered back.  The
+ * accumulators are double in either precision (a float32 backend's terms are summed exactly
+ * enough that the order of the sums does not move its round-off floor).  The caller makes sure
+ * no two tets it runs at once share a vertex. */
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_material *mat, int split,
-                                                 const sipd_group_view *G, int e, sipd_real *acc)
+                                                 const sipd_group_view *G, int e, double *acc)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
@@ -100,7 +102,8 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_
     tet_element(mat, split, Bm, vol, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]),
                 view_ld(v->y, t[3]), gr, &Kp);
     for (l = 0; l < 4; l++) {
-        sipd_real *A = acc + 9 * (size_t)t[l], w = kind_tet_weight(Bm, vol, l);
+        double *A = acc + 9 * (size_t)t[l];
+        const sipd_real w = kind_tet_weight(Bm, vol, l);
         for (q = 0; q < 3; q++) A[q] += gr[l].v[q];
         for (q = 0; q < 6; q++) A[3 + q] += w * Kp.s[q];
     }
