@@ -57,7 +57,10 @@
 enum { CASE_JACOBI, CASE_JACOBI_E, CASE_GS, CASE_VBD, CASE_CONTACT, NCASES };
 static const char *case_names[NCASES] = {"jacobi", "jacobi+E", "gs", "vbd", "contact"};
 
-/* the backend timed (--precision) */
+/* the backend timed (--precision).  The float32 CPU backend is a weak reference: tools/bench-compare.sh
+ * builds this file against older commits' libraries, which have none (--precision float32 then
+ * says so). */
+extern const sipd_backend_ops sipd_backend_cpu32 __attribute__((weak));
 static const sipd_backend_ops *bench_ops = &sipd_backend_cpu;
 
 typedef struct {
@@ -240,7 +243,13 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--precision") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "float32") || !strcmp(argv[i + 1], "float64")))
+        {
             bench_ops = !strcmp(argv[++i], "float32") ? &sipd_backend_cpu32 : &sipd_backend_cpu;
+            if (!bench_ops) {
+                fprintf(stderr, "sipd-bench: this build has no float32 CPU backend\n");
+                return 2;
+            }
+        }
         else if (nsizes < 16 && parse_size(argv[i], &sizes[nsizes]))
             nsizes++;
         else {
