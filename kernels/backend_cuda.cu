@@ -66,6 +66,8 @@
  * The physics formulas all come from src/physics/ headers; this file only loads, stores, loops and
  * reduces.
  */
+/* the specialised passes (src/view.h SIPD_FIXED_*: per-kind and per-model element kernels) */
+#define SIPD_FIXED_SPECIALISED 1
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -142,6 +144,7 @@ struct sipd_backend {
     int applied;         /* an apply since the last direction: that direction reports its Σ g·s */
     element_kernel_p kelem;
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
+    int grp_model[SIPD_KIND_COUNT];   /* group g's one material model, -1 mixed, -2 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -390,6 +393,34 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
 
+/* SIPD's element pass over group g of kind K (passes.h pass_element_fixed with SIPD_FIXED_KIND(K)):
+ * the kind switch folds to one case, so a kernel carries the registers of one kind only, and the
+ * mid-edge pass runs inline (out of line it took the view to a 704 B stack frame).  The material
+ * model stays a run-time switch.  The kinds without a pairwise K ignore S: one instance each.
+ * Chosen per group at launch (element_kernel); the generic k_element serves the other
+ * preconditioners. */
+template <int P, int S, int K>
+__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g)
+{
+    GRID_STRIDE(e, d.v.grp[g].ne) pass_element_fixed(&d.v, SIPD_FIXED_KIND(K), P, S, g, e);
+}
+
+/* SIPD's element pass over a tet group whose materials are all of model M (neo-Hookean or StVK;
+ * element_kernel's table says why not the others): the model's P and K⁺
+ * inline with M and S constants (kinds/tet.h kind_tet_element_model), without the out-of-line
+ * material_eval_other of the generic tet kernel.  Chosen per group at launch (element_kernel). */
+template <int S, int M>
+__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g)
+{
+    const sipd_group_view *G = &d.v.grp[g];
+    GRID_STRIDE(e, G->ne)
+    {
+        sipd_material m = d.v.mats[G->mat[e]];
+        m.model = M;
+        kind_tet_element_model(&d.v, &m, S, G, e);
+    }
+}
+
 /* The element kernel of a tet group whose materials are all stable neo-Hookean (the default):
  * kind and model are compile-time constants here, so the kind switch of pass_element, the other
  * models' branches and their out-of-line calls (material_eval_other, which counted for every
@@ -597,9 +628,10 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 
 /* The line searches of one colour, after its direction kernel (any preconditioner: the
  * direction is in gsd). */
-template <int F>
+template <int T>   /* 0: any kinds and models (SIPD_FIXED_NONE), 1: tets of stable neo-Hookean */
 __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
 {
+    const int F = T ? SIPD_FIXED_TET_SNH : SIPD_FIXED_NONE;
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
@@ -616,8 +648,8 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
     }
     gs_tally_add<0>(t, acc);
 }
-static const gs_search_kernel_p k_gs_search_any = k_gs_search<SIPD_FIXED_NONE>;
-static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<SIPD_FIXED_TET_SNH>;
+static const gs_search_kernel_p k_gs_search_any = k_gs_search<0>;
+static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<1>;
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -629,7 +661,11 @@ static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<SIPD_FIXED_TET
         K<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>}
 typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
 typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
-SIPD_VARIANTS(k_element, k_element_table_t);
+/* the generic element kernel for BLOCK, DIAG and MASS; SIPD's (SPLIT) are per kind
+   (k_element_kind, k_element_tet_model, k_element_tet_snh: element_kernel), so none here */
+static const k_element_table_t k_element_table = {
+    {NULL, NULL, NULL, NULL, NULL}, k_element<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>,
+    k_element<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, k_element<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 /* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_HESSIAN) for `assemble` */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
@@ -655,8 +691,10 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
 static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
 
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
- * when the group is tets and every material of the model is stable neo-Hookean, else the generic
- * kernel chosen in create (hessian: the element Hessians for `assemble`). */
+ * when the group is tets and every material of its elements is stable neo-Hookean; for SIPD
+ * (SPLIT) a tet group of neo-Hookean or StVK materials only runs k_element_tet_model, any other
+ * group k_element_kind (its kind fixed); else the generic kernel chosen in create (hessian: the
+ * element Hessians for `assemble`). */
 static int model_all_snh(sipd_backend *b)
 {
     if (b->all_snh == 0) {
@@ -670,13 +708,69 @@ static int model_all_snh(sipd_backend *b)
     return b->all_snh > 0;
 }
 
+/* SIPD's element kernels per kind (k_element_kind): [kind][split] */
+#define SIPD_SPLITS_OF(K)                                                                     \
+    {k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, K>,    \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, K>}
+#define SIPD_SPLIT_ANY(K)                                                                     \
+    {k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>}
+static const element_kernel_p k_element_kind_table[SIPD_KIND_COUNT][5] = {
+    SIPD_SPLITS_OF(SIPD_KIND_TET), SIPD_SPLITS_OF(SIPD_KIND_EDGE), SIPD_SPLIT_ANY(SIPD_KIND_ROD_BEND),
+    SIPD_SPLITS_OF(SIPD_KIND_TRI), SIPD_SPLIT_ANY(SIPD_KIND_HINGE), SIPD_SPLIT_ANY(SIPD_KIND_MIDEDGE)};
+#undef SIPD_SPLITS_OF
+#undef SIPD_SPLIT_ANY
+
+#define SIPD_TET_MODEL_SPLITS(M)                                                              \
+    {k_element_tet_model<SIPD_SPLIT_EXPANDED, M>, k_element_tet_model<SIPD_SPLIT_SIGN, M>,     \
+     k_element_tet_model<SIPD_SPLIT_NONE, M>, k_element_tet_model<SIPD_SPLIT_CLAMP, M>,        \
+     k_element_tet_model<SIPD_SPLIT_ABS, M>}
+/* [model][split]; stable neo-Hookean is k_element_tet_snh's.  None for ARAP and corotational: their
+ * polar decomposition keeps a fixed-model kernel at 75-77 registers, as many as the run-time-model
+ * tet kernel (k_element_kind<SPLIT, S, TET>) that serves them and groups of mixed models. */
+static const element_kernel_p k_element_tet_model_table[SIPD_MAT_NMODELS][5] = {
+    {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_NEOHOOKEAN),
+    {NULL, NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_STVK)};
+#undef SIPD_TET_MODEL_SPLITS
+
+/* The one model of group g's materials, or -1 when they mix models (looked at once, grp_model). */
+static int group_model(sipd_backend *b, int g)
+{
+    if (b->grp_model[g] == -2) {
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        const sipd_elem_group *G = &b->m->groups[g];
+        int e, m = -1;
+        for (e = 0; e < G->ne; e++) {
+            int me = hm[G->mat[e]].model;
+            if (m >= 0 && me != m) {
+                m = -1;
+                break;
+            }
+            m = me;
+        }
+        b->grp_model[g] = m;
+    }
+    return b->grp_model[g];
+}
+
 static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 {
-    if (b->d.v.grp[g].kind != SIPD_KIND_TET || !model_all_snh(b))
-        return hessian ? k_element_hessian : b->kelem;
-    if (hessian || b->precond == SIPD_PRECOND_HESSIAN)
-        return k_element_tet_snh_hessian;
-    return PICK(k_element_tet_snh_table, b->precond, b->split);
+    const int kind = b->d.v.grp[g].kind;   /* a valid kind (model_build) */
+    if (kind == SIPD_KIND_TET) {
+        /* the tet group's one model (every material stable neo-Hookean: no need to look) */
+        const int m = model_all_snh(b) ? SIPD_MAT_STABLE_NEOHOOKEAN : group_model(b, g);
+        if (m == SIPD_MAT_STABLE_NEOHOOKEAN)
+            return hessian || b->precond == SIPD_PRECOND_HESSIAN ? k_element_tet_snh_hessian
+                                                                 : PICK(k_element_tet_snh_table, b->precond, b->split);
+        if (!hessian && b->precond == SIPD_PRECOND_SPLIT && m > 0 && m < SIPD_MAT_NMODELS &&
+            k_element_tet_model_table[m][b->split])
+            return k_element_tet_model_table[m][b->split];
+    }
+    if (!hessian && b->precond == SIPD_PRECOND_SPLIT)
+        return k_element_kind_table[kind][b->split];
+    return hessian ? k_element_hessian : b->kelem;
 }
 
 /* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
@@ -883,7 +977,9 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
         sipd_error("cuda backend: unknown split %d", p->split);
         return SIPD_EFAIL;
     }
-    b->kelem = PICK(k_element_table, p->precond, p->split);
+    for (int g = 0; g < SIPD_KIND_COUNT; g++) b->grp_model[g] = -2;
+    b->kelem = p->precond == SIPD_PRECOND_SPLIT ? k_element_kind_table[SIPD_KIND_TET][p->split]
+                                                : PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
     if (p->precond == SIPD_PRECOND_HESSIAN)   /* g and the element Hessians (dy: the caller's) */
         b->kelem = k_element_hessian;

@@ -40,6 +40,30 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const s
     }
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* SIPD's element pass (precond SPLIT) for a tet whose material's model is a compile-time constant
+ * other than stable neo-Hookean (the CUDA backend's k_element_tet_model): P and K⁺ by
+ * material_eval_other_inline, not through the out-of-line material_eval_other, whose registers
+ * (every model and split of it) count for the kernel.  The arithmetic is tet_element's. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const sipd_material *mat, int split,
+                                                        const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P;
+    sym3 Kp;
+    vec3 gr[4];
+    int a;
+    material_eval_other_inline(mat, split, F, &P, &Kp);
+    for (a = 1; a < 4; a++)
+        gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
+    gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
+    for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
+    s3_store(G->blk + 6 * (size_t)e, Kp);
+}
+#endif
+
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
                                                   const sipd_group_view *G, int e)
 {

@@ -237,8 +237,16 @@ SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
 }
 
 /* P and, when Kp is not NULL, the K⁺ of `split` (split < 0: the full K, material_K) for the
- * non-default models. */
+ * non-default models, out of line.  With SIPD_FIXED_SPECIALISED (the CUDA backend, view.h) the
+ * body is material_eval_other_inline and material_eval_other calls it: the tet element kernels
+ * for one fixed model (kinds/tet.h kind_tet_element_model) inline it, the model and split then
+ * compile-time constants. */
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_HD SIPD_ALWAYS_INLINE void material_eval_other_inline(const sipd_material *mat, int split, mat3 F, mat3 *P,
+                                                           sym3 *Kp)
+#else   /* the CPU: the out-of-line function itself, as it was */
 SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+#endif
 {
     int i;
     switch (mat->model) {
@@ -334,6 +342,13 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
         return;
     }
 }
+
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+{
+    material_eval_other_inline(mat, split, F, P, Kp);
+}
+#endif
 
 SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
 {
