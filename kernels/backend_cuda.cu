@@ -434,7 +434,10 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
     {
         sipd_material m = d.v.mats[G->mat[e]];
         m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
-        kind_tet_element_mat(&d.v, &m, P, S, G, e);
+        if (P == SIPD_PRECOND_SPLIT && (S == SIPD_SPLIT_CLAMP || S == SIPD_SPLIT_ABS))
+            kind_tet_element_snh_pfirst(&d.v, &m, S, G, e);
+        else
+            kind_tet_element_mat(&d.v, &m, P, S, G, e);
     }
 }
 

@@ -55,11 +55,36 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const
     sym3 Kp;
     vec3 gr[4];
     int a;
-    material_eval_other_inline(mat, split, F, &P, &Kp);
+    /* clamp and abs: P first, the gradient stored before K⁺'s eigen-fix or projection, so P is
+       dead across it (63 / 58 registers → 52 / 40); the others: P and K⁺ in one evaluation */
+    material_eval_other_inline(mat, split, F, &P, split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS ? NULL : &Kp);
     for (a = 1; a < 4; a++)
         gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
     gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
     for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
+    if (split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS)
+        material_eval_other_inline(mat, split, F, &P, &Kp);
+    s3_store(G->blk + 6 * (size_t)e, Kp);
+}
+
+/* SIPD's element pass of a stable neo-Hookean tet (k_element_tet_snh, the clamp and abs splits):
+ * the gradient from material_P (material_eval's P) stored before K⁺, so P is dead across the
+ * eigen-fix call (as tet_vertex_eval does on the device); the arithmetic is tet_element's. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_snh_pfirst(const sipd_view *v, const sipd_material *mat, int split,
+                                                             const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P = material_P(mat, F);
+    sym3 Kp;
+    vec3 gr[4];
+    int a;
+    for (a = 1; a < 4; a++)
+        gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
+    gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
+    for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
+    material_eval(mat, split, F, &P, &Kp);
     s3_store(G->blk + 6 * (size_t)e, Kp);
 }
 #endif
