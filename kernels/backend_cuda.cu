@@ -628,13 +628,29 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 {
     gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
 }
+/* k_gs_color_edge: only edges (springs, rod stretching; kind fixed); k_gs_color_tri_snh: only
+ * membrane triangles of stable neo-Hookean materials (kind and model fixed) */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_edge(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND(SIPD_KIND_EDGE)>(d, begin, count, ls, omega, acc);
+}
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_tri_snh(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)>(d, begin, count, ls, omega, acc);
+}
 
 /* The line searches of one colour, after its direction kernel (any preconditioner: the
  * direction is in gsd). */
-template <int T>   /* 0: any kinds and models (SIPD_FIXED_NONE), 1: tets of stable neo-Hookean */
+template <int T>   /* 0: any kinds and models (SIPD_FIXED_NONE), 1: tets of stable neo-Hookean, 2: edges,
+                      3: triangles of stable neo-Hookean (gs_fixed) */
 __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
 {
-    const int F = T ? SIPD_FIXED_TET_SNH : SIPD_FIXED_NONE;
+    const int F = T == 1   ? SIPD_FIXED_TET_SNH
+                : T == 2 ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
+                : T == 3 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
+                         : SIPD_FIXED_NONE;
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
@@ -651,8 +667,8 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
     }
     gs_tally_add<0>(t, acc);
 }
-static const gs_search_kernel_p k_gs_search_any = k_gs_search<0>;
-static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<1>;
+/* [gs_fixed] */
+static const gs_search_kernel_p k_gs_search_table[4] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>};
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -673,6 +689,15 @@ static const k_element_table_t k_element_table = {
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
+SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
+/* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 / 76 B: the
+   generic one does not) */
+static const k_gs_color_table_t k_gs_color_tri_snh_table = {
+    {k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,
+     k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,
+     k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS>},
+    k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>,
+    k_gs_color_tri_snh<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 
 SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
 static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
@@ -776,26 +801,38 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
     return hessian ? k_element_hessian : b->kelem;
 }
 
-/* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
- * material stable neo-Hookean (a vertex's incidences then are all tets), else the generic one. */
-static int gs_tet_snh(sipd_backend *b)
+/* The Gauss–Seidel kernels a model's elements allow (a vertex gathers over the incidences of every
+ * kind, so a kind can be fixed only when every non-empty group is of that kind): 1 tets of stable
+ * neo-Hookean materials (k_gs_color_tet_snh), 2 edges (k_gs_color_edge), 3 triangles of stable
+ * neo-Hookean materials (k_gs_color_tri_snh), 0 the generic k_gs_color. */
+static int gs_fixed(sipd_backend *b)
 {
-    int g;
+    int g, kind = -1;
+    for (g = 0; g < b->d.v.ngroups; g++)
+        if (b->d.v.grp[g].ne > 0) {
+            if (kind >= 0 && b->d.v.grp[g].kind != kind)
+                return 0;
+            kind = b->d.v.grp[g].kind;
+        }
+    if (kind == SIPD_KIND_EDGE)
+        return 2;
     if (!model_all_snh(b))
         return 0;
-    for (g = 0; g < b->d.v.ngroups; g++)
-        if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
-            return 0;
-    return 1;
+    return kind == SIPD_KIND_TET || kind < 0 ? 1 : kind == SIPD_KIND_TRI ? 3 : 0;
 }
 static gs_kernel_p gs_kernel(sipd_backend *b)
 {
-    return gs_tet_snh(b) ? PICK(k_gs_color_tet_snh_table, b->precond, b->split) : b->kgs;
+    switch (gs_fixed(b)) {
+    case 1: return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
+    case 2: return PICK(k_gs_color_edge_table, b->precond, b->split);
+    case 3: return PICK(k_gs_color_tri_snh_table, b->precond, b->split);   /* BLOCK, DIAG: generic */
+    default: return b->kgs;
+    }
 }
 /* its line-search kernel (k_gs_search) */
 static gs_search_kernel_p gs_search_kernel(sipd_backend *b)
 {
-    return gs_tet_snh(b) ? k_gs_search_tet_snh : k_gs_search_any;
+    return k_gs_search_table[gs_fixed(b)];
 }
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
