@@ -295,6 +295,10 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle kind's corner (kinds/tri.h) */
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_TRI)
+        return kind_tri_corner_fixed(v, mat, precond, split, G, e, l, w, D, energy, scale);
+#endif
     return kinds_corner(v, mat, pass_kind(G, fixed), precond, split, G, e, l, w, D, energy, scale);
 }
 
