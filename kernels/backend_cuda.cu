@@ -628,6 +628,34 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 {
     gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
 }
+/* k_gs_color_tet_model: only tets, every material of model M (neo-Hookean 1, StVK 4; kinds/tet.h
+ * kind_tet_corner_model: SPLIT and MASS only, BLOCK and DIAG run the generic kernel), with its line
+ * search k_gs_search_tet_model<M> */
+template <int P, int S, int M>
+__global__ void __launch_bounds__(NT) k_gs_color_tet_model(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M)>(d, begin, count, ls, omega, acc);
+}
+template <int M>
+__global__ void __launch_bounds__(NT) k_gs_search_tet_model(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
+{
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a]) {
+            size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+            sipd_gs_dir s;
+            s.d = v3(d.gsd[j], d.gsd[nv + j], d.gsd[2 * nv + j]);
+            s.E0 = d.gsd[3 * nv + j];
+            s.gd = d.gsd[4 * nv + j];
+            s.scale = d.gsd[5 * nv + j];
+            pass_gs_search_fixed(&d.v, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M), 0, a, 1, omega, &s, &t);
+        }
+    }
+    gs_tally_add<0>(t, acc);
+}
+
 /* k_gs_color_edge: only edges (springs, rod stretching; kind fixed); k_gs_color_tri_snh: only
  * membrane triangles of stable neo-Hookean materials (kind and model fixed) */
 template <int P, int S>
@@ -668,7 +696,9 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
     gs_tally_add<0>(t, acc);
 }
 /* [gs_fixed] */
-static const gs_search_kernel_p k_gs_search_table[4] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>};
+static const gs_search_kernel_p k_gs_search_table[6] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
+                                                        k_gs_search_tet_model<SIPD_MAT_NEOHOOKEAN>,
+                                                        k_gs_search_tet_model<SIPD_MAT_STVK>};
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -692,6 +722,17 @@ SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
 /* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 / 76 B: the
    generic one does not) */
+#define SIPD_GS_TET_MODEL(M)                                                                   \
+    {{k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, M>,                         \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, M>,                             \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, M>,                             \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, M>,                            \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, M>},                             \
+     k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, \
+     k_gs_color_tet_model<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED, M>}
+static const k_gs_color_table_t k_gs_color_tet_nh_table = SIPD_GS_TET_MODEL(SIPD_MAT_NEOHOOKEAN);
+static const k_gs_color_table_t k_gs_color_tet_stvk_table = SIPD_GS_TET_MODEL(SIPD_MAT_STVK);
+#undef SIPD_GS_TET_MODEL
 static const k_gs_color_table_t k_gs_color_tri_snh_table = {
     {k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,
      k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,
@@ -804,7 +845,8 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 /* The Gauss–Seidel kernels a model's elements allow (a vertex gathers over the incidences of every
  * kind, so a kind can be fixed only when every non-empty group is of that kind): 1 tets of stable
  * neo-Hookean materials (k_gs_color_tet_snh), 2 edges (k_gs_color_edge), 3 triangles of stable
- * neo-Hookean materials (k_gs_color_tri_snh), 0 the generic k_gs_color. */
+ * neo-Hookean materials (k_gs_color_tri_snh), 4 / 5 tets of neo-Hookean / StVK materials only
+ * (k_gs_color_tet_model), 0 the generic k_gs_color. */
 static int gs_fixed(sipd_backend *b)
 {
     int g, kind = -1;
@@ -816,6 +858,14 @@ static int gs_fixed(sipd_backend *b)
         }
     if (kind == SIPD_KIND_EDGE)
         return 2;
+    if (kind == SIPD_KIND_TET && !model_all_snh(b)) {   /* one model: neo-Hookean 4, StVK 5 */
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        int i, m = b->m->nmat > 0 ? hm[0].model : -1;
+        for (i = 1; i < b->m->nmat; i++)
+            if (hm[i].model != m)
+                return 0;
+        return m == SIPD_MAT_NEOHOOKEAN ? 4 : m == SIPD_MAT_STVK ? 5 : 0;
+    }
     if (!model_all_snh(b))
         return 0;
     return kind == SIPD_KIND_TET || kind < 0 ? 1 : kind == SIPD_KIND_TRI ? 3 : 0;
@@ -826,6 +876,8 @@ static gs_kernel_p gs_kernel(sipd_backend *b)
     case 1: return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
     case 2: return PICK(k_gs_color_edge_table, b->precond, b->split);
     case 3: return PICK(k_gs_color_tri_snh_table, b->precond, b->split);   /* BLOCK, DIAG: generic */
+    case 4: return PICK(k_gs_color_tet_nh_table, b->precond, b->split);    /* BLOCK, DIAG: generic */
+    case 5: return PICK(k_gs_color_tet_stvk_table, b->precond, b->split);  /* BLOCK, DIAG: generic */
     default: return b->kgs;
     }
 }

@@ -276,6 +276,10 @@ SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int g
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a tet of a fixed model other than stable neo-Hookean */
+    if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
+        return kind_tet_energy_model(v, mat, G, e, dy, alpha, over, q);
+#endif
     return kinds_energy(v, mat, pass_kind(G, fixed), G, e, dy, alpha, over, q);
 }
 
@@ -295,9 +299,12 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
-#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle kind's corner (kinds/tri.h) */
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle kind's corner (kinds/tri.h), a tet of
+                                   a fixed model other than stable neo-Hookean (kinds/tet.h) */
     if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_TRI)
         return kind_tri_corner_fixed(v, mat, precond, split, G, e, l, w, D, energy, scale);
+    if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
+        return kind_tet_corner_model(v, mat, precond, split, G, e, l, w, D, energy, scale);
 #endif
     return kinds_corner(v, mat, pass_kind(G, fixed), precond, split, G, e, l, w, D, energy, scale);
 }

@@ -208,7 +208,11 @@ SIPD_HD sym3 material_stvk_S2(const sipd_material *mat, mat3 F, sipd_real *trE)
     return s3_axpy(mat->mu, C, s3_diag(mat->lambda * *trE - mat->mu));
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h): inline body, out-of-line wrapper below */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_psi_other_inline(const sipd_material *mat, mat3 F)
+#else   /* the CPU: the out-of-line function itself, as it was */
 SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
+#endif
 {
     switch (mat->model) {
     case SIPD_MAT_NEOHOOKEAN: {
@@ -235,6 +239,9 @@ SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
     default: return (sipd_real)NAN;   /* unknown model (see the top of this file) */
     }
 }
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F) { return material_psi_other_inline(mat, F); }
+#endif
 
 /* P and, when Kp is not NULL, the K⁺ of `split` (split < 0: the full K, material_K) for the
  * non-default models, out of line.  With SIPD_FIXED_SPECIALISED (the CUDA backend, view.h) the
