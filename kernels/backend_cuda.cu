@@ -394,8 +394,9 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
 }
 
 /* SIPD's element pass over group g of kind K (passes.h pass_element_fixed with SIPD_FIXED_KIND(K)):
- * the kind switch folds to one case, so a kernel carries the registers of one kind only, and the
- * mid-edge pass runs inline (out of line it took the view to a 704 B stack frame).  The material
+ * the kind switch folds to one case, so a kernel carries the registers of one kind only, and rod
+ * and mid-edge bending run their streamed element passes inline (kinds/rod_bend.h, midedge.h; out
+ * of line the mid-edge pass took the view to a 704 B stack frame).  The material
  * model stays a run-time switch.  The kinds without a pairwise K ignore S: one instance each.
  * Chosen per group at launch (element_kernel); the generic k_element serves the other
  * preconditioners. */
@@ -720,8 +721,7 @@ static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
-/* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 / 76 B: the
-   generic one does not) */
+/* tets of one other model: not for BLOCK and DIAG (kind_tet_corner_model forms no vertex block) */
 #define SIPD_GS_TET_MODEL(M)                                                                   \
     {{k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, M>,                         \
       k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, M>,                             \
@@ -733,6 +733,8 @@ SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
 static const k_gs_color_table_t k_gs_color_tet_nh_table = SIPD_GS_TET_MODEL(SIPD_MAT_NEOHOOKEAN);
 static const k_gs_color_table_t k_gs_color_tet_stvk_table = SIPD_GS_TET_MODEL(SIPD_MAT_STVK);
 #undef SIPD_GS_TET_MODEL
+/* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 B: the generic
+   one does not) */
 static const k_gs_color_table_t k_gs_color_tri_snh_table = {
     {k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,
      k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,
