@@ -66,6 +66,8 @@
  * The physics formulas all come from src/physics/ headers; this file only loads, stores, loops and
  * reduces.
  */
+/* the specialised passes (src/view.h SIPD_FIXED_*: per-kind and per-model element kernels) */
+#define SIPD_FIXED_SPECIALISED 1
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -142,6 +144,7 @@ struct sipd_backend {
     int applied;         /* an apply since the last direction: that direction reports its Σ g·s */
     element_kernel_p kelem;
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
+    int grp_model[SIPD_KIND_COUNT];   /* group g's one material model, -1 mixed, -2 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -390,6 +393,35 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
 
+/* SIPD's element pass over group g of kind K (passes.h pass_element_fixed with SIPD_FIXED_KIND(K)):
+ * the kind switch folds to one case, so a kernel carries the registers of one kind only, and rod
+ * and mid-edge bending run their streamed element passes inline (kinds/rod_bend.h, midedge.h; out
+ * of line the mid-edge pass took the view to a 704 B stack frame).  The material
+ * model stays a run-time switch.  The kinds without a pairwise K ignore S: one instance each.
+ * Chosen per group at launch (element_kernel); the generic k_element serves the other
+ * preconditioners. */
+template <int P, int S, int K>
+__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g)
+{
+    GRID_STRIDE(e, d.v.grp[g].ne) pass_element_fixed(&d.v, SIPD_FIXED_KIND(K), P, S, g, e);
+}
+
+/* SIPD's element pass over a tet group whose materials are all of model M (neo-Hookean or StVK;
+ * element_kernel's table says why not the others): the model's P and K⁺
+ * inline with M and S constants (kinds/tet.h kind_tet_element_model), without the out-of-line
+ * material_eval_other of the generic tet kernel.  Chosen per group at launch (element_kernel). */
+template <int S, int M>
+__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g)
+{
+    const sipd_group_view *G = &d.v.grp[g];
+    GRID_STRIDE(e, G->ne)
+    {
+        sipd_material m = d.v.mats[G->mat[e]];
+        m.model = M;
+        kind_tet_element_model(&d.v, &m, S, G, e);
+    }
+}
+
 /* The element kernel of a tet group whose materials are all stable neo-Hookean (the default):
  * kind and model are compile-time constants here, so the kind switch of pass_element, the other
  * models' branches and their out-of-line calls (material_eval_other, which counted for every
@@ -403,7 +435,10 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
     {
         sipd_material m = d.v.mats[G->mat[e]];
         m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
-        kind_tet_element_mat(&d.v, &m, P, S, G, e);
+        if (P == SIPD_PRECOND_SPLIT && (S == SIPD_SPLIT_CLAMP || S == SIPD_SPLIT_ABS))
+            kind_tet_element_snh_pfirst(&d.v, &m, S, G, e);
+        else
+            kind_tet_element_mat(&d.v, &m, P, S, G, e);
     }
 }
 
@@ -594,12 +629,57 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
 {
     gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
 }
+/* k_gs_color_tet_model: only tets, every material of model M (neo-Hookean 1, StVK 4; kinds/tet.h
+ * kind_tet_corner_model: SPLIT and MASS only, BLOCK and DIAG run the generic kernel), with its line
+ * search k_gs_search_tet_model<M> */
+template <int P, int S, int M>
+__global__ void __launch_bounds__(NT) k_gs_color_tet_model(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M)>(d, begin, count, ls, omega, acc);
+}
+template <int M>
+__global__ void __launch_bounds__(NT) k_gs_search_tet_model(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
+{
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a]) {
+            size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+            sipd_gs_dir s;
+            s.d = v3(d.gsd[j], d.gsd[nv + j], d.gsd[2 * nv + j]);
+            s.E0 = d.gsd[3 * nv + j];
+            s.gd = d.gsd[4 * nv + j];
+            s.scale = d.gsd[5 * nv + j];
+            pass_gs_search_fixed(&d.v, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M), 0, a, 1, omega, &s, &t);
+        }
+    }
+    gs_tally_add<0>(t, acc);
+}
+
+/* k_gs_color_edge: only edges (springs, rod stretching; kind fixed); k_gs_color_tri_snh: only
+ * membrane triangles of stable neo-Hookean materials (kind and model fixed) */
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_edge(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND(SIPD_KIND_EDGE)>(d, begin, count, ls, omega, acc);
+}
+template <int P, int S>
+__global__ void __launch_bounds__(NT) k_gs_color_tri_snh(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)>(d, begin, count, ls, omega, acc);
+}
 
 /* The line searches of one colour, after its direction kernel (any preconditioner: the
  * direction is in gsd). */
-template <int F>
+template <int T>   /* 0: any kinds and models (SIPD_FIXED_NONE), 1: tets of stable neo-Hookean, 2: edges,
+                      3: triangles of stable neo-Hookean (gs_fixed) */
 __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
 {
+    const int F = T == 1   ? SIPD_FIXED_TET_SNH
+                : T == 2 ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
+                : T == 3 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
+                         : SIPD_FIXED_NONE;
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
@@ -616,8 +696,10 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
     }
     gs_tally_add<0>(t, acc);
 }
-static const gs_search_kernel_p k_gs_search_any = k_gs_search<SIPD_FIXED_NONE>;
-static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<SIPD_FIXED_TET_SNH>;
+/* [gs_fixed] */
+static const gs_search_kernel_p k_gs_search_table[6] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
+                                                        k_gs_search_tet_model<SIPD_MAT_NEOHOOKEAN>,
+                                                        k_gs_search_tet_model<SIPD_MAT_STVK>};
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -629,11 +711,36 @@ static const gs_search_kernel_p k_gs_search_tet_snh = k_gs_search<SIPD_FIXED_TET
         K<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>}
 typedef struct { element_kernel_p split[5], block, diag, mass; } k_element_table_t;
 typedef struct { gs_kernel_p split[5], block, diag, mass; } k_gs_color_table_t;
-SIPD_VARIANTS(k_element, k_element_table_t);
+/* the generic element kernel for BLOCK, DIAG and MASS; SIPD's (SPLIT) are per kind
+   (k_element_kind, k_element_tet_model, k_element_tet_snh: element_kernel), so none here */
+static const k_element_table_t k_element_table = {
+    {NULL, NULL, NULL, NULL, NULL}, k_element<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>,
+    k_element<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, k_element<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 /* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_HESSIAN) for `assemble` */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
+SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
+/* tets of one other model: not for BLOCK and DIAG (kind_tet_corner_model forms no vertex block) */
+#define SIPD_GS_TET_MODEL(M)                                                                   \
+    {{k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, M>,                         \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, M>,                             \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, M>,                             \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, M>,                            \
+      k_gs_color_tet_model<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, M>},                             \
+     k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, \
+     k_gs_color_tet_model<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED, M>}
+static const k_gs_color_table_t k_gs_color_tet_nh_table = SIPD_GS_TET_MODEL(SIPD_MAT_NEOHOOKEAN);
+static const k_gs_color_table_t k_gs_color_tet_stvk_table = SIPD_GS_TET_MODEL(SIPD_MAT_STVK);
+#undef SIPD_GS_TET_MODEL
+/* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 B: the generic
+   one does not) */
+static const k_gs_color_table_t k_gs_color_tri_snh_table = {
+    {k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN>,
+     k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE>, k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP>,
+     k_gs_color_tri_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS>},
+    k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>,
+    k_gs_color_tri_snh<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 
 SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
 static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
@@ -655,8 +762,10 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
 static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
 
 /* The element kernel for group g: the tet / stable-neo-Hookean specialisation (k_element_tet_snh)
- * when the group is tets and every material of the model is stable neo-Hookean, else the generic
- * kernel chosen in create (hessian: the element Hessians for `assemble`). */
+ * when the group is tets and every material of its elements is stable neo-Hookean; for SIPD
+ * (SPLIT) a tet group of neo-Hookean or StVK materials only runs k_element_tet_model, any other
+ * group k_element_kind (its kind fixed); else the generic kernel chosen in create (hessian: the
+ * element Hessians for `assemble`). */
 static int model_all_snh(sipd_backend *b)
 {
     if (b->all_snh == 0) {
@@ -670,35 +779,114 @@ static int model_all_snh(sipd_backend *b)
     return b->all_snh > 0;
 }
 
-static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
+/* SIPD's element kernels per kind (k_element_kind): [kind][split] */
+#define SIPD_SPLITS_OF(K)                                                                     \
+    {k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, K>,    \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, K>}
+#define SIPD_SPLIT_ANY(K)                                                                     \
+    {k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, \
+     k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>}
+static const element_kernel_p k_element_kind_table[SIPD_KIND_COUNT][5] = {
+    SIPD_SPLITS_OF(SIPD_KIND_TET), SIPD_SPLITS_OF(SIPD_KIND_EDGE), SIPD_SPLIT_ANY(SIPD_KIND_ROD_BEND),
+    SIPD_SPLITS_OF(SIPD_KIND_TRI), SIPD_SPLIT_ANY(SIPD_KIND_HINGE), SIPD_SPLIT_ANY(SIPD_KIND_MIDEDGE)};
+#undef SIPD_SPLITS_OF
+#undef SIPD_SPLIT_ANY
+
+#define SIPD_TET_MODEL_SPLITS(M)                                                              \
+    {k_element_tet_model<SIPD_SPLIT_EXPANDED, M>, k_element_tet_model<SIPD_SPLIT_SIGN, M>,     \
+     k_element_tet_model<SIPD_SPLIT_NONE, M>, k_element_tet_model<SIPD_SPLIT_CLAMP, M>,        \
+     k_element_tet_model<SIPD_SPLIT_ABS, M>}
+/* [model][split]; stable neo-Hookean is k_element_tet_snh's.  None for ARAP and corotational: their
+ * polar decomposition keeps a fixed-model kernel at 75-77 registers, as many as the run-time-model
+ * tet kernel (k_element_kind<SPLIT, S, TET>) that serves them and groups of mixed models. */
+static const element_kernel_p k_element_tet_model_table[SIPD_MAT_NMODELS][5] = {
+    {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_NEOHOOKEAN),
+    {NULL, NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_STVK)};
+#undef SIPD_TET_MODEL_SPLITS
+
+/* The one model of group g's materials, or -1 when they mix models (looked at once, grp_model). */
+static int group_model(sipd_backend *b, int g)
 {
-    if (b->d.v.grp[g].kind != SIPD_KIND_TET || !model_all_snh(b))
-        return hessian ? k_element_hessian : b->kelem;
-    if (hessian || b->precond == SIPD_PRECOND_HESSIAN)
-        return k_element_tet_snh_hessian;
-    return PICK(k_element_tet_snh_table, b->precond, b->split);
+    if (b->grp_model[g] == -2) {
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        const sipd_elem_group *G = &b->m->groups[g];
+        int e, m = -1;
+        for (e = 0; e < G->ne; e++) {
+            int me = hm[G->mat[e]].model;
+            if (m >= 0 && me != m) {
+                m = -1;
+                break;
+            }
+            m = me;
+        }
+        b->grp_model[g] = m;
+    }
+    return b->grp_model[g];
 }
 
-/* The Gauss–Seidel colour kernel: k_gs_color_tet_snh when every non-empty group is tets and every
- * material stable neo-Hookean (a vertex's incidences then are all tets), else the generic one. */
-static int gs_tet_snh(sipd_backend *b)
+static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 {
-    int g;
+    const int kind = b->d.v.grp[g].kind;   /* a valid kind (model_build) */
+    if (kind == SIPD_KIND_TET) {
+        /* the tet group's one model (every material stable neo-Hookean: no need to look) */
+        const int m = model_all_snh(b) ? SIPD_MAT_STABLE_NEOHOOKEAN : group_model(b, g);
+        if (m == SIPD_MAT_STABLE_NEOHOOKEAN)
+            return hessian || b->precond == SIPD_PRECOND_HESSIAN ? k_element_tet_snh_hessian
+                                                                 : PICK(k_element_tet_snh_table, b->precond, b->split);
+        if (!hessian && b->precond == SIPD_PRECOND_SPLIT && m > 0 && m < SIPD_MAT_NMODELS &&
+            k_element_tet_model_table[m][b->split])
+            return k_element_tet_model_table[m][b->split];
+    }
+    if (!hessian && b->precond == SIPD_PRECOND_SPLIT)
+        return k_element_kind_table[kind][b->split];
+    return hessian ? k_element_hessian : b->kelem;
+}
+
+/* The Gauss–Seidel kernels a model's elements allow (a vertex gathers over the incidences of every
+ * kind, so a kind can be fixed only when every non-empty group is of that kind): 1 tets of stable
+ * neo-Hookean materials (k_gs_color_tet_snh), 2 edges (k_gs_color_edge), 3 triangles of stable
+ * neo-Hookean materials (k_gs_color_tri_snh), 4 / 5 tets of neo-Hookean / StVK materials only
+ * (k_gs_color_tet_model), 0 the generic k_gs_color. */
+static int gs_fixed(sipd_backend *b)
+{
+    int g, kind = -1;
+    for (g = 0; g < b->d.v.ngroups; g++)
+        if (b->d.v.grp[g].ne > 0) {
+            if (kind >= 0 && b->d.v.grp[g].kind != kind)
+                return 0;
+            kind = b->d.v.grp[g].kind;
+        }
+    if (kind == SIPD_KIND_EDGE)
+        return 2;
+    if (kind == SIPD_KIND_TET && !model_all_snh(b)) {   /* one model: neo-Hookean 4, StVK 5 */
+        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        int i, m = b->m->nmat > 0 ? hm[0].model : -1;
+        for (i = 1; i < b->m->nmat; i++)
+            if (hm[i].model != m)
+                return 0;
+        return m == SIPD_MAT_NEOHOOKEAN ? 4 : m == SIPD_MAT_STVK ? 5 : 0;
+    }
     if (!model_all_snh(b))
         return 0;
-    for (g = 0; g < b->d.v.ngroups; g++)
-        if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
-            return 0;
-    return 1;
+    return kind == SIPD_KIND_TET || kind < 0 ? 1 : kind == SIPD_KIND_TRI ? 3 : 0;
 }
 static gs_kernel_p gs_kernel(sipd_backend *b)
 {
-    return gs_tet_snh(b) ? PICK(k_gs_color_tet_snh_table, b->precond, b->split) : b->kgs;
+    switch (gs_fixed(b)) {
+    case 1: return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
+    case 2: return PICK(k_gs_color_edge_table, b->precond, b->split);
+    case 3: return PICK(k_gs_color_tri_snh_table, b->precond, b->split);   /* BLOCK, DIAG: generic */
+    case 4: return PICK(k_gs_color_tet_nh_table, b->precond, b->split);    /* BLOCK, DIAG: generic */
+    case 5: return PICK(k_gs_color_tet_stvk_table, b->precond, b->split);  /* BLOCK, DIAG: generic */
+    default: return b->kgs;
+    }
 }
 /* its line-search kernel (k_gs_search) */
 static gs_search_kernel_p gs_search_kernel(sipd_backend *b)
 {
-    return gs_tet_snh(b) ? k_gs_search_tet_snh : k_gs_search_any;
+    return k_gs_search_table[gs_fixed(b)];
 }
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
@@ -883,7 +1071,9 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
         sipd_error("cuda backend: unknown split %d", p->split);
         return SIPD_EFAIL;
     }
-    b->kelem = PICK(k_element_table, p->precond, p->split);
+    for (int g = 0; g < SIPD_KIND_COUNT; g++) b->grp_model[g] = -2;
+    b->kelem = p->precond == SIPD_PRECOND_SPLIT ? k_element_kind_table[SIPD_KIND_TET][p->split]
+                                                : PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
     if (p->precond == SIPD_PRECOND_HESSIAN)   /* g and the element Hessians (dy: the caller's) */
         b->kelem = k_element_hessian;

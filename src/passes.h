@@ -246,6 +246,28 @@ SIPD_HD void pass_element(const sipd_view *v, int precond, int split, int gi, in
     kinds_element(v, &v->mats[G->mat[e]], precond, split, G, e);
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* pass_element with what the caller fixes (view.h SIPD_FIXED_*; the CUDA backend's per-kind
+ * element kernels): the kind switch folds to the group's kind, and a fixed mid-edge kind runs its
+ * element pass inline without its corner arrays (kinds/midedge.h kind_midedge_element_streamed:
+ * out of line it needs the view in memory, the generic kernel's 704 B stack), rod bending its
+ * streamed form likewise.  The CPU backend calls pass_element. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_element_fixed(const sipd_view *v, int fixed, int precond, int split, int gi, int e)
+{
+    const sipd_group_view *G = &v->grp[gi];
+    sipd_material mcopy;
+    const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_MIDEDGE && precond != SIPD_PRECOND_HESSIAN)
+        kind_midedge_element_streamed(v, precond, G, e);
+    else if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_ROD_BEND && precond != SIPD_PRECOND_HESSIAN)
+        kind_rod_bend_element_streamed(v, precond, G, e);
+    else if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_MIDEDGE)
+        kind_midedge_element_inline(v, mat, precond, split, G, e);
+    else
+        kinds_element_kind(v, mat, pass_kind(G, fixed), precond, split, G, e);
+}
+#endif
+
 /* Energy of element e of group gi with its corners at y + α dy (dy may be NULL), corner
  * `over` at q. */
 SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int gi, int e,
@@ -254,6 +276,10 @@ SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int g
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a tet of a fixed model other than stable neo-Hookean */
+    if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
+        return kind_tet_energy_model(v, mat, G, e, dy, alpha, over, q);
+#endif
     return kinds_energy(v, mat, pass_kind(G, fixed), G, e, dy, alpha, over, q);
 }
 
@@ -273,6 +299,13 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle kind's corner (kinds/tri.h), a tet of
+                                   a fixed model other than stable neo-Hookean (kinds/tet.h) */
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_TRI)
+        return kind_tri_corner_fixed(v, mat, precond, split, G, e, l, w, D, energy, scale);
+    if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
+        return kind_tet_corner_model(v, mat, precond, split, G, e, l, w, D, energy, scale);
+#endif
     return kinds_corner(v, mat, pass_kind(G, fixed), precond, split, G, e, l, w, D, energy, scale);
 }
 

@@ -124,33 +124,54 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
 
 /* What a caller fixes at compile time (the `fixed` argument of the *_fixed passes below, a constant
  * in every call): SIPD_FIXED_NONE — nothing, the element's kind and material model are read at run
- * time (the CPU backend's other models, the generic kernels); SIPD_FIXED_TET_SNH — the group is
- * tets and every material stable neo-Hookean (the CUDA backend's specialised kernels, chosen per
- * group on the host; the CPU backend's Gauss–Seidel and VBD sweeps of such a model, through
- * pass_gs_vertex_tet_snh: VBD 25% and Gauss–Seidel 9% faster per sweep, bit for bit the same,
- * results/perf-history.md): the kind switch folds to the tet case, the corner count to 4, and the material is a
- * local copy whose model is the constant, so the other models' branches (and their out-of-line
- * calls, whose registers would count for the kernel) fold away.  The arithmetic is the same.
+ * time (the CPU backend's other models, the generic kernels); SIPD_FIXED_KIND(k) — the group is of
+ * kind k (the CUDA backend's per-kind element kernels: the kind switch folds to one case, the
+ * corner count is the kind's constant); SIPD_FIXED_KIND_MODEL(k, m) — besides, every material is
+ * of model m: the material is a local copy whose model is the constant, so the other models'
+ * branches (and their out-of-line calls, whose registers would count for the kernel) fold away.
+ * SIPD_FIXED_TET_SNH (tets of stable neo-Hookean materials, the common case) is one of these; the
+ * CPU backends' Gauss–Seidel and VBD sweeps of such a model use it too (pass_gs_vertex_tet_snh:
+ * VBD 25% and Gauss–Seidel 9% faster per sweep, bit for bit the same, results/perf-history.md).
+ * Chosen per group on the host; the arithmetic is the same.
  * On the CPU the Gauss–Seidel *_fixed functions (corner, local energy, vertex step) are always
  * inlined into their SIPD_FIXED_NONE wrappers: left to GCC, the extra level cost 12% per VBD and
  * 18% per Gauss–Seidel iteration.  pass_element_energy_fixed is not: forced inline, it cost the
  * Jacobi iteration 6% (results/perf-history.md). */
-enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = 1 };
+#define SIPD_FIXED_KIND(k) (0x100 | (k))
+#define SIPD_FIXED_KIND_MODEL(k, m) (0x300 | (k) | ((m) << 4))
+enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_STABLE_NEOHOOKEAN) };
 
+/* SIPD_FIXED_SPECIALISED (defined by kernels/backend_cuda.cu before its includes): the general
+ * forms below; elsewhere (the CPU backends: SIPD_FIXED_NONE, and SIPD_FIXED_TET_SNH in their
+ * Gauss–Seidel sweeps) the earlier text, kept as it was
+ * because GCC's inlining of the CPU passes changed with the general form (same results, other
+ * code: results/registers-29.md). */
 SIPD_HD SIPD_ALWAYS_INLINE int pass_kind(const sipd_group_view *G, int fixed)
 {
+#ifdef SIPD_FIXED_SPECIALISED
+    return (fixed & 0x100) ? (fixed & 15) : G->kind;
+#else
     return fixed == SIPD_FIXED_TET_SNH ? SIPD_KIND_TET : G->kind;
+#endif
 }
 
-/* Element e's material, or (fixed = TET_SNH) *copy: the same values, the model a constant. */
+/* Element e's material, or (the model fixed) *copy: the same values, the model a constant. */
 SIPD_HD SIPD_ALWAYS_INLINE const sipd_material *pass_material(const sipd_view *v, const sipd_group_view *G, int e,
                                                               int fixed, sipd_material *copy)
 {
+#ifdef SIPD_FIXED_SPECIALISED
+    if (fixed & 0x200) {
+        *copy = v->mats[G->mat[e]];
+        copy->model = (fixed >> 4) & 15;
+        return copy;
+    }
+#else
     if (fixed == SIPD_FIXED_TET_SNH) {
         *copy = v->mats[G->mat[e]];
         copy->model = SIPD_MAT_STABLE_NEOHOOKEAN;
         return copy;
     }
+#endif
     return &v->mats[G->mat[e]];
 }
 

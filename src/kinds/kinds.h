@@ -36,6 +36,20 @@ SIPD_HD SIPD_ALWAYS_INLINE void kinds_element(const sipd_view *v, const sipd_mat
 #undef SIPD_KIND_CASE_
 }
 
+/* kinds_element with the kind given (a compile-time constant in the CUDA backend's per-kind
+ * element kernels, passes.h pass_element_fixed: the switch folds to one case). */
+SIPD_HD SIPD_ALWAYS_INLINE void kinds_element_kind(const sipd_view *v, const sipd_material *mat, int kind, int precond,
+                                                   int split, const sipd_group_view *G, int e)
+{
+#define SIPD_KIND_CASE_(K, name, nc, rest, pc, ns)                                                 \
+    case SIPD_KIND_##K: kind_##name##_element(v, mat, precond, split, G, e); break;
+    switch (kind) {
+        SIPD_KINDS(SIPD_KIND_CASE_)
+    default: break;
+    }
+#undef SIPD_KIND_CASE_
+}
+
 /* The energy of element e of group G (of kind `kind`: a constant where the caller fixes it) with
  * its corners at y + α dy, corner `over` at q (kind_<name>_energy); NaN for an unknown kind. */
 SIPD_HD SIPD_ALWAYS_INLINE sipd_real kinds_energy(const sipd_view *v, const sipd_material *mat, int kind,

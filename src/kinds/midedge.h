@@ -14,8 +14,13 @@
 #include "common.h"
 #include "../physics/midedge.h"
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h); the CPU: the out-of-line function, as it was */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_element_inline(const sipd_view *v, const sipd_material *mat,
+                                                            int precond, int split, const sipd_group_view *G, int e)
+#else
 SIPD_NOINLINE void kind_midedge_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
                                        const sipd_group_view *G, int e)
+#endif
 {
     const sipd_real *r = G->rest + MIDEDGE_REST * (size_t)e;
     const int *t = G->v + MIDEDGE_NC * (size_t)e;
@@ -31,6 +36,94 @@ SIPD_NOINLINE void kind_midedge_element(const sipd_view *v, const sipd_material 
         for (l = 0; l < MIDEDGE_NC; l++) kind_store_block(precond, G, MIDEDGE_NC, e, l, B[l]);
     else if (precond == SIPD_PRECOND_HESSIAN)
         midedge_element_hessian(r, G->vol[e], y, G->hess + 9 * MIDEDGE_NC * MIDEDGE_NC * (size_t)e);
+}
+
+/* the element pass out of line (the generic dispatch, the CPU backend); the CUDA backend's
+ * mid-edge element kernel runs kind_midedge_element_inline in the kernel itself */
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE void kind_midedge_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
+                                       const sipd_group_view *G, int e)
+{
+    kind_midedge_element_inline(v, mat, precond, split, G, e);
+}
+#endif
+
+/* Corner j of kind_midedge_element_streamed (below): its gradient into gr, its Gauss–Newton block
+ * into bk (jac), s_j added to *S. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_streamed_corner(const sipd_real *R, sipd_real A, const vec3 y[3],
+                                                             const midedge_state *s, int j, int jac, sipd_real *gr,
+                                                             sipd_real *bk, sipd_real *S)
+{
+    vec3 J[3], g;
+    sym3 B;
+    sipd_real tr;
+    if (!(s->iN > 0)) {
+        v3_store(gr + 3 * j, v3(0, 0, 0));
+        if (jac)
+            s3_store(bk + 6 * j, s3_zero());
+        return;
+    }
+    midedge_jac(R, y, s, j, J);   /* reads y[0..2] only */
+    g = v3_scale(J[0], A * s->Wr[0]);
+    g = v3_axpy(A * s->Wr[1], J[1], g);
+    g = v3_axpy(A * s->Wr[2], J[2], g);
+    v3_store(gr + 3 * j, g);
+    if (jac) {
+        B = midedge_m3_sym(midedge_pair(R + 36, A, J, J));
+        tr = B.s[0] + B.s[1] + B.s[2];
+        *S += tr > 0 ? sipd_sqrt(tr) : SIPD_R(0);
+        s3_store(bk + 6 * j, B);
+    }
+}
+
+/* The element pass without the 12-corner arrays, for the CUDA backend's mid-edge element kernel
+ * (passes.h pass_element_fixed; not Newton's Hessian): the corners are read from y where
+ * midedge_eval sums them, each corner's gradient and Gauss–Newton block is stored as it is
+ * computed (the triangle's own corners, whose rows involve its edges, then the other nine), and
+ * the Jacobi-type majorising scale S/s_j (physics/midedge.h midedge_element) is applied to the
+ * stored blocks in a second sweep, s_j recomputed from the stored block's trace.  The arithmetic,
+ * and its order, is midedge_element's: inline with the arrays the kernel took 106 registers and
+ * a 624 B stack (ptxas sm_90, results/registers-29.md). */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_element_streamed(const sipd_view *v, int precond, const sipd_group_view *G,
+                                                              int e)
+{
+    const sipd_real *R = G->rest + MIDEDGE_REST * (size_t)e, A = G->vol[e];
+    const int *t = G->v + MIDEDGE_NC * (size_t)e;
+    sipd_real *gr = G->grad + 3 * MIDEDGE_NC * (size_t)e;
+    sipd_real *bk = G->blk + 6 * MIDEDGE_NC * (size_t)e;
+    const int jac = kind_jacobi_type(precond);
+    vec3 y[3], N;
+    midedge_state s;
+    sipd_real n2, S = 0;
+    int j, c;
+    /* midedge_eval with y_j loaded where summed */
+    for (j = 0; j < 3; j++) y[j] = view_ld(v->y, t[j]);
+    N = v3_cross(v3_sub(y[1], y[0]), v3_sub(y[2], y[0]));
+    n2 = v3_norm2(N);
+    for (c = 0; c < 3; c++) s.v[c] = v3(0, 0, 0);
+    SIPD_DEVICE_NO_UNROLL
+    for (j = 1; j < MIDEDGE_NC; j++) {
+        vec3 d = v3_sub(view_ld(v->y, t[j]), y[0]);
+        for (c = 0; c < 3; c++) s.v[c] = v3_axpy(R[3 * j + c], d, s.v[c]);
+    }
+    s.iN = n2 > 0 ? 1 / sipd_sqrt(n2) : SIPD_R(0);
+    s.n = v3_scale(N, s.iN);
+    for (c = 0; c < 3; c++) s.r[c] = v3_dot(s.n, s.v[c]) - R[42 + c];
+    midedge_wmul(R + 36, s.r, s.Wr);
+    for (j = 0; j < 3; j++) kind_midedge_streamed_corner(R, A, y, &s, j, jac, gr, bk, &S);
+    SIPD_DEVICE_NO_UNROLL
+    for (j = 3; j < MIDEDGE_NC; j++) kind_midedge_streamed_corner(R, A, y, &s, j, jac, gr, bk, &S);
+    if (jac) {
+        SIPD_DEVICE_NO_UNROLL
+        for (j = 0; j < MIDEDGE_NC; j++) {
+            sym3 B;
+            sipd_real tr, sq;
+            s3_load(bk + 6 * j, &B);
+            tr = B.s[0] + B.s[1] + B.s[2];
+            sq = tr > 0 ? sipd_sqrt(tr) : SIPD_R(0);
+            kind_store_block(precond, G, MIDEDGE_NC, e, j, sq > 0 ? s3_axpy(S / sq, B, s3_zero()) : s3_zero());
+        }
+    }
 }
 
 /* Its energy with its corners at y + α dy (dy may be NULL), corner `over` at q (the line searches). */

@@ -25,6 +25,27 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_rod_bend_element(const sipd_view *v, const 
         rod_bend_element_hessian(r[0], r[1], y[0], y[1], y[2], G->hess + 81 * (size_t)e);
 }
 
+/* kind_rod_bend_element for the CUDA backend's rod-bending element kernel (passes.h
+ * pass_element_fixed; not Newton's Hessian): each corner's gradient and majorant stored as it is
+ * computed, not gathered into arrays first; the arithmetic is rod_bend_element's (physics/edge.h).
+ * With the arrays the kernel took 64 registers (ptxas sm_90, results/registers-29.md). */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_rod_bend_element_streamed(const sipd_view *v, int precond, const sipd_group_view *G,
+                                                                int e)
+{
+    const sipd_real *r = G->rest + 2 * (size_t)e;
+    const int *t = G->v + 3 * (size_t)e;
+    mat3 J[3];
+    vec3 kv = rod_kappa(view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), J);
+    sipd_real c;
+    sym3 W = rod_bend_weights(r[0], r[1], kv, &c);
+    int l;
+    for (l = 0; l < 3; l++) {
+        v3_store(G->grad + 9 * (size_t)e + 3 * l, v3_scale(m3_mulv(m3_transpose(J[l]), kv), c));
+        if (kind_jacobi_type(precond))
+            kind_store_majorant(precond, G, 3, e, l, rod_sym(rod_jtwj(J[l], W, J[l])));
+    }
+}
+
 SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_rod_bend_energy(const sipd_view *v, const sipd_material *mat,
                                                           const sipd_group_view *G, int e, const sipd_real *dy,
                                                           sipd_real alpha, int over, vec3 q)

@@ -40,6 +40,91 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const s
     }
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* SIPD's element pass (precond SPLIT) for a tet whose material's model is a compile-time constant
+ * other than stable neo-Hookean (the CUDA backend's k_element_tet_model): P and K⁺ by
+ * material_eval_other_inline, not through the out-of-line material_eval_other, whose registers
+ * (every model and split of it) count for the kernel.  The arithmetic is tet_element's. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const sipd_material *mat, int split,
+                                                        const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P;
+    sym3 Kp;
+    vec3 gr[4];
+    int a;
+    /* clamp and abs: P first, the gradient stored before K⁺'s eigen-fix or projection, so P is
+       dead across it (63 / 58 registers → 52 / 40); the others: P and K⁺ in one evaluation */
+    material_eval_other_inline(mat, split, F, &P, split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS ? NULL : &Kp);
+    for (a = 1; a < 4; a++)
+        gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
+    gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
+    for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
+    if (split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS)
+        material_eval_other_inline(mat, split, F, &P, &Kp);
+    s3_store(G->blk + 6 * (size_t)e, Kp);
+}
+
+/* The Gauss–Seidel corner and energy of a tet whose model (not stable neo-Hookean) is a
+ * compile-time constant (passes.h pass_element_corner_fixed / pass_element_energy_fixed; the
+ * kernels k_gs_color_tet_model, k_gs_search): Ψ, P and K⁺ inline (material_psi_other_inline,
+ * material_eval_other_inline), P before K⁺ so it is dead across K⁺; only SPLIT and MASS blocks
+ * (the host keeps BLOCK and DIAG on the generic kernel).  The arithmetic is kind_tet_corner's /
+ * kind_tet_energy's (tet_vertex_eval, tet_energy). */
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const sipd_material *mat, int precond,
+                                                      int split, const sipd_group_view *G, int e, int l, sipd_real w,
+                                                      sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P;
+    sym3 Kp;
+    vec3 ga;
+    *energy = vol * material_psi_other_inline(mat, F);
+    material_eval_other_inline(mat, split, F, &P, NULL);
+    ga = v3_scale(m3_mulv(P, tet_gradN(Bm, l)), vol);
+    *scale = (mat->mu + mat->lambda) * vol;
+    if (precond == SIPD_PRECOND_SPLIT) {
+        material_eval_other_inline(mat, split, F, &P, &Kp);
+        *D = s3_axpy(w, Kp, *D);
+    }
+    return ga;
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_tet_energy_model(const sipd_view *v, const sipd_material *mat,
+                                                           const sipd_group_view *G, int e, const sipd_real *dy,
+                                                           sipd_real alpha, int over, vec3 q)
+{
+    vec3 p[4];
+    pass_corners_nc(v, G, 4, e, dy, alpha, over, q, p);
+    return G->vol[e] * material_psi_other_inline(mat, tet_F(G->rest + 9 * (size_t)e, p[0], p[1], p[2], p[3]));
+}
+
+/* SIPD's element pass of a stable neo-Hookean tet (k_element_tet_snh, the clamp and abs splits):
+ * the gradient from material_P (material_eval's P) stored before K⁺, so P is dead across the
+ * eigen-fix call (as tet_vertex_eval does on the device); the arithmetic is tet_element's. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_snh_pfirst(const sipd_view *v, const sipd_material *mat, int split,
+                                                             const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P = material_P(mat, F);
+    sym3 Kp;
+    vec3 gr[4];
+    int a;
+    for (a = 1; a < 4; a++)
+        gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
+    gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
+    for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
+    material_eval(mat, split, F, &P, &Kp);
+    s3_store(G->blk + 6 * (size_t)e, Kp);
+}
+#endif
+
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element(const sipd_view *v, const sipd_material *mat, int precond, int split,
                                                   const sipd_group_view *G, int e)
 {

@@ -64,6 +64,36 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tri_corner(const sipd_view *v, const sipd_m
     return gr[l];
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* kind_tri_corner for the kernels that fix the kind (passes.h pass_element_corner_fixed; the
+ * Gauss–Seidel kernels of triangle models, k_gs_color_tri_snh): corner l's gradient alone, from P
+ * evaluated first (tri_eval without K⁺), then K⁺, so the gradients are not an array indexed by l
+ * and P is dead across K⁺'s projection.  The arithmetic is kind_tri_corner's (tri_element, tri_energy). */
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tri_corner_fixed(const sipd_view *v, const sipd_material *mat, int precond,
+                                                      int split, const sipd_group_view *G, int e, int l, sipd_real w,
+                                                      sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *Bm = G->rest + 4 * (size_t)e, vol = G->vol[e];
+    vec3 y[3], f0, f1, p0, p1, g1, g2, ga;
+    sym3 Kp;
+    pass_corners_nc(v, G, 3, e, NULL, 0, -1, v3(0, 0, 0), y);
+    tri_F(Bm, y[0], y[1], y[2], &f0, &f1);
+    *energy = vol * tri_psi(mat, f0, f1);
+    *scale = (mat->mu + mat->lambda) * vol;
+    tri_eval(mat, split, f0, f1, &p0, &p1, NULL);
+    g1 = v3_scale(v3_add(v3_scale(p0, Bm[0]), v3_scale(p1, Bm[1])), vol);
+    g2 = v3_scale(v3_add(v3_scale(p0, Bm[2]), v3_scale(p1, Bm[3])), vol);
+    ga = l == 0 ? v3_scale(v3_add(g1, g2), -1) : l == 1 ? g1 : g2;
+    if (precond == SIPD_PRECOND_SPLIT) {
+        tri_eval(mat, split, f0, f1, &p0, &p1, &Kp);
+        *D = s3_axpy(w, Kp, *D);
+    } else if (precond == SIPD_PRECOND_BLOCK || precond == SIPD_PRECOND_DIAG) {
+        kind_add_block(precond, tri_vertex_block_psd(mat, Bm, vol, f0, f1, l), D);
+    }
+    return ga;
+}
+#endif
+
 /* SIPD's weight of corner l: A t |∇N_l|² */
 SIPD_HD sipd_real kind_tri_weight(const sipd_real *rest, sipd_real vol, int l)
 {

@@ -208,7 +208,11 @@ SIPD_HD sym3 material_stvk_S2(const sipd_material *mat, mat3 F, sipd_real *trE)
     return s3_axpy(mat->mu, C, s3_diag(mat->lambda * *trE - mat->mu));
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h): inline body, out-of-line wrapper below */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_psi_other_inline(const sipd_material *mat, mat3 F)
+#else   /* the CPU: the out-of-line function itself, as it was */
 SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
+#endif
 {
     switch (mat->model) {
     case SIPD_MAT_NEOHOOKEAN: {
@@ -235,10 +239,21 @@ SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
     default: return (sipd_real)NAN;   /* unknown model (see the top of this file) */
     }
 }
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F) { return material_psi_other_inline(mat, F); }
+#endif
 
 /* P and, when Kp is not NULL, the K⁺ of `split` (split < 0: the full K, material_K) for the
- * non-default models. */
+ * non-default models, out of line.  With SIPD_FIXED_SPECIALISED (the CUDA backend, view.h) the
+ * body is material_eval_other_inline and material_eval_other calls it: the tet element kernels
+ * for one fixed model (kinds/tet.h kind_tet_element_model) inline it, the model and split then
+ * compile-time constants. */
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_HD SIPD_ALWAYS_INLINE void material_eval_other_inline(const sipd_material *mat, int split, mat3 F, mat3 *P,
+                                                           sym3 *Kp)
+#else   /* the CPU: the out-of-line function itself, as it was */
 SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+#endif
 {
     int i;
     switch (mat->model) {
@@ -334,6 +349,13 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
         return;
     }
 }
+
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+{
+    material_eval_other_inline(mat, split, F, P, Kp);
+}
+#endif
 
 SIPD_HD sipd_real material_psi(const sipd_material *mat, mat3 F)
 {
