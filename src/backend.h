@@ -242,5 +242,6 @@ typedef struct {
 extern const sipd_backend_ops sipd_backend_cpu;
 /* the float32 CPU backend (src/backend_cpu32.c; --precision float32, docs/precision.md) */
 extern const sipd_backend_ops sipd_backend_cpu32;
+#define SIPD_HAVE_CPU32 1   /* (tools/sipd-bench.c, built against older commits too, asks) */
 
 #endif

@@ -57,10 +57,14 @@
 enum { CASE_JACOBI, CASE_JACOBI_E, CASE_GS, CASE_VBD, CASE_CONTACT, NCASES };
 static const char *case_names[NCASES] = {"jacobi", "jacobi+E", "gs", "vbd", "contact"};
 
-/* the backend timed (--precision).  The float32 CPU backend is a weak reference: tools/bench-compare.sh
- * builds this file against older commits' libraries, which have none (--precision float32 then
- * says so). */
-extern const sipd_backend_ops sipd_backend_cpu32 __attribute__((weak));
+/* the backend timed (--precision).  tools/bench-compare.sh builds this file against older commits'
+ * libraries, which have no float32 CPU backend (SIPD_HAVE_CPU32 undefined: --precision float32
+ * then says so). */
+#ifdef SIPD_HAVE_CPU32
+#define BENCH_CPU32 (&sipd_backend_cpu32)
+#else
+#define BENCH_CPU32 ((const sipd_backend_ops *)NULL)
+#endif
 static const sipd_backend_ops *bench_ops = &sipd_backend_cpu;
 
 typedef struct {
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--precision") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "float32") || !strcmp(argv[i + 1], "float64")))
         {
-            bench_ops = !strcmp(argv[++i], "float32") ? &sipd_backend_cpu32 : &sipd_backend_cpu;
+            bench_ops = !strcmp(argv[++i], "float32") ? BENCH_CPU32 : &sipd_backend_cpu;
             if (!bench_ops) {
                 fprintf(stderr, "sipd-bench: this build has no float32 CPU backend\n");
                 return 2;
@@ -287,6 +291,6 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     printf("\nthreads: %d, precision %s, projection expanded, nu = 0.45\n", threads,
-           bench_ops == &sipd_backend_cpu32 ? "float32" : "float64");
+           bench_ops != &sipd_backend_cpu ? "float32" : "float64");
     return 0;
 }
