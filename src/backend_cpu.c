@@ -2,11 +2,14 @@
  *
  * Jacobi direction = element pass (per element: gradient on its corners and the
  * preconditioner's data, stored per element) + vertex pass (per vertex: gather over its
- * incidences, solve the 3x3 block).  No atomics; each pass is a parallel loop with reductions.
- * Gauss–Seidel recomputes the element quantities it needs per vertex, colour by colour, so
- * neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA kernels run; this
- * file holds allocation, the loops, the reductions, detection, and the assembly of H and g of a
- * set of terms (backend.h assemble).
+ * incidences, solve the 3x3 block); for a model of one tet group under SIPD's split, the fused
+ * pass instead (the element terms summed into per-vertex accumulators, chunk colour by chunk
+ * colour; docs/benchmarks.md "The fused Jacobi pass").  No atomics; each pass is a parallel
+ * loop with reductions.  Gauss–Seidel recomputes the element quantities it needs per vertex,
+ * colour by colour, so neighbours are fresh.  The loop bodies are passes.h's, the same the CUDA
+ * kernels run, and the direction and sweep loops are cpu_loops.h's, shared with the float32
+ * backend (backend_cpu32.c); this file holds allocation, the other loops, the reductions,
+ * detection, and the assembly of H and g of a set of terms (backend.h assemble).
  *
  * Profile (backend.h sipd_profile, params.profile): the host clock around each pass, the
  * outermost timed region taking the time; no launches and no device syncs (reported as -1).
