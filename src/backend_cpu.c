@@ -728,21 +728,8 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 /* E(y + α dy) of set `terms` (sipd_terms). */
 static int energy_terms(sipd_backend *b, int terms, double alpha, double *E)
 {
-    const sipd_model *m = b->m;
-    const sipd_view *vw = &b->vw;
-    double Ee = 0, Ei = 0, t0 = prof_begin(b);
-    int e, a, g;
-    for (g = 0; g < vw->ngroups; g++) {
-        const int ne = vw->grp[g].ne;
-        if (!sipd_terms_kind(terms, vw->grp[g].kind))
-            continue;
-#pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > PAR_MIN)
-        for (e = 0; e < ne; e++) Ee += pass_element_energy(vw, g, e, b->dy, alpha, -1, v3(0, 0, 0));
-    }
-#pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) pass_vertex_energy(vw, a, alpha, &Ei);
-#pragma omp parallel for schedule(static) reduction(+ : Ei) if (b->npr > PAR_MIN)
-    for (a = 0; a < b->npr; a++) Ei += pass_pair_energy(vw, a, b->dy, alpha, -1, v3(0, 0, 0));
+    double Ee, Ei, t0 = prof_begin(b);
+    cpu_energy_loops(b->m, &b->vw, terms, alpha, &Ee, &Ei);   /* cpu_loops.h */
     *E = Ee + Ei;
     prof_end(b, SIPD_PHASE_ENERGY, t0);
     return SIPD_OK;
@@ -760,10 +747,8 @@ static int cpu_terms_energy(sipd_backend *b, int terms, double alpha, double *E)
 static int cpu_apply(sipd_backend *b, double alpha, double omega, double *gs_out)
 {
     const sipd_model *m = b->m;
-    double gs = 0, t0 = prof_begin(b);
+    double t0 = prof_begin(b), gs = cpu_apply_loop(m, &b->vw, alpha, omega);   /* cpu_loops.h */
     int a;
-#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > PAR_MIN)
-    for (a = 0; a < m->nv; a++) pass_apply_vertex(&b->vw, a, alpha, omega, &gs);
     prof_end(b, SIPD_PHASE_APPLY, t0);
     if (b->ccd && omega != 1) {   /* contact.ccd: an over-relaxed update leaves the filtered dy */
         size_t i, n = (size_t)m->nv * 3;

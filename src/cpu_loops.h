@@ -193,4 +193,38 @@ static inline void cpu_gs_colours(const sipd_model *m, const sipd_view *vw, int 
     t->ccd_hits = hits + ser.ccd_hits;
 }
 
+/* E(y + α dy) of the terms of set `terms` (sipd_terms): the element energies of the groups it
+ * holds into *Ee, the inertia/ground and the npr pairs' energies into *Ei, each summed in double
+ * (the backends add the two). */
+static inline void cpu_energy_loops(const sipd_model *m, const sipd_view *vw, int terms, double alpha, double *Ee_out,
+                                    double *Ei_out)
+{
+    const sipd_real al = (sipd_real)alpha;
+    double Ee = 0, Ei = 0;
+    int e, a, g;
+    for (g = 0; g < vw->ngroups; g++) {
+        const int ne = vw->grp[g].ne;
+        if (!sipd_terms_kind(terms, vw->grp[g].kind))
+            continue;
+#pragma omp parallel for schedule(static) reduction(+ : Ee) if (ne > CPU_PAR_MIN)
+        for (e = 0; e < ne; e++) Ee += (double)pass_element_energy(vw, g, e, vw->dy, al, -1, v3(0, 0, 0));
+    }
+#pragma omp parallel for schedule(static) reduction(+ : Ei) if (m->nv > CPU_PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_vertex_energy(vw, a, al, &Ei);
+#pragma omp parallel for schedule(static) reduction(+ : Ei) if (vw->npr > CPU_PAR_MIN)
+    for (a = 0; a < vw->npr; a++) Ei += (double)pass_pair_energy(vw, a, vw->dy, al, -1, v3(0, 0, 0));
+    *Ee_out = Ee;
+    *Ei_out = Ei;
+}
+
+/* apply's update of every vertex (pass_apply_vertex); returns Σ g·(y_new − y) */
+static inline double cpu_apply_loop(const sipd_model *m, const sipd_view *vw, double alpha, double omega)
+{
+    double gs = 0;
+    int a;
+#pragma omp parallel for schedule(static) reduction(+ : gs) if (m->nv > CPU_PAR_MIN)
+    for (a = 0; a < m->nv; a++) pass_apply_vertex(vw, a, (sipd_real)alpha, (sipd_real)omega, &gs);
+    return gs;
+}
+
 #endif
