@@ -231,6 +231,30 @@ static int parse_cases(const char *list, int *use)
     return 1;
 }
 
+/* Bytes moved per tet-iteration of the plain Jacobi iteration, by a model (docs/benchmarks.md "The
+ * fused Jacobi pass"): every array read or written once per pass, R bytes per real, the fused
+ * pass' accumulators 9 doubles per vertex (read, then cleared) in either precision, a box's
+ * (nx+1)(ny+1)(nz+1) vertices.  Element pass per tet: 4 vertex indices, Bm and V (10 R), the
+ * material index (the gathered positions counted in the vertex pass' y).  Vertex pass per vertex:
+ * y, y_prev, ỹ, y₀, g₀ read, g and dy written (7 × 3R), the mass (R), the fixed flag (1 B), the
+ * accumulators (144 B) — or, for the gather, per incidence (4 per tet) its element, group, corner
+ * and weight (6 B + R) and the tet's gradient and K⁺ (9 R), the element pass then writing 18 R per
+ * tet.  apply per vertex: y, y_prev, dy, g read, y, y_prev written (18 R).  Not measured: caches
+ * make the gathered reads cheaper than counted, the accumulators' colour-by-colour visits dearer. */
+static void bytes_model(const box_size *sizes, int nsizes, int R)
+{
+    int i;
+    printf("\nbytes per tet-iteration, plain Jacobi (a model, docs/benchmarks.md): element + vertex + apply pass\n");
+    for (i = 0; i < nsizes; i++) {
+        const box_size *b = &sizes[i];
+        double nt = 6.0 * b->nx * b->ny * b->nz, nv = (b->nx + 1.0) * (b->ny + 1.0) * (b->nz + 1.0), rho = nv / nt;
+        double el = 20 + 10.0 * R, vx = rho * (22.0 * R + 1), ap = rho * 18.0 * R;
+        double fused_v = vx + rho * 144, gather_e = el + 18.0 * R, gather_v = vx + 4 * (6 + 10.0 * R);
+        printf("  %.0f tets: fused %.0f + %.0f + %.0f = %.0f B; gather %.0f + %.0f + %.0f = %.0f B\n", nt, el, fused_v, ap,
+               el + fused_v + ap, gather_e, gather_v, ap, gather_e + gather_v + ap);
+    }
+}
+
 int main(int argc, char **argv)
 {
     box_size sizes[16];
@@ -292,5 +316,6 @@ int main(int argc, char **argv)
         }
     printf("\nthreads: %d, precision %s, projection expanded, nu = 0.45\n", threads,
            bench_ops != &sipd_backend_cpu ? "float32" : "float64");
+    bytes_model(sizes, nsizes, bench_ops != &sipd_backend_cpu ? 4 : 8);
     return 0;
 }
