@@ -743,7 +743,12 @@ signal_factor)
   genbox=$(dirname "$bin")/tools/sipd-genbox
   "$genbox" 16 16 16 1.0 1.0 1.0 "$tmp/box" >/dev/null || fail "genbox"
   printf 'time = { dt = 0.01; frames = 1; };\nsolver = { method = "newton"; linear = "cholmod"; iterations = 20; tolerance = 0.0; };\nmaterials = ( { name = "r"; youngs = 1.0e6; poisson = 0.45; } );\nbodies = ( { mesh = "box"; material = "r"; } );\n' >"$tmp/n.cfg"
-  "$bin" "$tmp/n.cfg" --device cpu --output "$tmp/n.h5" 2>"$tmp/err" &
+  # the abandoned worker keeps CHOLMOD's memory until the process exits (src/sparse.c chol_run, by
+  # design): under ASan, LeakSanitizer reports it whenever the signal lands inside the
+  # factorisation (CHOLMOD's frames carry no frame pointers, so no narrower suppression matches),
+  # so this run alone does not check leaks; the exit status and latency are what it tests
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    "$bin" "$tmp/n.cfg" --device cpu --output "$tmp/n.h5" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 1 200); do grep -q "frames x 1 substeps" "$tmp/err" 2>/dev/null && break; sleep 0.05; done
   sleep 1
