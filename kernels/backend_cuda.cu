@@ -97,14 +97,8 @@ extern "C" {
 #define NRED 16             /* reduced quantities per pass, at most                  */
 #define PROF_PAIRS 1024     /* event pairs recorded before they are read (params.profile) */
 
-/* The host model was built by C code in double precision: its sipd_material has double
- * fields, while this translation unit sees the float32 sipd_material (SIPD_REAL_FLOAT).
- * This mirror reads the host array; create() checks it against the stable-neo-Hookean
- * relation α = 1 + μ/λ, so a layout change is caught rather than read as garbage. */
-typedef struct {
-    int model;
-    double mu, lambda, alpha;
-} host_material_f64;
+/* The host model's double materials: src/host_material.h (host_material_f64, checked in create). */
+#include "host_material.h"
 
 /* ---- the device view: everything a kernel needs, passed by value ------------------------ */
 typedef struct {
@@ -637,8 +631,10 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_model(const __grid_constant
 {
     gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M)>(d, begin, count, ls, omega, acc);
 }
-template <int M>
-__global__ void __launch_bounds__(NT) k_gs_search_tet_model(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
+/* The line search of one colour's vertex per thread (pass_gs_search_fixed with `fixed` F), its
+ * direction read from gsd (the direction kernel's, any preconditioner). */
+template <int F>
+__device__ static __forceinline__ void gs_search(const dview &d, int begin, int count, float omega, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -651,10 +647,15 @@ __global__ void __launch_bounds__(NT) k_gs_search_tet_model(const __grid_constan
             s.E0 = d.gsd[3 * nv + j];
             s.gd = d.gsd[4 * nv + j];
             s.scale = d.gsd[5 * nv + j];
-            pass_gs_search_fixed(&d.v, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M), 0, a, 1, omega, &s, &t);
+            pass_gs_search_fixed(&d.v, F, 0, a, 1, omega, &s, &t);
         }
     }
     gs_tally_add<0>(t, acc);
+}
+template <int M>
+__global__ void __launch_bounds__(NT) k_gs_search_tet_model(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
+{
+    gs_search<SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, M)>(d, begin, count, omega, acc);
 }
 
 /* k_gs_color_edge: only edges (springs, rod stretching; kind fixed); k_gs_color_tri_snh: only
@@ -680,21 +681,7 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
                 : T == 2 ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
                 : T == 3 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
                          : SIPD_FIXED_NONE;
-    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        int a = d.color_verts[begin + i];
-        if (!d.v.fixed[a]) {
-            size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
-            sipd_gs_dir s;
-            s.d = v3(d.gsd[j], d.gsd[nv + j], d.gsd[2 * nv + j]);
-            s.E0 = d.gsd[3 * nv + j];
-            s.gd = d.gsd[4 * nv + j];
-            s.scale = d.gsd[5 * nv + j];
-            pass_gs_search_fixed(&d.v, F, 0, a, 1, omega, &s, &t);
-        }
-    }
-    gs_tally_add<0>(t, acc);
+    gs_search<F>(d, begin, count, omega, acc);
 }
 /* [gs_fixed] */
 static const gs_search_kernel_p k_gs_search_table[6] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
@@ -769,7 +756,7 @@ static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN
 static int model_all_snh(sipd_backend *b)
 {
     if (b->all_snh == 0) {
-        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        const host_material_f64 *hm = host_materials(b->m);
         int i;
         b->all_snh = 1;
         for (i = 0; i < b->m->nmat; i++)
@@ -810,7 +797,7 @@ static const element_kernel_p k_element_tet_model_table[SIPD_MAT_NMODELS][5] = {
 static int group_model(sipd_backend *b, int g)
 {
     if (b->grp_model[g] == -2) {
-        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        const host_material_f64 *hm = host_materials(b->m);
         const sipd_elem_group *G = &b->m->groups[g];
         int e, m = -1;
         for (e = 0; e < G->ne; e++) {
@@ -861,7 +848,7 @@ static int gs_fixed(sipd_backend *b)
     if (kind == SIPD_KIND_EDGE)
         return 2;
     if (kind == SIPD_KIND_TET && !model_all_snh(b)) {   /* one model: neo-Hookean 4, StVK 5 */
-        const host_material_f64 *hm = (const host_material_f64 *)(const void *)b->m->mats;
+        const host_material_f64 *hm = host_materials(b->m);
         int i, m = b->m->nmat > 0 ? hm[0].model : -1;
         for (i = 1; i < b->m->nmat; i++)
             if (hm[i].model != m)
@@ -1019,7 +1006,6 @@ static int upload_f(sipd_backend *b, float *dst, const double *src, size_t n, co
  * as host_material_f64 expects. */
 static int create_check(const sipd_model *m, const sipd_backend_params *p)
 {
-    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     int count = 0, i;
     cudaError_t e;
     /* Newton with pairs: `assemble` gives their couplings, but the g-only vertex pass
@@ -1045,14 +1031,11 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
         sipd_error("cuda backend: no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
         return SIPD_EFAIL;
     }
-    for (i = 0; i < m->nmat; i++)
-        if (!material_model_valid(hm[i].model) || !(hm[i].mu > 0) ||
-            (hm[i].model == SIPD_MAT_STABLE_NEOHOOKEAN &&
-             (!(hm[i].lambda > 0) || fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha))) {
-            sipd_error("cuda backend: material %d: unsupported model or unexpected sipd_material layout "
-                       "(kernels/backend_cuda.cu host_material_f64 must mirror src/physics/material.h)", i);
-            return SIPD_EFAIL;
-        }
+    if ((i = host_materials_check(m)) >= 0) {
+        sipd_error("cuda backend: material %d: unsupported model or unexpected sipd_material layout "
+                   "(src/host_material.h host_material_f64 must mirror src/physics/material.h)", i);
+        return SIPD_EFAIL;
+    }
     return SIPD_OK;
 }
 
@@ -1250,7 +1233,6 @@ static int create_upload(sipd_backend *b, const sipd_model *m, size_t n3, size_t
                          float **mot_out)
 {
     dview *d = &b->d;
-    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     sipd_material *fm;
     float *mot;
     int i;
@@ -1274,12 +1256,7 @@ static int create_upload(sipd_backend *b, const sipd_model *m, size_t n3, size_t
         sipd_error("cuda backend: out of host memory");
         return SIPD_EFAIL;
     }
-    for (i = 0; i < m->nmat; i++) {
-        fm[i].model = hm[i].model;
-        fm[i].mu = (float)hm[i].mu;
-        fm[i].lambda = (float)hm[i].lambda;
-        fm[i].alpha = (float)hm[i].alpha;
-    }
+    host_materials_to(m, fm);
     for (i = 0; i < m->nmotions; i++) {
         int k;
         for (k = 0; k < 3; k++) {

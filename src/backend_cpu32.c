@@ -43,11 +43,8 @@
 
 #define PAR_MIN 4096
 
-/* The model's sipd_material as model.c (double) lays it out. */
-typedef struct {
-    int model;
-    double mu, lambda, alpha;
-} host_material_f64;
+/* The model's sipd_material as model.c (double) lays it out: src/host_material.h */
+#include "host_material.h"
 
 typedef float real;
 
@@ -156,7 +153,6 @@ static void cpu32_destroy(sipd_backend *b)
 /* What this backend does not run (SIPD_EINPUT, with the feature named). */
 static int create_check(const sipd_model *m, const sipd_backend_params *p)
 {
-    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     int i;
     if (p->pairs && p->ccd) {
         sipd_error("cpu-float32 backend: contact.ccd with contact pairs runs in float64 only so far: use --precision "
@@ -168,32 +164,23 @@ static int create_check(const sipd_model *m, const sipd_backend_params *p)
         sipd_error("cpu-float32 backend: unknown preconditioner %d", p->precond);
         return SIPD_EINPUT;
     }
-    for (i = 0; i < m->nmat; i++)
-        if (!material_model_valid(hm[i].model) || !(hm[i].mu > 0) ||
-            (hm[i].model == SIPD_MAT_STABLE_NEOHOOKEAN &&
-             (!(hm[i].lambda > 0) || fabs(hm[i].alpha - (1 + hm[i].mu / hm[i].lambda)) > 1e-9 * hm[i].alpha))) {
-            sipd_error("cpu-float32 backend: material %d: unsupported model or unexpected sipd_material layout "
-                       "(src/backend_cpu32.c host_material_f64 must mirror src/physics/material.h)", i);
-            return SIPD_EFAIL;
-        }
+    if ((i = host_materials_check(m)) >= 0) {
+        sipd_error("cpu-float32 backend: material %d: unsupported model or unexpected sipd_material layout "
+                   "(src/host_material.h host_material_f64 must mirror src/physics/material.h)", i);
+        return SIPD_EFAIL;
+    }
     return SIPD_OK;
 }
 
 /* The model's arrays in float32 (materials, motions, per-vertex and per-element data). */
 static int convert_model(sipd_backend *b, const sipd_model *m)
 {
-    const host_material_f64 *hm = (const host_material_f64 *)(const void *)m->mats;
     size_t nrest = 0, nvol = 0, ninc = (size_t)m->inc_off[m->nv];
     int i, g;
     if (!(b->mats = sipd_calloc((size_t)(m->nmat > 0 ? m->nmat : 1), sizeof *b->mats)) ||
         !(b->motions = sipd_calloc((size_t)(m->nmotions > 0 ? m->nmotions : 1) * 9, sizeof(real))))
         return SIPD_EFAIL;
-    for (i = 0; i < m->nmat; i++) {
-        b->mats[i].model = hm[i].model;
-        b->mats[i].mu = (real)hm[i].mu;
-        b->mats[i].lambda = (real)hm[i].lambda;
-        b->mats[i].alpha = (real)hm[i].alpha;
-    }
+    host_materials_to(m, b->mats);
     for (i = 0; i < m->nmotions; i++) {
         int k;
         for (k = 0; k < 3; k++) {
