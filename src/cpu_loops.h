@@ -33,6 +33,13 @@ static inline int cpu_model_tet_snh(const sipd_model *m, const sipd_view *vw)
     return 1;
 }
 
+/* 1: the environment variable `name` is set to a non-zero number (the diagnostics below). */
+static inline int cpu_env_flag(const char *name)
+{
+    const char *env = getenv(name);
+    return env && atoi(env) != 0;
+}
+
 /* The fused pass's accumulators (9 doubles per vertex, zeroed, in either precision) when it applies: the model has its tet
  * chunks (model.h chunk_*: the elements are one tet group), the preconditioner is SIPD's split,
  * and SIPD_CPU_GATHER is not set to a non-zero value in the environment (a diagnostic that keeps
@@ -40,9 +47,8 @@ static inline int cpu_model_tet_snh(const sipd_model *m, const sipd_view *vw)
  * when out of memory. */
 static inline int cpu_fused_setup(const sipd_model *m, int precond, double **acc)
 {
-    const char *env = getenv("SIPD_CPU_GATHER");
     *acc = NULL;
-    if (precond != SIPD_PRECOND_SPLIT || m->nchunk_colors == 0 || (env && atoi(env) != 0))
+    if (precond != SIPD_PRECOND_SPLIT || m->nchunk_colors == 0 || cpu_env_flag("SIPD_CPU_GATHER"))
         return SIPD_OK;
     *acc = sipd_calloc((size_t)m->nv * 9, sizeof(double));
     return *acc ? SIPD_OK : SIPD_EFAIL;
@@ -58,15 +64,18 @@ static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, in
     int g, e;
     if (acc) {
         const sipd_group_view *G = &vw->grp[m->chunk_group];
-        const int ne = G->ne;
+        const int ne = G->ne, snh = cpu_model_tet_snh(m, vw) && !cpu_env_flag("SIPD_CPU_SCALAR");
 #pragma omp parallel if (ne > CPU_PAR_MIN)
         {
             int c, j, k;
             for (c = 0; c < m->nchunk_colors; c++) {
 #pragma omp for schedule(static)
                 for (j = m->chunk_off[c]; j < m->chunk_off[c + 1]; j++) {
-                    int e0 = m->chunk_list[j] * SIPD_TET_CHUNK, e1 = e0 + SIPD_TET_CHUNK < ne ? e0 + SIPD_TET_CHUNK : ne;
-                    for (k = e0; k < e1; k++) kind_tet_scatter(vw, &vw->mats[G->mat[k]], split, G, k, acc);
+                    int e0 = m->chunk_list[j] * m->chunk_size, e1 = e0 + m->chunk_size < ne ? e0 + m->chunk_size : ne;
+                    if (snh)
+                        kind_tet_scatter_chunk(vw, split, G, e0, e1, acc);
+                    else
+                        for (k = e0; k < e1; k++) kind_tet_scatter(vw, &vw->mats[G->mat[k]], split, G, k, acc);
                 }
             }
         }
@@ -85,6 +94,57 @@ static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, in
     }
 }
 
+#define CPU_VERTEX_LANES 8   /* vertices whose 3x3 solves cpu_vertex_acc_block does side by side */
+
+/* pass_vertex_acc for vertices a0 .. a0+n−1 (n ≤ CPU_VERTEX_LANES) into o[0 .. n−1]: each
+ * vertex's terms and sums one after another, then their Cholesky solves in one
+ * loop over lanes that the compiler vectorises (s3_chol_pivots; the solve's chain of square roots
+ * and divisions, vertex after vertex, was a third of the fused vertex pass), then the steps.
+ * The arithmetic is pass_vertex_acc's; a block that is not positive definite takes s3_solve's
+ * fallback. */
+static inline void cpu_vertex_acc_block(const sipd_view *vw, int first, double *acc, int a0, int n,
+                                        sipd_vertex_out *o)
+{
+    enum { L = CPU_VERTEX_LANES };
+    sipd_real Dl[6][L], bl[3][L], xl[3][L], pl[3][L];
+    vec3 ga[L];
+    sym3 D[L];
+    int live[L], i, k;
+    for (i = 0; i < L; i++) {
+        live[i] = 0;
+        if (i < n) {
+            const int a = a0 + i;
+            double *q = acc + 9 * (size_t)a;
+            if (pass_vertex_begin(vw, 1, a, &o[i], &ga[i], &D[i])) {
+                for (k = 0; k < 3; k++) ga[i].v[k] = (sipd_real)(ga[i].v[k] + q[k]);
+                for (k = 0; k < 6; k++) D[i].s[k] = (sipd_real)(D[i].s[k] + q[3 + k]);
+                live[i] = pass_vertex_end_sums(vw, SIPD_PRECOND_SPLIT, a, first, ga[i], D[i], &o[i]);
+            }
+            for (k = 0; k < 9; k++) q[k] = 0;
+        }
+        for (k = 0; k < 6; k++) Dl[k][i] = live[i] ? D[i].s[k] : (sipd_real)(k < 3);   /* idle lanes: I */
+        for (k = 0; k < 3; k++) bl[k][i] = live[i] ? -ga[i].v[k] : 0;
+    }
+    for (i = 0; i < L; i++) {
+        sym3 A;
+        vec3 x, p;
+        for (k = 0; k < 6; k++) A.s[k] = Dl[k][i];
+        s3_chol_pivots(A, v3(bl[0][i], bl[1][i], bl[2][i]), &x, &p);
+        for (k = 0; k < 3; k++) {
+            xl[k][i] = x.v[k];
+            pl[k][i] = p.v[k];
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (live[i]) {
+            vec3 d = v3(xl[0][i], xl[1][i], xl[2][i]);
+            int solved = 1;
+            if (!s3_pivots_positive(v3(pl[0][i], pl[1][i], pl[2][i])))
+                solved = s3_solve(D[i], v3_scale(ga[i], -1), &d);
+            pass_vertex_end_step(vw, a0 + i, ga[i], D[i], d, solved, &o[i]);
+        }
+}
+
 /* The vertex pass of the Jacobi direction (pass_vertex; pass_vertex_acc with the fused pass's
  * acc) and its reductions into st: rmax, gmax, gsum, gdy, gs, sDs, nonspd, d_num, d_den (the
  * caller takes the roots of nothing: rmax and gmax are roots here), and the ground contacts and
@@ -94,12 +154,20 @@ static inline void cpu_vertex_pass(const sipd_model *m, const sipd_view *vw, int
 {
     double rmax = 0, gmax = 0, gdy = 0, gs = 0, sDs = 0, maxpen = 0, dnum = 0, dden = 0;
     double gsx = 0, gsy = 0, gsz = 0;
-    int nonspd = 0, contacts = 0, a;
+    int nonspd = 0, contacts = 0, blk;
+    const int nblk = (m->nv + CPU_VERTEX_LANES - 1) / CPU_VERTEX_LANES;
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > CPU_PAR_MIN)
-    for (a = 0; a < m->nv; a++) {
+    for (blk = 0; blk < nblk; blk++) {
+      const int a0 = blk * CPU_VERTEX_LANES, n = m->nv - a0 < CPU_VERTEX_LANES ? m->nv - a0 : CPU_VERTEX_LANES;
+      sipd_vertex_out ob[CPU_VERTEX_LANES];
+      int i;
+      if (acc)
+          cpu_vertex_acc_block(vw, first, acc, a0, n, ob);
+      for (i = 0; i < n; i++) {
+        const int a = a0 + i;
         /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
-        sipd_vertex_out o = acc ? pass_vertex_acc(vw, 1, a, first, acc)
+        sipd_vertex_out o = acc ? ob[i]
                                 : pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
         if (!o.free)
             continue;
@@ -128,6 +196,7 @@ static inline void cpu_vertex_pass(const sipd_model *m, const sipd_view *vw, int
         gdy += o.gdy;
         if (o.dn2 > rmax)
             rmax = o.dn2;
+      }
     }
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);

@@ -206,14 +206,45 @@ static int build_colouring(sipd_model *m)
 /* The tet chunks of the fused Jacobi pass (model.h chunk_*): when the elements are one tet
  * group, chunks of SIPD_TET_CHUNK consecutive tets coloured greedily in order, a 64-bit mask of
  * the colours used around each vertex; at most 64 colours (more: none, the pass gathers). */
+/* Colours the chunks of S consecutive tets of group G greedily in order (col[c]: chunk c's
+ * colour; mask: a zeroed word per vertex, used); returns the number of colours, 0 when more
+ * than 64 would be needed. */
+static int colour_chunks(const sipd_elem_group *G, int S, uint64_t *mask, unsigned char *col)
+{
+    const int nch = (G->ne + S - 1) / S;
+    int c, ncol = 0;
+    for (c = 0; c < nch; c++) {
+        int e, l, e0 = c * S, e1 = e0 + S < G->ne ? e0 + S : G->ne, k = 0;
+        uint64_t used = 0;
+        for (e = e0; e < e1; e++)
+            for (l = 0; l < 4; l++) used |= mask[G->v[4 * (size_t)e + l]];
+        while (k < 64 && (used >> k & 1))
+            k++;
+        if (k == 64)   /* too many colours */
+            return 0;
+        col[c] = (unsigned char)k;
+        if (k + 1 > ncol)
+            ncol = k + 1;
+        for (e = e0; e < e1; e++)
+            for (l = 0; l < 4; l++) mask[G->v[4 * (size_t)e + l]] |= (uint64_t)1 << k;
+    }
+    return ncol;
+}
+
+/* The fused pass's tet chunks (model.h chunk_*): large chunks keep a thread's tets, and the
+ * vertices they share, together in the caches (2048 tets took 26% less time per Jacobi
+ * iteration than 64 on a 1M-tet box, docs/benchmarks.md); smaller ones when large ones need
+ * more than 64 colours or leave fewer than 8 chunks per colour to share among threads. */
 static int build_chunks(sipd_model *m)
 {
     const sipd_elem_group *G;
     uint64_t *mask;
     unsigned char *col;
-    int g, gi = -1, c, nch, ncol = 0;
+    static const int sizes[3] = {SIPD_TET_CHUNK_MAX, 512, SIPD_TET_CHUNK_MIN};
+    int g, gi = -1, c, i, nch = 0, ncol = 0, S = 0;
     m->chunk_group = -1;
     m->nchunk_colors = 0;
+    m->chunk_size = 0;
     for (g = 0; g < m->ngroups; g++)
         if (m->groups[g].ne > 0) {
             if (gi >= 0 || m->groups[g].kind != SIPD_KIND_TET)
@@ -223,30 +254,21 @@ static int build_chunks(sipd_model *m)
     if (gi < 0)
         return SIPD_OK;
     G = &m->groups[gi];
-    nch = (G->ne + SIPD_TET_CHUNK - 1) / SIPD_TET_CHUNK;
-    mask = sipd_calloc((size_t)m->nv, sizeof *mask);
-    col = sipd_malloc((size_t)nch);
+    mask = sipd_malloc((size_t)m->nv * sizeof *mask);
+    col = sipd_malloc((size_t)(G->ne + SIPD_TET_CHUNK_MIN - 1) / SIPD_TET_CHUNK_MIN);
     if (!mask || !col) {
         free(mask);
         free(col);
         return SIPD_EFAIL;
     }
-    for (c = 0; c < nch; c++) {
-        int e, l, e0 = c * SIPD_TET_CHUNK, e1 = e0 + SIPD_TET_CHUNK < G->ne ? e0 + SIPD_TET_CHUNK : G->ne, k = 0;
-        uint64_t used = 0;
-        for (e = e0; e < e1; e++)
-            for (l = 0; l < 4; l++) used |= mask[G->v[4 * (size_t)e + l]];
-        while (k < 64 && (used >> k & 1))
-            k++;
-        if (k == 64) {   /* too many colours */
-            ncol = 0;
+    for (i = 0; i < 3; i++) {
+        S = sizes[i];
+        memset(mask, 0, (size_t)m->nv * sizeof *mask);
+        nch = (G->ne + S - 1) / S;
+        ncol = colour_chunks(G, S, mask, col);
+        if (ncol > 0 && (S == SIPD_TET_CHUNK_MIN || nch >= 8 * ncol))
             break;
-        }
-        col[c] = (unsigned char)k;
-        if (k + 1 > ncol)
-            ncol = k + 1;
-        for (e = e0; e < e1; e++)
-            for (l = 0; l < 4; l++) mask[G->v[4 * (size_t)e + l]] |= (uint64_t)1 << k;
+        ncol = 0;
     }
     free(mask);
     if (ncol > 0) {
@@ -263,6 +285,7 @@ static int build_chunks(sipd_model *m)
         m->chunk_off[0] = 0;
         m->chunk_group = gi;
         m->nchunk_colors = ncol;
+        m->chunk_size = S;
     }
     free(col);
     return SIPD_OK;

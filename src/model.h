@@ -44,7 +44,8 @@ typedef struct {
                               solid E × mean tet edge, rod/springs E·πr²/L̄, shell E·t; 0: none) */
 } sipd_model_body;
 
-#define SIPD_TET_CHUNK 64   /* tets per chunk of the fused Jacobi pass (sipd_model chunk_*) */
+#define SIPD_TET_CHUNK_MAX 2048   /* tets per chunk of the fused Jacobi pass, the first size tried */
+#define SIPD_TET_CHUNK_MIN 64     /* ... and the last (sipd_model chunk_*) */
 
 typedef struct {
     int nv, nt, nf, nbodies;
@@ -85,11 +86,13 @@ typedef struct {
     int *color_off, *color_verts;
     /* the tet chunks of the CPU's fused SIPD Jacobi pass (backend_cpu.c, docs/benchmarks.md "The
        fused Jacobi pass"): when the elements are one tet group (chunk_group), its tets in chunks of
-       SIPD_TET_CHUNK consecutive tets (chunk j: tets j·SIPD_TET_CHUNK ..), coloured greedily in
-       order so that no two chunks of a colour share a vertex; colour c's chunks are
-       chunk_list[chunk_off[c] .. chunk_off[c+1]), in order.  nchunk_colors 0: none (other models,
-       or more than 64 colours) */
-    int chunk_group, nchunk_colors;
+       chunk_size consecutive tets (chunk j: tets j·chunk_size ..), coloured greedily in order so
+       that no two chunks of a colour share a vertex; colour c's chunks are
+       chunk_list[chunk_off[c] .. chunk_off[c+1]), in order.  chunk_size: the largest of 2048, 512
+       and 64 (SIPD_TET_CHUNK_MAX .. MIN) whose colouring has at most 64 colours and, but for 64,
+       at least 8 chunks per colour (the mesh alone decides it, never the thread count).
+       nchunk_colors 0: none (other models, or more than 64 colours at 64 tets) */
+    int chunk_group, nchunk_colors, chunk_size;
     int *chunk_off, *chunk_list;
     /* contact of thin bodies (src/collide.h): crad[a] = the contact half-thickness of vertex a
        (half its body's contact thickness: shells max(t, d̂/2), rods and springs of a line mesh

@@ -392,19 +392,19 @@ SIPD_HD SIPD_ALWAYS_INLINE int pass_vertex_begin(const sipd_view *v, int contact
     return 1;
 }
 
-/* The rest of vertex a's direction once g and D hold every term: g stored, and (not HESSIAN)
- * the Rayleigh sums, dy = −D⁻¹g and the statistics. */
-SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_end(const sipd_view *v, int precond, int a, int first, vec3 ga, sym3 D,
-                                               sipd_vertex_out *o)
+/* The rest of vertex a's direction once g and D hold every term, up to the solve: g stored,
+ * and (not HESSIAN) the Rayleigh sums.  Returns 0 when that is all (HESSIAN). */
+SIPD_HD SIPD_ALWAYS_INLINE int pass_vertex_end_sums(const sipd_view *v, int precond, int a, int first, vec3 ga,
+                                                    sym3 D, sipd_vertex_out *o)
 {
     const vec3 ya = view_ld(v->y, a);
-    vec3 d, s;
+    vec3 s;
     int k;
     o->gn2 = v3_norm2(ga);
     o->g = ga;
     if (precond == SIPD_PRECOND_HESSIAN) {
         view_st(v->g, a, ga);
-        return;
+        return 0;
     }
     s = v3_sub(ya, view_ld(v->yp, a));
     if (v->gs_prev) {   /* the last apply's g·s: s = y − y_prev is that apply's step */
@@ -422,13 +422,34 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_end(const sipd_view *v, int precond,
         o->dnum = v3_dot(v3_sub(ga, view_ld(v->g0, a)), dd);
         o->dden = v3_dot(dd, s3_mulv(D, dd));
     }
-    if (!s3_solve(D, v3_scale(ga, -1), &d))
+    return 1;
+}
+
+/* ... and after it: d = −D⁻¹g (s3_solve's x for b = −g; solved its return), dy = d and the
+ * statistics. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_end_step(const sipd_view *v, int a, vec3 ga, sym3 D, vec3 d, int solved,
+                                                     sipd_vertex_out *o)
+{
+    if (!solved)
         o->nonspd = 1;
     else if (D.s[0] <= 0 || D.s[1] <= 0 || D.s[2] <= 0)
         o->nonspd = 1;
     view_st(v->dy, a, d);
     o->gdy = v3_dot(ga, d);
     o->dn2 = v3_norm2(d);
+}
+
+/* The rest of vertex a's direction once g and D hold every term: g stored, and (not HESSIAN)
+ * the Rayleigh sums, dy = −D⁻¹g and the statistics. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_end(const sipd_view *v, int precond, int a, int first, vec3 ga, sym3 D,
+                                               sipd_vertex_out *o)
+{
+    vec3 d;
+    int solved;
+    if (!pass_vertex_end_sums(v, precond, a, first, ga, D, o))
+        return;
+    solved = s3_solve(D, v3_scale(ga, -1), &d);
+    pass_vertex_end_step(v, a, ga, D, d, solved, o);
 }
 
 /* Vertex a: g = inertia + contact + Σ element gradients over its incidences, D likewise,

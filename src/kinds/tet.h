@@ -194,6 +194,108 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_
     }
 }
 
+#ifndef __CUDACC__
+#define SIPD_TET_LANES 8   /* tets evaluated side by side by kind_tet_scatter_chunk */
+
+/* The lane loop of kind_tet_scatter_chunk: SIPD_TET_LANES stable neo-Hookean tets' gradients
+ * (gr: corner l's component q in row 3l + q), K⁺ (K), corner weights (w) and the split's c (cc)
+ * from their corners (y) and rest data (B, vol) and materials (mu, la, al).  Inlined with split
+ * a constant, so that the loop has no branch left but sign's max and vectorises. */
+typedef struct {
+    sipd_real y[12][SIPD_TET_LANES], B[9][SIPD_TET_LANES], vol[SIPD_TET_LANES], mu[SIPD_TET_LANES],
+        la[SIPD_TET_LANES], al[SIPD_TET_LANES];
+    sipd_real gr[12][SIPD_TET_LANES], K[6][SIPD_TET_LANES], w[4][SIPD_TET_LANES], cc[SIPD_TET_LANES];
+} sipd_tet_lanes;
+
+static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int split)
+{
+    int i;
+    for (i = 0; i < SIPD_TET_LANES; i++) {
+        sipd_real Bm[9];
+        mat3 F, C, P;
+        sym3 Kp;
+        vec3 g0, g1, g2, g3;
+        int k, q;
+        for (k = 0; k < 9; k++) Bm[k] = T->B[k][i];
+        F = tet_F(Bm, v3(T->y[0][i], T->y[1][i], T->y[2][i]), v3(T->y[3][i], T->y[4][i], T->y[5][i]),
+                  v3(T->y[6][i], T->y[7][i], T->y[8][i]), v3(T->y[9][i], T->y[10][i], T->y[11][i]));
+        T->cc[i] = material_snh_eval_c(T->mu[i], T->la[i], T->al[i], split, F, &C, &P);
+        Kp = s3_axpy(T->cc[i], s3_aat(C), s3_diag(T->mu[i]));
+        g1 = v3_scale(m3_mulv(P, v3(Bm[0], Bm[1], Bm[2])), T->vol[i]);
+        g2 = v3_scale(m3_mulv(P, v3(Bm[3], Bm[4], Bm[5])), T->vol[i]);
+        g3 = v3_scale(m3_mulv(P, v3(Bm[6], Bm[7], Bm[8])), T->vol[i]);
+        g0 = v3_scale(v3_add(v3_add(g1, g2), g3), -1);
+        for (q = 0; q < 3; q++) {
+            T->gr[q][i] = g0.v[q];
+            T->gr[3 + q][i] = g1.v[q];
+            T->gr[6 + q][i] = g2.v[q];
+            T->gr[9 + q][i] = g3.v[q];
+        }
+        T->w[0][i] = kind_tet_weight(Bm, T->vol[i], 0);
+        T->w[1][i] = kind_tet_weight(Bm, T->vol[i], 1);
+        T->w[2][i] = kind_tet_weight(Bm, T->vol[i], 2);
+        T->w[3][i] = kind_tet_weight(Bm, T->vol[i], 3);
+        for (q = 0; q < 6; q++) T->K[q][i] = Kp.s[q];
+    }
+}
+
+/* kind_tet_scatter for tets e0 .. e1−1 (one chunk of the fused pass) of a group whose tets are
+ * all stable neo-Hookean: the element arithmetic of SIPD_TET_LANES tets at a time in a loop over
+ * lanes that the compiler vectorises (kind_tet_lanes: the corners and Bm gathered in, the
+ * gradients, K⁺ and weights out), then summed into acc tet by tet in order.  The arithmetic is
+ * tet_element's and kind_tet_weight's operation for operation (no FMA contraction on the targets
+ * we build for), so the sums are bit-identical to kind_tet_scatter's; the clamp and abs splits'
+ * eigen-fixed tets (c < 0) are redone by kind_tet_scatter after the lane loop. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* a clone for AVX2 (4 doubles or 8 floats a lane loop instruction; not FMA, which would round
+   differently), chosen at load time where the CPU has it */
+__attribute__((target_clones("avx2", "default"), unused)) static
+#else
+static inline
+#endif
+void kind_tet_scatter_chunk(const sipd_view *v, int split, const sipd_group_view *G, int e0, int e1,
+                                   double *acc)
+{
+    enum { L = SIPD_TET_LANES };
+    sipd_tet_lanes T;
+    int b, i, k, l, q;
+    for (b = e0; b < e1; b += L) {
+        const int n = e1 - b < L ? e1 - b : L;
+        for (i = 0; i < L; i++) {   /* in: lanes past n repeat the last tet */
+            const int e = b + (i < n ? i : n - 1);
+            const int *t = G->v + 4 * (size_t)e;
+            const sipd_material *mat = &v->mats[G->mat[e]];
+            for (l = 0; l < 4; l++)
+                for (q = 0; q < 3; q++) T.y[3 * l + q][i] = v->y[3 * (size_t)t[l] + q];
+            for (k = 0; k < 9; k++) T.B[k][i] = G->rest[9 * (size_t)e + k];
+            T.vol[i] = G->vol[e];
+            T.mu[i] = mat->mu;
+            T.la[i] = mat->lambda;
+            T.al[i] = mat->alpha;
+        }
+        if (split == SIPD_SPLIT_EXPANDED)
+            kind_tet_lanes(&T, SIPD_SPLIT_EXPANDED);
+        else if (split == SIPD_SPLIT_SIGN)
+            kind_tet_lanes(&T, SIPD_SPLIT_SIGN);
+        else   /* none, clamp, abs: the same c */
+            kind_tet_lanes(&T, SIPD_SPLIT_NONE);
+        for (i = 0; i < n; i++) {   /* out, in tet order */
+            const int e = b + i;
+            const int *t = G->v + 4 * (size_t)e;
+            if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && T.cc[i] < 0) {
+                kind_tet_scatter(v, &v->mats[G->mat[e]], split, G, e, acc);
+                continue;
+            }
+            for (l = 0; l < 4; l++) {
+                double *A = acc + 9 * (size_t)t[l];
+                for (q = 0; q < 3; q++) A[q] += T.gr[3 * l + q][i];
+                for (q = 0; q < 6; q++) A[3 + q] += T.w[l][i] * T.K[q][i];
+            }
+        }
+    }
+}
+#endif
+
 /* mixed FEM (src/mixed.c): ŝ, the element system and the Lagrangian term (physics/mixed.h) */
 SIPD_HD void kind_tet_mixed_shat(const sipd_real *rest, const vec3 *y, sipd_real *shat)
 {

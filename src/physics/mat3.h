@@ -139,42 +139,67 @@ SIPD_HD vec3 s3_mulv(sym3 a, vec3 x)
               a.s[4] * x.v[0] + a.s[5] * x.v[1] + a.s[2] * x.v[2]);
 }
 
+/* The Cholesky solve of A x = b (s3_solve's first try) with its three pivots into *piv: A is
+ * positive definite when every pivot is > 0, and x is then the solution (otherwise meaningless:
+ * NaN from the square root of a pivot < 0, or its successors').  On the host no branch, so a
+ * loop over several blocks at once vectorises (the CPU's vertex pass, cpu_loops.h
+ * cpu_vertex_acc_block, which tests the pivots afterwards); on the device it returns 0 at the
+ * first pivot that is not > 0 (branch-free, k_vertex<0,0> took 58 registers instead of 56,
+ * tests/gpu/check-registers.sh).  Returns 1 when it ran to the end. */
+#ifdef __CUDA_ARCH__
+#define S3_PIVOT_OR_RETURN(p) \
+    if (!((p) > 0))           \
+    return 0
+#else
+#define S3_PIVOT_OR_RETURN(p) (void)0
+#endif
+SIPD_HD SIPD_ALWAYS_INLINE int s3_chol_pivots(sym3 a, vec3 b, vec3 *x, vec3 *piv)
+{
+    sipd_real l00, l10, l20, l11, l21, l22, y0, y1, y2;
+    piv->v[0] = a.s[0];
+    S3_PIVOT_OR_RETURN(piv->v[0]);
+    l00 = sipd_sqrt(piv->v[0]);
+    l10 = a.s[3] / l00;
+    l20 = a.s[4] / l00;
+    piv->v[1] = a.s[1] - l10 * l10;
+    S3_PIVOT_OR_RETURN(piv->v[1]);
+    l11 = sipd_sqrt(piv->v[1]);
+    l21 = (a.s[5] - l20 * l10) / l11;
+    piv->v[2] = a.s[2] - l20 * l20 - l21 * l21;
+    S3_PIVOT_OR_RETURN(piv->v[2]);
+    l22 = sipd_sqrt(piv->v[2]);
+    y0 = b.v[0] / l00;
+    y1 = (b.v[1] - l10 * y0) / l11;
+    y2 = (b.v[2] - l20 * y0 - l21 * y1) / l22;
+    x->v[2] = y2 / l22;
+    x->v[1] = (y1 - l21 * x->v[2]) / l11;
+    x->v[0] = (y0 - l10 * x->v[1] - l20 * x->v[2]) / l00;
+    return 1;
+}
+#undef S3_PIVOT_OR_RETURN
+SIPD_HD int s3_pivots_positive(vec3 piv) { return piv.v[0] > 0 && piv.v[1] > 0 && piv.v[2] > 0; }
+
 /* Solve A x = b for a symmetric A.  Cholesky when A is positive definite (the SIPD blocks
  * are, by construction of K+); otherwise falls back to the cofactor inverse (only the
  * "none" ablation can get there).  Returns 1 on success, 0 when A is singular (x = 0). */
 SIPD_HD int s3_solve(sym3 a, vec3 b, vec3 *x)
 {
-    sipd_real l00 = a.s[0], l10, l20, l11, l21, l22, y0, y1, y2;
-    if (l00 > 0) {
-        l00 = sipd_sqrt(l00);
-        l10 = a.s[3] / l00;
-        l20 = a.s[4] / l00;
-        l11 = a.s[1] - l10 * l10;
-        if (l11 > 0) {
-            l11 = sipd_sqrt(l11);
-            l21 = (a.s[5] - l20 * l10) / l11;
-            l22 = a.s[2] - l20 * l20 - l21 * l21;
-            if (l22 > 0) {
-                l22 = sipd_sqrt(l22);
-                y0 = b.v[0] / l00;
-                y1 = (b.v[1] - l10 * y0) / l11;
-                y2 = (b.v[2] - l20 * y0 - l21 * y1) / l22;
-                x->v[2] = y2 / l22;
-                x->v[1] = (y1 - l21 * x->v[2]) / l11;
-                x->v[0] = (y0 - l10 * x->v[1] - l20 * x->v[2]) / l00;
-                return 1;
-            }
-        }
-    }
-    {
-        mat3 inv;
-        if (!m3_inverse(s3_to_m3(a), &inv)) {
-            *x = v3(0, 0, 0);
-            return 0;
-        }
-        *x = m3_mulv(inv, b);
+    mat3 inv;
+    vec3 piv;
+#ifdef __CUDA_ARCH__
+    if (s3_chol_pivots(a, b, x, &piv))   /* every pivot > 0 */
         return 1;
+#else
+    s3_chol_pivots(a, b, x, &piv);
+    if (s3_pivots_positive(piv))
+        return 1;
+#endif
+    if (!m3_inverse(s3_to_m3(a), &inv)) {
+        *x = v3(0, 0, 0);
+        return 0;
     }
+    *x = m3_mulv(inv, b);
+    return 1;
 }
 
 #endif

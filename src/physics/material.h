@@ -407,23 +407,34 @@ SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
 }
 
 
+/* Stable neo-Hookean's P = μF + λ(J − α) cof F into *P and cof F into *C; returns the split's c,
+ * K⁺ = μI + c cof cofᵀ (material_eval; clamp and abs with c < 0 fix it along cof cofᵀ's
+ * eigenvectors instead).  No branch on the data but sign's max: the CPU's lane-parallel tet pass
+ * (kinds/tet.h kind_tet_scatter_chunk) evaluates it for several tets at once. */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_snh_eval_c(sipd_real mu, sipd_real lambda, sipd_real alpha, int split,
+                                                         mat3 F, mat3 *C, mat3 *P)
+{
+    sipd_real J, s;
+    int i;
+    *C = m3_cof(F);
+    J = F.m[0] * C->m[0] + F.m[1] * C->m[1] + F.m[2] * C->m[2];
+    s = lambda * (J - alpha);
+    for (i = 0; i < 9; i++) P->m[i] = mu * F.m[i] + s * C->m[i];
+    if (split == SIPD_SPLIT_EXPANDED)
+        return lambda;
+    if (split == SIPD_SPLIT_SIGN)
+        return sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
+    return s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+}
+
 /* One evaluation per element: P and K⁺ (stable neo-Hookean: sharing cof F; the other models out of
  * line, material_eval_other). */
 SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
 {
     switch (mat->model) {
     case SIPD_MAT_STABLE_NEOHOOKEAN: {
-        mat3 C = m3_cof(F);
-        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
-        sipd_real s = mat->lambda * (J - mat->alpha), c;
-        int i;
-        for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + s * C.m[i];
-        if (split == SIPD_SPLIT_EXPANDED)
-            c = mat->lambda;
-        else if (split == SIPD_SPLIT_SIGN)
-            c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
-        else
-            c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        mat3 C;
+        sipd_real c = material_snh_eval_c(mat->mu, mat->lambda, mat->alpha, split, F, &C, P);
         if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0)
             *Kp = material_K_eigfix(mat->mu, c, C, split);
         else

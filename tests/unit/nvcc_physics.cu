@@ -64,6 +64,10 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     mat3 Sm = s3_to_m3(S);
     vec3 x;
     acc += Sm.m[1] + s3_solve(S, s3_mulv(S, a), &x);
+    {
+        vec3 piv = v3(0, 0, 0);   /* (the device returns at the first pivot <= 0, the rest unset) */
+        acc += s3_chol_pivots(S, a, &x, &piv) + s3_pivots_positive(piv);
+    }
     s3_store(out + 3, S);
 
     /* material.h */
@@ -71,6 +75,10 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     mat3 P = material_P(&mat, F), P2;
     sym3 K = material_K(&mat, F), Kp;
     material_eval(&mat, split, F, &P2, &Kp);
+    {
+        mat3 Cs, Ps;
+        acc += material_snh_eval_c(mat.mu, mat.lambda, mat.alpha, split, F, &Cs, &Ps) + Cs.m[2] + Ps.m[4];
+    }
     acc += material_psi(&mat, F) + P.m[0] + P2.m[8] + K.s[3] + Kp.s[5];
     {   /* an unknown model: NaN, no fallback (the default branches) */
         sipd_material bad = material_make(split + SIPD_MAT_NMODELS, in[17], in[18]);

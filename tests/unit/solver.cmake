@@ -1,6 +1,6 @@
 add_executable(test_solver ${CMAKE_CURRENT_LIST_DIR}/test_solver.c)
 target_link_libraries(test_solver PRIVATE sipd_core)
-foreach(case energy release uniaxial beam sweeps kinematic methods budget ground incline momentum newton_roundoff backend_fail table guess fused)
+foreach(case energy release uniaxial beam sweeps kinematic methods budget ground incline momentum newton_roundoff backend_fail table guess fused fused_lanes chunks)
   add_test(NAME solver_${case} COMMAND test_solver ${case})
 endforeach()
 set_tests_properties(solver_beam solver_methods solver_budget PROPERTIES LABELS slow TIMEOUT 900)

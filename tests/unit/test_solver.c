@@ -29,6 +29,11 @@
  *               (SIPD_CPU_GATHER=1): a stretched box with pins, ground contact and friction, 8
  *               steps of 40 iterations — positions within 1e-9 of the box size (only the order
  *               of the sums differs), and bit-identical with 1 and 2 threads
+ *   chunks      the fused pass's tet chunks follow the mesh (2048 tets on a 96k-tet box, 64 on a
+ *               4608-tet one) and colour it validly (every tet once, no shared vertex in a colour)
+ *   fused_lanes the fused pass's lane-parallel tet evaluation (kinds/tet.h kind_tet_scatter_chunk)
+ *               bit-identical to kind_tet_scatter's, tet by tet: random tets, some inverted, two
+ *               materials, every split
  *   table       every implemented method-table row names a solver family with a solve, and
  *               method_solver picks the family the driver runs for each method and sweep
  *               (also at compile time: method.h includes no scene.h, issue 30)
@@ -49,6 +54,7 @@
 #include "passes.h"
 #include "fixture.h"
 #include "runner.h"
+#include "rng.h"
 
 /* Write box mesh nx*ny*nz (size lx*ly*lz) and a scene (text with %s for the mesh base) and
  * load everything. */
@@ -600,6 +606,125 @@ static int fused_run(int threads, int gather, double **x)
     return nv;
 }
 
+/* The fused pass's lane-parallel tet evaluation (kinds/tet.h kind_tet_scatter_chunk) against
+ * kind_tet_scatter tet by tet: 61 random tets (not a multiple of the lanes) on 40 shared vertices,
+ * stretched, compressed and some inverted, two materials, every split: the accumulators
+ * bit-identical (the same arithmetic, only evaluated several tets at a time). */
+static void test_fused_lanes(void)
+{
+    enum { NV = 40, NE = 61 };
+    double X[3 * NV], y[3 * NV], rest[9 * NE], vol[NE], a1[9 * NV], a2[9 * NV];
+    int tv[4 * NE], tm[NE], e, i, split, inverted = 0;
+    sipd_material mats[2];
+    sipd_view v;
+    sipd_group_view *G = &v.grp[0];
+    memset(&v, 0, sizeof v);
+    mats[0] = material_stable_neohookean(1e5, 0.45);
+    mats[1] = material_stable_neohookean(3e6, 0.3);
+    rng_seed(29);
+    for (i = 0; i < 3 * NV; i++) X[i] = rnd();
+    for (i = 0; i < NV; i++) {   /* per vertex a scale in [0.4, 1.4] and a jitter: some tets invert */
+        double f = rndu(0.4, 1.4);
+        int q;
+        for (q = 0; q < 3; q++) y[3 * i + q] = f * X[3 * i + q] + rndu(-0.15, 0.15);
+    }
+    for (e = 0; e < NE; e++) {
+        int l, ok;
+        do {   /* four distinct vertices, not flat */
+            for (l = 0; l < 4; l++) tv[4 * e + l] = rnd_int(NV);
+            ok = tv[4 * e] != tv[4 * e + 1] && tv[4 * e] != tv[4 * e + 2] && tv[4 * e] != tv[4 * e + 3] &&
+                 tv[4 * e + 1] != tv[4 * e + 2] && tv[4 * e + 1] != tv[4 * e + 3] && tv[4 * e + 2] != tv[4 * e + 3];
+            if (ok) {
+                vec3 p[4];
+                for (l = 0; l < 4; l++) p[l] = v3_load(X + 3 * tv[4 * e + l]);
+                vol[e] = fabs(tet_rest(p[0], p[1], p[2], p[3], rest + 9 * e));
+                ok = vol[e] > 1e-4;
+            }
+        } while (!ok);
+        tm[e] = e % 3 == 0;
+        {
+            vec3 q[4];
+            int l2;
+            for (l2 = 0; l2 < 4; l2++) q[l2] = v3_load(y + 3 * tv[4 * e + l2]);
+            inverted += m3_det(tet_F(rest + 9 * e, q[0], q[1], q[2], q[3])) < 0;
+        }
+    }
+    v.nv = NV;
+    v.y = y;
+    v.mats = mats;
+    G->ne = NE;
+    G->v = tv;
+    G->mat = tm;
+    G->rest = rest;
+    G->vol = vol;
+    CHECK(inverted > 0 && inverted < NE, "the fixture should invert some tets, not all (%d of %d)", inverted, NE);
+    for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++) {
+        memset(a1, 0, sizeof a1);
+        memset(a2, 0, sizeof a2);
+        for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, G, e, a1);
+        kind_tet_scatter_chunk(&v, split, G, 0, NE, a2);
+        CHECK(memcmp(a1, a2, sizeof a1) == 0, "split %d: the lanes' sums differ from kind_tet_scatter's", split);
+    }
+    printf("fused_lanes: %d tets (%d inverted), 5 splits: lanes bit-identical to tet by tet\n", NE, inverted);
+}
+
+/* The fused pass's chunks (model.c build_chunks) of a box of nx x ny x nz cells: every tet in
+ * exactly one chunk of m.chunk_size consecutive tets, no two chunks of a colour sharing a
+ * vertex (checked here from the tets, not from the colouring's own masks).  Returns the chunk
+ * size, 0 when there are no chunks or the load failed. */
+static int chunks_of_box(int nx, int ny, int nz, int *ncol)
+{
+    const char *fmt = "time = { dt = 0.01; frames = 1; };\n"
+                      "materials = ( { name = \"m\"; youngs = 1.0e5; poisson = 0.45; } );\n"
+                      "bodies = ( { mesh = \"%s\"; material = \"m\"; } );\n";
+    fixture f;
+    int S, c, j, e, l, nch, *owner, *seen;
+    if (setup(&f, nx, ny, nz, 1.0, 0.5, 0.5, fmt, SIPD_SPLIT_EXPANDED))
+        return 0;
+    S = f.m.chunk_size;
+    *ncol = f.m.nchunk_colors;
+    if (*ncol == 0 || S <= 0) {
+        fixture_free(&f);
+        return 0;
+    }
+    nch = (f.m.nt + S - 1) / S;
+    owner = malloc(sizeof(int) * (size_t)f.m.nv);
+    seen = calloc((size_t)nch, sizeof(int));
+    CHECK(f.m.chunk_off[0] == 0 && f.m.chunk_off[*ncol] == nch, "the colours list %d of %d chunks",
+          f.m.chunk_off[*ncol], nch);
+    for (c = 0; c < *ncol && owner && seen; c++) {
+        for (j = 0; j < f.m.nv; j++) owner[j] = -1;
+        for (j = f.m.chunk_off[c]; j < f.m.chunk_off[c + 1]; j++) {
+            int ch = f.m.chunk_list[j], bad = 0;
+            seen[ch]++;
+            for (e = ch * S; e < (ch + 1) * S && e < f.m.nt; e++)
+                for (l = 0; l < 4; l++) {
+                    int a = f.m.tets[4 * e + l];
+                    bad += owner[a] >= 0 && owner[a] != ch;
+                    owner[a] = ch;
+                }
+            CHECK(bad == 0, "colour %d: chunk %d shares vertices with another chunk of its colour", c, ch);
+        }
+    }
+    for (j = 0; j < nch && seen; j++) CHECK(seen[j] == 1, "chunk %d listed %d times", j, seen[j]);
+    free(owner);
+    free(seen);
+    fixture_free(&f);
+    return S;
+}
+
+/* The chunk size follows the mesh: 2048 tets where the colouring leaves enough chunks per
+ * colour (a 96k-tet box), 64 for a small box (4608 tets), and the chunks are a valid colouring. */
+static void test_chunks(void)
+{
+    int ncol = 0, S = chunks_of_box(40, 20, 20, &ncol);
+    printf("chunks: 40x20x20 box (96000 tets): %d tets per chunk, %d colours\n", S, ncol);
+    CHECK(S == SIPD_TET_CHUNK_MAX, "a 96k-tet box got chunks of %d tets, expected %d", S, SIPD_TET_CHUNK_MAX);
+    S = chunks_of_box(12, 8, 8, &ncol);
+    printf("chunks: 12x8x8 box (4608 tets): %d tets per chunk, %d colours\n", S, ncol);
+    CHECK(S == SIPD_TET_CHUNK_MIN, "a 4608-tet box got chunks of %d tets, expected %d", S, SIPD_TET_CHUNK_MIN);
+}
+
 static void test_fused(void)
 {
     double *xf1 = NULL, *xf2 = NULL, *xg = NULL, dmax = 0;
@@ -1014,6 +1139,8 @@ static const test_case cases[] = {
     {"backend_fail", .run = test_backend_fail},
     {"table", .run = test_table},
     {"fused", .run = test_fused},
+    {"fused_lanes", .run = test_fused_lanes},
+    {"chunks", .run = test_chunks},
     {"guess", .run = test_guess},
 };
 static const test_program program = {"test_solver", TEST_CASES(cases), .dflt = "all", .all = 1, .setup = prog_setup,
