@@ -1,6 +1,17 @@
 add_executable(test_solver ${CMAKE_CURRENT_LIST_DIR}/test_solver.c)
 target_link_libraries(test_solver PRIVATE sipd_core)
-foreach(case energy release uniaxial beam sweeps kinematic methods budget ground incline momentum newton_roundoff backend_fail table guess fused fused_lanes chunks)
+foreach(case energy release uniaxial beam sweeps kinematic methods budget ground incline momentum newton_roundoff backend_fail table guess fused chunks)
   add_test(NAME solver_${case} COMMAND test_solver ${case})
 endforeach()
 set_tests_properties(solver_beam solver_methods solver_budget PROPERTIES LABELS slow TIMEOUT 900)
+# The CPU's lane loops (tests/unit/test_lanes.c) bit-identical to one item at a time, compiled in
+# float64 and in float32 (SIPD_REAL_FLOAT, as src/backend_cpu32.c).
+add_executable(test_lanes ${CMAKE_CURRENT_LIST_DIR}/test_lanes.c)
+target_link_libraries(test_lanes PRIVATE sipd_core)
+add_executable(test_lanes32 ${CMAKE_CURRENT_LIST_DIR}/test_lanes.c)
+target_compile_definitions(test_lanes32 PRIVATE SIPD_REAL_FLOAT=1)
+target_link_libraries(test_lanes32 PRIVATE sipd_core)
+foreach(case tets vertices)
+  add_test(NAME lanes_${case} COMMAND test_lanes ${case})
+  add_test(NAME lanes32_${case} COMMAND test_lanes32 ${case})
+endforeach()

@@ -31,9 +31,6 @@
  *               of the sums differs), and bit-identical with 1 and 2 threads
  *   chunks      the fused pass's tet chunks follow the mesh (2048 tets on a 96k-tet box, 64 on a
  *               4608-tet one) and colour it validly (every tet once, no shared vertex in a colour)
- *   fused_lanes the fused pass's lane-parallel tet evaluation (kinds/tet.h kind_tet_scatter_chunk)
- *               bit-identical to kind_tet_scatter's, tet by tet: random tets, some inverted, two
- *               materials, every split
  *   table       every implemented method-table row names a solver family with a solve, and
  *               method_solver picks the family the driver runs for each method and sweep
  *               (also at compile time: method.h includes no scene.h, issue 30)
@@ -54,7 +51,6 @@
 #include "passes.h"
 #include "fixture.h"
 #include "runner.h"
-#include "rng.h"
 
 /* Write box mesh nx*ny*nz (size lx*ly*lz) and a scene (text with %s for the mesh base) and
  * load everything. */
@@ -606,68 +602,6 @@ static int fused_run(int threads, int gather, double **x)
     return nv;
 }
 
-/* The fused pass's lane-parallel tet evaluation (kinds/tet.h kind_tet_scatter_chunk) against
- * kind_tet_scatter tet by tet: 61 random tets (not a multiple of the lanes) on 40 shared vertices,
- * stretched, compressed and some inverted, two materials, every split: the accumulators
- * bit-identical (the same arithmetic, only evaluated several tets at a time). */
-static void test_fused_lanes(void)
-{
-    enum { NV = 40, NE = 61 };
-    double X[3 * NV], y[3 * NV], rest[9 * NE], vol[NE], a1[9 * NV], a2[9 * NV];
-    int tv[4 * NE], tm[NE], e, i, split, inverted = 0;
-    sipd_material mats[2];
-    sipd_view v;
-    sipd_group_view *G = &v.grp[0];
-    memset(&v, 0, sizeof v);
-    mats[0] = material_stable_neohookean(1e5, 0.45);
-    mats[1] = material_stable_neohookean(3e6, 0.3);
-    rng_seed(29);
-    for (i = 0; i < 3 * NV; i++) X[i] = rnd();
-    for (i = 0; i < NV; i++) {   /* per vertex a scale in [0.4, 1.4] and a jitter: some tets invert */
-        double f = rndu(0.4, 1.4);
-        int q;
-        for (q = 0; q < 3; q++) y[3 * i + q] = f * X[3 * i + q] + rndu(-0.15, 0.15);
-    }
-    for (e = 0; e < NE; e++) {
-        int l, ok;
-        do {   /* four distinct vertices, not flat */
-            for (l = 0; l < 4; l++) tv[4 * e + l] = rnd_int(NV);
-            ok = tv[4 * e] != tv[4 * e + 1] && tv[4 * e] != tv[4 * e + 2] && tv[4 * e] != tv[4 * e + 3] &&
-                 tv[4 * e + 1] != tv[4 * e + 2] && tv[4 * e + 1] != tv[4 * e + 3] && tv[4 * e + 2] != tv[4 * e + 3];
-            if (ok) {
-                vec3 p[4];
-                for (l = 0; l < 4; l++) p[l] = v3_load(X + 3 * tv[4 * e + l]);
-                vol[e] = fabs(tet_rest(p[0], p[1], p[2], p[3], rest + 9 * e));
-                ok = vol[e] > 1e-4;
-            }
-        } while (!ok);
-        tm[e] = e % 3 == 0;
-        {
-            vec3 q[4];
-            int l2;
-            for (l2 = 0; l2 < 4; l2++) q[l2] = v3_load(y + 3 * tv[4 * e + l2]);
-            inverted += m3_det(tet_F(rest + 9 * e, q[0], q[1], q[2], q[3])) < 0;
-        }
-    }
-    v.nv = NV;
-    v.y = y;
-    v.mats = mats;
-    G->ne = NE;
-    G->v = tv;
-    G->mat = tm;
-    G->rest = rest;
-    G->vol = vol;
-    CHECK(inverted > 0 && inverted < NE, "the fixture should invert some tets, not all (%d of %d)", inverted, NE);
-    for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++) {
-        memset(a1, 0, sizeof a1);
-        memset(a2, 0, sizeof a2);
-        for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, G, e, a1);
-        kind_tet_scatter_chunk(&v, split, G, 0, NE, a2);
-        CHECK(memcmp(a1, a2, sizeof a1) == 0, "split %d: the lanes' sums differ from kind_tet_scatter's", split);
-    }
-    printf("fused_lanes: %d tets (%d inverted), 5 splits: lanes bit-identical to tet by tet\n", NE, inverted);
-}
-
 /* The fused pass's chunks (model.c build_chunks) of a box of nx x ny x nz cells: every tet in
  * exactly one chunk of m.chunk_size consecutive tets, no two chunks of a colour sharing a
  * vertex (checked here from the tets, not from the colouring's own masks).  Returns the chunk
@@ -1139,7 +1073,6 @@ static const test_case cases[] = {
     {"backend_fail", .run = test_backend_fail},
     {"table", .run = test_table},
     {"fused", .run = test_fused},
-    {"fused_lanes", .run = test_fused_lanes},
     {"chunks", .run = test_chunks},
     {"guess", .run = test_guess},
 };
