@@ -97,11 +97,11 @@ static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, in
 #define CPU_VERTEX_LANES 8   /* vertices whose 3x3 solves cpu_vertex_acc_block does side by side */
 
 /* pass_vertex_acc for vertices a0 .. a0+n−1 (n ≤ CPU_VERTEX_LANES) into o[0 .. n−1]: each
- * vertex's terms and sums one after another, then their Cholesky solves in one
- * loop over lanes that the compiler vectorises (s3_chol_pivots; the solve's chain of square roots
- * and divisions, vertex after vertex, was a third of the fused vertex pass), then the steps.
- * The arithmetic is pass_vertex_acc's; a block that is not positive definite takes s3_solve's
- * fallback. */
+ * vertex's terms and sums one after another, then their Cholesky solves in one loop over lanes
+ * that the compiler vectorises (s3_chol_pivots; the solve's chain of square roots and divisions,
+ * vertex after vertex, was a third of the fused vertex pass), then the steps.  The arithmetic is
+ * pass_vertex_acc's (tests/unit/test_lanes.c compares them); a block that is not positive
+ * definite takes s3_solve's fallback. */
 static inline void cpu_vertex_acc_block(const sipd_view *vw, int first, double *acc, int a0, int n,
                                         sipd_vertex_out *o)
 {
@@ -159,44 +159,44 @@ static inline void cpu_vertex_pass(const sipd_model *m, const sipd_view *vw, int
 #pragma omp parallel for schedule(static) reduction(max : rmax, gmax, maxpen) reduction(+ : gdy, gs, sDs, nonspd, contacts, dnum, dden, gsx, gsy, gsz) \
     if (m->nv > CPU_PAR_MIN)
     for (blk = 0; blk < nblk; blk++) {
-      const int a0 = blk * CPU_VERTEX_LANES, n = m->nv - a0 < CPU_VERTEX_LANES ? m->nv - a0 : CPU_VERTEX_LANES;
-      sipd_vertex_out ob[CPU_VERTEX_LANES];
-      int i;
-      if (acc)
-          cpu_vertex_acc_block(vw, first, acc, a0, n, ob);
-      for (i = 0; i < n; i++) {
-        const int a = a0 + i;
-        /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
-        sipd_vertex_out o = acc ? ob[i]
-                                : pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
-        if (!o.free)
-            continue;
-        contacts += o.contact;
-        if (o.pen > maxpen)
-            maxpen = o.pen;
-        if (o.gn2 > gmax)
-            gmax = o.gn2;
-        gsx += o.g.v[0];
-        gsy += o.g.v[1];
-        gsz += o.g.v[2];
-        if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
-            continue;
-        if (vw->ccd) {
-            sipd_real t = pass_ccd_direction(vw, a);
-            o.gdy *= t;
-            o.dn2 *= t * t;
+        const int a0 = blk * CPU_VERTEX_LANES, n = m->nv - a0 < CPU_VERTEX_LANES ? m->nv - a0 : CPU_VERTEX_LANES;
+        sipd_vertex_out ob[CPU_VERTEX_LANES];
+        int i;
+        if (acc)
+            cpu_vertex_acc_block(vw, first, acc, a0, n, ob);
+        for (i = 0; i < n; i++) {
+            const int a = a0 + i;
+            /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
+            sipd_vertex_out o =
+                acc ? ob[i] : pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
+            if (!o.free)
+                continue;
+            contacts += o.contact;
+            if (o.pen > maxpen)
+                maxpen = o.pen;
+            if (o.gn2 > gmax)
+                gmax = o.gn2;
+            gsx += o.g.v[0];
+            gsy += o.g.v[1];
+            gsz += o.g.v[2];
+            if (precond == SIPD_PRECOND_HESSIAN || precond == SIPD_PRECOND_NONE)   /* dy: the caller's */
+                continue;
+            if (vw->ccd) {
+                sipd_real t = pass_ccd_direction(vw, a);
+                o.gdy *= t;
+                o.dn2 *= t * t;
+            }
+            gs += o.gs;
+            sDs += o.sDs;
+            if (!first) {
+                dnum += o.dnum;
+                dden += o.dden;
+            }
+            nonspd += o.nonspd;
+            gdy += o.gdy;
+            if (o.dn2 > rmax)
+                rmax = o.dn2;
         }
-        gs += o.gs;
-        sDs += o.sDs;
-        if (!first) {
-            dnum += o.dnum;
-            dden += o.dden;
-        }
-        nonspd += o.nonspd;
-        gdy += o.gdy;
-        if (o.dn2 > rmax)
-            rmax = o.dn2;
-      }
     }
     st->rmax = sqrt(rmax);
     st->gmax = sqrt(gmax);

@@ -159,7 +159,8 @@ static void test_solid(void)
 static void test_membrane(void)
 {
     const double eps = 1e-4;
-    vec3 x[3], y[3], u, w, n;
+    /* u, w: set by tri_rest_frame (initialised for GCC's -Wmaybe-uninitialized) */
+    vec3 x[3], y[3], u = v3(0, 0, 0), w = v3(0, 0, 0), n;
     double Bm[4], e[6];
     size_t mi;
     mat3 R = rotation(v3(1.0, 0.2, -0.5), 0.8), Q = rotation(v3(-0.2, 0.4, 1.0), 2.0);
