@@ -184,6 +184,24 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_eval_streamed(const sipd_view *v, c
     midedge_wmul(R + 36, s->r, s->Wr);
 }
 
+/* midedge_pair(W, A, J, J) (physics/midedge.h) with its row loop rolled on the device: the same
+ * sums in the same order. */
+SIPD_HD SIPD_ALWAYS_INLINE mat3 kind_midedge_pair_rolled(const sipd_real *W, sipd_real A, const vec3 J[3])
+{
+    mat3 M = m3_zero();
+    int c, d, r, k;
+    SIPD_DEVICE_NO_UNROLL
+    for (c = 0; c < 3; c++)
+        for (d = 0; d < 3; d++) {
+            sipd_real w = A * W[c == d ? c : c + d + 2];   /* (0,1)→3 (0,2)→4 (1,2)→5 */
+            if (w == 0)
+                continue;
+            for (r = 0; r < 3; r++)
+                for (k = 0; k < 3; k++) M.m[3 * r + k] += w * J[c].v[r] * J[d].v[k];
+        }
+    return M;
+}
+
 /* kind_midedge_energy and kind_midedge_corner for the Gauss–Seidel kernels that fix the kind
  * (passes.h pass_element_energy_fixed / pass_element_corner_fixed; cloth with mid-edge bending,
  * k_gs_color_kinds): no 12-corner array (kind_midedge_eval_streamed); the arithmetic is
@@ -231,7 +249,7 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_midedge_corner_fixed(const sipd_view *v, in
         g = v3_scale(J[0], A * s.Wr[0]);
         g = v3_axpy(A * s.Wr[1], J[1], g);
         g = v3_axpy(A * s.Wr[2], J[2], g);
-        B = midedge_m3_sym(midedge_pair(R + 36, A, J, J));
+        B = midedge_m3_sym(kind_midedge_pair_rolled(R + 36, A, J));
     }
     kind_add_corner_block(precond, w, B, D);
     return g;
