@@ -138,6 +138,8 @@ struct sipd_backend {
     int applied;         /* an apply since the last direction: that direction reports its Σ g·s */
     element_kernel_p kelem;
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
+    int gs_generic;      /* SIPD_CUDA_GS_GENERIC=1: the generic Gauss–Seidel kernels whatever the
+                            model (gs_fixed; the tests compare the specialised ones with them) */
     int grp_model[SIPD_KIND_COUNT];   /* group g's one material model, -1 mixed, -2 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
@@ -593,7 +595,11 @@ __device__ static __forceinline__ void gs_color(const dview &d, int begin, int c
     if (i < count) {
         int a = d.color_verts[begin + i];
         if (!d.v.fixed[a]) {
-            sipd_gs_dir s = pass_gs_direction_fixed(&d.v, F, P, S, 0, a, &t);
+            sipd_gs_dir s;
+            if (F & 0x400)   /* a pair of kinds (k_gs_color_kinds) */
+                s = pass_gs_direction_kinds(&d.v, F, P, S, a, &t);
+            else
+                s = pass_gs_direction_fixed(&d.v, F, P, S, 0, a, &t);
             if (ls) {
                 size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
                 d.gsd[j] = s.d.v[0];
@@ -671,22 +677,48 @@ __global__ void __launch_bounds__(NT) k_gs_color_tri_snh(const __grid_constant__
     gs_color<P, S, SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)>(d, begin, count, ls, omega, acc);
 }
 
+/* What the Gauss–Seidel kernel of gs_fixed's class T fixes (view.h SIPD_FIXED_*): 0 any kinds and
+ * models (SIPD_FIXED_NONE), 1 tets of stable neo-Hookean, 2 edges, 3 triangles of stable
+ * neo-Hookean, 4 / 5 tets of neo-Hookean / StVK (k_gs_color_tet_model's own), and the pairs of
+ * kinds of the thin bodies with bending (k_gs_color_kinds): 6 triangles of stable neo-Hookean and
+ * hinges, 7 the same with mid-edge bending, 8 edges and rod bending (neither reads a model). */
+__host__ __device__ constexpr int gs_fixed_of(int T)
+{
+    return T == 1   ? SIPD_FIXED_TET_SNH
+         : T == 2 ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
+         : T == 3 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
+         : T == 4 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_NEOHOOKEAN)
+         : T == 5 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_STVK)
+         : T == 6 ? SIPD_FIXED_KINDS(SIPD_KIND_TRI, SIPD_KIND_HINGE) | SIPD_FIXED_MODEL(SIPD_MAT_STABLE_NEOHOOKEAN)
+         : T == 7 ? SIPD_FIXED_KINDS(SIPD_KIND_TRI, SIPD_KIND_MIDEDGE) | SIPD_FIXED_MODEL(SIPD_MAT_STABLE_NEOHOOKEAN)
+         : T == 8 ? SIPD_FIXED_KINDS(SIPD_KIND_EDGE, SIPD_KIND_ROD_BEND)
+                  : SIPD_FIXED_NONE;
+}
+
+/* k_gs_color_kinds: a model whose elements are of two kinds, cloth with bending (triangles of
+ * stable neo-Hookean materials and hinges, T = 6, or mid-edge bending, 7) or rods with bending
+ * (edges and rod bending, 8): per incidence the group's kind picks one of the two (passes.h
+ * pass_incidence_corner), so the other kinds are not compiled in.  The generic kernel serving
+ * these was 102-106 registers with a 384 B stack (results/registers-29.md).  SPLIT and MASS;
+ * BLOCK and DIAG run the generic kernel (as for triangles alone). */
+template <int P, int S, int T>
+__global__ void __launch_bounds__(NT) k_gs_color_kinds(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
+{
+    gs_color<P, S, gs_fixed_of(T)>(d, begin, count, ls, omega, acc);
+}
+
 /* The line searches of one colour, after its direction kernel (any preconditioner: the
- * direction is in gsd). */
-template <int T>   /* 0: any kinds and models (SIPD_FIXED_NONE), 1: tets of stable neo-Hookean, 2: edges,
-                      3: triangles of stable neo-Hookean (gs_fixed) */
+ * direction is in gsd); T as gs_fixed (gs_fixed_of; 4 and 5 are k_gs_search_tet_model's). */
+template <int T>
 __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview d, int begin, int count, float omega, gs_acc *acc)
 {
-    const int F = T == 1   ? SIPD_FIXED_TET_SNH
-                : T == 2 ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
-                : T == 3 ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
-                         : SIPD_FIXED_NONE;
-    gs_search<F>(d, begin, count, omega, acc);
+    gs_search<gs_fixed_of(T)>(d, begin, count, omega, acc);
 }
 /* [gs_fixed] */
-static const gs_search_kernel_p k_gs_search_table[6] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
+static const gs_search_kernel_p k_gs_search_table[9] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
                                                         k_gs_search_tet_model<SIPD_MAT_NEOHOOKEAN>,
-                                                        k_gs_search_tet_model<SIPD_MAT_STVK>};
+                                                        k_gs_search_tet_model<SIPD_MAT_STVK>,
+                                                        k_gs_search<6>, k_gs_search<7>, k_gs_search<8>};
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -720,6 +752,17 @@ SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
 static const k_gs_color_table_t k_gs_color_tet_nh_table = SIPD_GS_TET_MODEL(SIPD_MAT_NEOHOOKEAN);
 static const k_gs_color_table_t k_gs_color_tet_stvk_table = SIPD_GS_TET_MODEL(SIPD_MAT_STVK);
 #undef SIPD_GS_TET_MODEL
+/* the pairs of kinds (gs_fixed 6, 7, 8): not for BLOCK and DIAG either */
+#define SIPD_GS_KINDS(T)                                                                       \
+    {{k_gs_color_kinds<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, T>,                             \
+      k_gs_color_kinds<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, T>,                                 \
+      k_gs_color_kinds<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, T>,                                 \
+      k_gs_color_kinds<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, T>,                                \
+      k_gs_color_kinds<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, T>},                                 \
+     k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, \
+     k_gs_color_kinds<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED, T>}
+static const k_gs_color_table_t k_gs_color_kinds_table[3] = {SIPD_GS_KINDS(6), SIPD_GS_KINDS(7), SIPD_GS_KINDS(8)};
+#undef SIPD_GS_KINDS
 /* triangles: not for BLOCK and DIAG (VBD), where the specialised kernel spills (20 B: the generic
    one does not) */
 static const k_gs_color_table_t k_gs_color_tri_snh_table = {
@@ -832,18 +875,31 @@ static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 }
 
 /* The Gauss–Seidel kernels a model's elements allow (a vertex gathers over the incidences of every
- * kind, so a kind can be fixed only when every non-empty group is of that kind): 1 tets of stable
- * neo-Hookean materials (k_gs_color_tet_snh), 2 edges (k_gs_color_edge), 3 triangles of stable
- * neo-Hookean materials (k_gs_color_tri_snh), 4 / 5 tets of neo-Hookean / StVK materials only
- * (k_gs_color_tet_model), 0 the generic k_gs_color. */
+ * kind, so a kind can be fixed only when every non-empty group is of that kind, a pair when every
+ * one is of the pair's): 1 tets of stable neo-Hookean materials (k_gs_color_tet_snh), 2 edges
+ * (k_gs_color_edge), 3 triangles of stable neo-Hookean materials (k_gs_color_tri_snh), 4 / 5 tets
+ * of neo-Hookean / StVK materials only (k_gs_color_tet_model), 6 / 7 triangles of stable
+ * neo-Hookean materials with hinges / mid-edge bending, 8 edges with rod bending
+ * (k_gs_color_kinds), 0 the generic k_gs_color (other mixes). */
 static int gs_fixed(sipd_backend *b)
 {
-    int g, kind = -1;
+    int g, kind = -1, kinds = 0;
+    if (b->gs_generic)
+        return 0;
     for (g = 0; g < b->d.v.ngroups; g++)
-        if (b->d.v.grp[g].ne > 0) {
-            if (kind >= 0 && b->d.v.grp[g].kind != kind)
-                return 0;
-            kind = b->d.v.grp[g].kind;
+        if (b->d.v.grp[g].ne > 0)
+            kinds |= 1 << b->d.v.grp[g].kind;
+    if (kinds == (1 << SIPD_KIND_EDGE | 1 << SIPD_KIND_ROD_BEND))
+        return 8;
+    if (kinds == (1 << SIPD_KIND_TRI | 1 << SIPD_KIND_HINGE))
+        return model_all_snh(b) ? 6 : 0;
+    if (kinds == (1 << SIPD_KIND_TRI | 1 << SIPD_KIND_MIDEDGE))
+        return model_all_snh(b) ? 7 : 0;
+    for (g = 0; g < SIPD_KIND_COUNT; g++)
+        if (kinds & 1 << g) {
+            if (kind >= 0)
+                return 0;   /* another mix */
+            kind = g;
         }
     if (kind == SIPD_KIND_EDGE)
         return 2;
@@ -861,12 +917,15 @@ static int gs_fixed(sipd_backend *b)
 }
 static gs_kernel_p gs_kernel(sipd_backend *b)
 {
-    switch (gs_fixed(b)) {
+    const int T = gs_fixed(b);
+    switch (T) {
     case 1: return PICK(k_gs_color_tet_snh_table, b->precond, b->split);
     case 2: return PICK(k_gs_color_edge_table, b->precond, b->split);
     case 3: return PICK(k_gs_color_tri_snh_table, b->precond, b->split);   /* BLOCK, DIAG: generic */
     case 4: return PICK(k_gs_color_tet_nh_table, b->precond, b->split);    /* BLOCK, DIAG: generic */
     case 5: return PICK(k_gs_color_tet_stvk_table, b->precond, b->split);  /* BLOCK, DIAG: generic */
+    case 6: case 7: case 8:                                                 /* BLOCK, DIAG: generic */
+        return PICK(k_gs_color_kinds_table[T - 6], b->precond, b->split);
     default: return b->kgs;
     }
 }
@@ -874,6 +933,11 @@ static gs_kernel_p gs_kernel(sipd_backend *b)
 static gs_search_kernel_p gs_search_kernel(sipd_backend *b)
 {
     return k_gs_search_table[gs_fixed(b)];
+}
+/* backend_cuda.h: which Gauss–Seidel kernels the backend runs (gs_fixed), for the tests */
+extern "C" int sipd_cuda_gs_class(sipd_backend *b)
+{
+    return gs_fixed(b);
 }
 
 /* v = (y − x)/h (0 when quasi-static), x = y. */
@@ -1307,6 +1371,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     b->precond = p->precond;
     b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_HESSIAN;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
+    b->gs_generic = getenv("SIPD_CUDA_GS_GENERIC") && atoi(getenv("SIPD_CUDA_GS_GENERIC")) != 0;
 
     rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
     if (rc == SIPD_OK)

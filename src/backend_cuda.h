@@ -31,6 +31,14 @@ int sipd_cuda_describe(char *buf, int n);
 /* Just the device name (for the HDF5 `device` attribute); "" when none.  Returns 0 / -1. */
 int sipd_cuda_device_name(char *buf, int n);
 
+/* Which Gauss–Seidel kernels backend b (one of sipd_backend_cuda's) runs for its model: 0 the
+ * generic k_gs_color, 1-5 one kind (tets of stable neo-Hookean, edges, triangles of stable
+ * neo-Hookean, tets of neo-Hookean, of StVK), 6 / 7 triangles of stable neo-Hookean with hinges /
+ * mid-edge bending, 8 edges with rod bending (kernels/backend_cuda.cu gs_fixed).  The environment
+ * variable SIPD_CUDA_GS_GENERIC=1 at create makes it 0 (the generic kernels: tests/gpu compares
+ * the specialised ones with them). */
+int sipd_cuda_gs_class(sipd_backend *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -279,6 +279,8 @@ SIPD_HD sipd_real pass_element_energy_fixed(const sipd_view *v, int fixed, int g
 #ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a tet of a fixed model other than stable neo-Hookean */
     if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
         return kind_tet_energy_model(v, mat, G, e, dy, alpha, over, q);
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_MIDEDGE)   /* kinds/midedge.h */
+        return kind_midedge_energy_fixed(v, G, e, dy, alpha, over, q);
 #endif
     return kinds_energy(v, mat, pass_kind(G, fixed), G, e, dy, alpha, over, q);
 }
@@ -299,10 +301,15 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
     const sipd_group_view *G = &v->grp[gi];
     sipd_material mcopy;
     const sipd_material *mat = pass_material(v, G, e, fixed, &mcopy);
-#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle kind's corner (kinds/tri.h), a tet of
-                                   a fixed model other than stable neo-Hookean (kinds/tet.h) */
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a fixed triangle or rod-bending kind's corner (kinds/tri.h,
+                                   kinds/rod_bend.h), a tet of a fixed model other than stable
+                                   neo-Hookean (kinds/tet.h) */
     if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_TRI)
         return kind_tri_corner_fixed(v, mat, precond, split, G, e, l, w, D, energy, scale);
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_ROD_BEND)
+        return kind_rod_bend_corner_fixed(v, precond, G, e, l, w, D, energy, scale);
+    if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_MIDEDGE)
+        return kind_midedge_corner_fixed(v, precond, G, e, l, w, D, energy, scale);
     if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
         return kind_tet_corner_model(v, mat, precond, split, G, e, l, w, D, energy, scale);
 #endif
@@ -314,6 +321,29 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
 {
     return pass_element_corner_fixed(v, SIPD_FIXED_NONE, precond, split, gi, e, l, w, D, energy, scale);
 }
+
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a pair of kinds fixed (view.h SIPD_FIXED_KINDS) */
+/* Incidence (gi, e, l)'s energy (pass_element_energy_fixed) for the Gauss–Seidel kernels that fix
+ * the pair of kinds a model has (cloth: triangles and hinges or mid-edge bending; rods: edges and
+ * rod bending): the group's kind is read at run time and chooses between the two kinds, each then
+ * a compile-time constant (SIPD_FIXED_KIND, or with the model SIPD_FIXED_KIND_MODEL), so the other
+ * kinds' cases are not compiled in.  The host sends only models whose non-empty groups are of
+ * these two kinds (backend_cuda.cu gs_fixed); the arithmetic is the one-kind kernels'.  Their
+ * direction is pass_gs_direction_kinds below. */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_incidence_energy(const sipd_view *v, int fixed, int gi, int e,
+                                                           const sipd_real *dy, sipd_real alpha, int over, vec3 q)
+{
+    if (fixed & 0x400) {
+        if (v->grp[gi].kind == SIPD_FIXED_KIND_1(fixed))
+            return pass_element_energy_fixed(v, SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_1(fixed)), gi, e, dy, alpha, over,
+                                             q);
+        return pass_element_energy_fixed(v, SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_2(fixed)), gi, e, dy, alpha, over, q);
+    }
+    return pass_element_energy_fixed(v, fixed, gi, e, dy, alpha, over, q);
+}
+#else   /* the CPU backends: the same calls, their code unchanged */
+#define pass_incidence_energy pass_element_energy_fixed
+#endif
 
 /* ---- contact.ccd: the step filter (physics/ccd.h) ------------------------------------------- */
 
@@ -532,7 +562,7 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_local_energy_fixed(const sipd_view *v,
     for (k = contact && v->npr ? v->pv_off[a] : 0; k < (contact && v->npr ? v->pv_off[a + 1] : 0); k++)
         E += pass_pair_energy(v, v->pv_pair[k], NULL, 0, a, p);
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++)
-        E += pass_element_energy_fixed(v, fixed, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
+        E += pass_incidence_energy(v, fixed, v->inc_group[k], v->inc_elem[k], NULL, 0, v->inc_corner[k], p);
     return E;
 }
 
@@ -600,6 +630,50 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *
     r.scale = sipd_sqrt(noise);
     return r;
 }
+
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a pair of kinds fixed (view.h SIPD_FIXED_KINDS) */
+/* pass_gs_direction_fixed without contact (the Gauss–Seidel kernels) for `fixed` a pair of kinds
+ * (k_gs_color_kinds): per incidence the group's kind picks the corner of one of the two, its kind
+ * a constant; the same sums in the same order.  A function of its own, not a branch on `fixed` in
+ * pass_gs_direction_fixed: the dispatch there (folded away for the other kernels) still took the
+ * generic k_gs_color from 102-106 to 113-115 registers (ptxas sm_90). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_kinds(const sipd_view *v, int fixed, int precond, int split,
+                                                               int a, sipd_gs_tally *t)
+{
+    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
+    const sipd_real m = v->mass[a];
+    const int f1 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_1(fixed)), f2 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_2(fixed));
+    sipd_gs_dir r;
+    vec3 ga;
+    sym3 D;
+    sipd_real n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
+    int k;
+    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    D = s3_diag(m * v->inv_h2);
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+        const int gi = v->inc_group[k];
+        sipd_real Ee, sc;
+        if (v->grp[gi].kind == SIPD_FIXED_KIND_1(fixed))
+            ga = v3_add(ga, pass_element_corner_fixed(v, f1, precond, split, gi, v->inc_elem[k], v->inc_corner[k],
+                                                      v->inc_w[k], &D, &Ee, &sc));
+        else
+            ga = v3_add(ga, pass_element_corner_fixed(v, f2, precond, split, gi, v->inc_elem[k], v->inc_corner[k],
+                                                      v->inc_w[k], &D, &Ee, &sc));
+        E0 += Ee;
+        noise += sc * sc;
+    }
+    s3_solve(D, v3_scale(ga, -1), &r.d);
+    n2 = v3_norm2(r.d);
+    t->rmax2 = pass_max(t->rmax2, (double)n2);
+    n2 = v3_norm2(ga);
+    t->gmax2 = pass_max(t->gmax2, (double)n2);
+    r.E0 = E0;
+    r.gd = v3_dot(ga, r.d);
+    r.scale = sipd_sqrt(noise);
+    return r;
+}
+#endif
 
 /* contact.ccd: the local step ω Δ of vertex a scaled to stay above the ground and in its ball and
  * box (pass_ccd_scale); a bound ball or box counts in t->ccd_hits. */

@@ -140,6 +140,15 @@ SIPD_HD void pass_corners(const sipd_view *v, const sipd_group_view *G, int e, c
 #define SIPD_FIXED_KIND(k) (0x100 | (k))
 #define SIPD_FIXED_KIND_MODEL(k, m) (0x300 | (k) | ((m) << 4))
 enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_STABLE_NEOHOOKEAN) };
+/* SIPD_FIXED_KINDS(k1, k2): every element is of kind k1 or k2, read per element (the CUDA backend's
+ * Gauss–Seidel kernels of cloth with bending and of rods with bending, passes.h
+ * pass_incidence_corner); | SIPD_FIXED_MODEL(m): every material is of model m besides.  Each
+ * element then runs as SIPD_FIXED_ONE(fixed, its kind): the kind fixed, the model as given. */
+#define SIPD_FIXED_KINDS(k1, k2) (0x400 | ((k1) << 12) | ((k2) << 16))
+#define SIPD_FIXED_MODEL(m) (0x200 | ((m) << 4))
+#define SIPD_FIXED_KIND_1(f) (((f) >> 12) & 15)
+#define SIPD_FIXED_KIND_2(f) (((f) >> 16) & 15)
+#define SIPD_FIXED_ONE(f, k) (((f) & 0x2f0) | 0x100 | (k))
 
 /* SIPD_FIXED_SPECIALISED (defined by kernels/backend_cuda.cu before its includes): the general
  * forms below; elsewhere (the CPU backends: SIPD_FIXED_NONE, and SIPD_FIXED_TET_SNH in their

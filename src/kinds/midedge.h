@@ -154,6 +154,108 @@ SIPD_HD vec3 kind_midedge_corner(const sipd_view *v, const sipd_material *mat, i
     return ga;
 }
 
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* midedge_eval (physics/midedge.h) with the corners read where summed: corner j at y + α dy (y
+ * alone when dy is NULL), corner `over` at q; p[0..2] = the triangle's own corners (what
+ * midedge_jac reads).  The arithmetic and its order are midedge_eval's. */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_eval_streamed(const sipd_view *v, const sipd_group_view *G, int e,
+                                                           const sipd_real *dy, sipd_real alpha, int over, vec3 q,
+                                                           vec3 p[3], midedge_state *s)
+{
+    const sipd_real *R = G->rest + MIDEDGE_REST * (size_t)e;
+    const int *t = G->v + MIDEDGE_NC * (size_t)e;
+    vec3 N;
+    sipd_real n2;
+    int j, c;
+    for (j = 0; j < 3; j++)
+        p[j] = j == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[j]), view_ld(v->y, t[j])) : view_ld(v->y, t[j]);
+    N = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
+    n2 = v3_norm2(N);
+    for (c = 0; c < 3; c++) s->v[c] = v3(0, 0, 0);
+    SIPD_DEVICE_NO_UNROLL
+    for (j = 1; j < MIDEDGE_NC; j++) {
+        vec3 pj = j == over ? q : dy ? v3_axpy(alpha, view_ld(dy, t[j]), view_ld(v->y, t[j])) : view_ld(v->y, t[j]);
+        vec3 d = v3_sub(pj, p[0]);
+        for (c = 0; c < 3; c++) s->v[c] = v3_axpy(R[3 * j + c], d, s->v[c]);
+    }
+    s->iN = n2 > 0 ? 1 / sipd_sqrt(n2) : SIPD_R(0);
+    s->n = v3_scale(N, s->iN);
+    for (c = 0; c < 3; c++) s->r[c] = v3_dot(s->n, s->v[c]) - R[42 + c];
+    midedge_wmul(R + 36, s->r, s->Wr);
+}
+
+/* midedge_pair(W, A, J, J) (physics/midedge.h) with its row loop rolled on the device: the same
+ * sums in the same order. */
+SIPD_HD SIPD_ALWAYS_INLINE mat3 kind_midedge_pair_rolled(const sipd_real *W, sipd_real A, const vec3 J[3])
+{
+    mat3 M = m3_zero();
+    int c, d, r, k;
+    SIPD_DEVICE_NO_UNROLL
+    for (c = 0; c < 3; c++)
+        for (d = 0; d < 3; d++) {
+            sipd_real w = A * W[c == d ? c : c + d + 2];   /* (0,1)→3 (0,2)→4 (1,2)→5 */
+            if (w == 0)
+                continue;
+            for (r = 0; r < 3; r++)
+                for (k = 0; k < 3; k++) M.m[3 * r + k] += w * J[c].v[r] * J[d].v[k];
+        }
+    return M;
+}
+
+/* kind_midedge_energy and kind_midedge_corner for the Gauss–Seidel kernels that fix the kind
+ * (passes.h pass_element_energy_fixed / pass_element_corner_fixed; cloth with mid-edge bending,
+ * k_gs_color_kinds): no 12-corner array (kind_midedge_eval_streamed); the arithmetic is
+ * midedge_energy's and midedge_corner's. */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_midedge_energy_fixed(const sipd_view *v, const sipd_group_view *G, int e,
+                                                               const sipd_real *dy, sipd_real alpha, int over, vec3 q)
+{
+    const sipd_real A = G->vol[e];
+    vec3 p[3];
+    midedge_state s;
+    kind_midedge_eval_streamed(v, G, e, dy, alpha, over, q, p, &s);
+    if (!(s.iN > 0))
+        return 0;   /* a degenerate triangle has no plane to bend out of (its membrane term guards it) */
+    return SIPD_R(0.5) * A * (s.r[0] * s.Wr[0] + s.r[1] * s.Wr[1] + s.r[2] * s.Wr[2]);
+}
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_midedge_corner_fixed(const sipd_view *v, int precond, const sipd_group_view *G,
+                                                          int e, int l, sipd_real w, sym3 *D, sipd_real *energy,
+                                                          sipd_real *scale)
+{
+    const sipd_real *R = G->rest + MIDEDGE_REST * (size_t)e, A = G->vol[e];
+    vec3 y[3], J[3], g = v3(0, 0, 0);
+    sym3 B = s3_zero();
+    midedge_state s;
+    kind_midedge_eval_streamed(v, G, e, NULL, 0, -1, v3(0, 0, 0), y, &s);
+    *energy = s.iN > 0 ? SIPD_R(0.5) * A * (s.r[0] * s.Wr[0] + s.r[1] * s.Wr[1] + s.r[2] * s.Wr[2]) : SIPD_R(0);
+    *scale = R[45];   /* D: about the energy of a unit fold angle across an edge */
+    if (s.iN > 0) {
+        /* midedge_jac's rows, the edge opposite corner l < 3 picked without indexing y by l */
+        const vec3 ed = l == 0 ? v3_sub(y[2], y[1]) : l == 1 ? v3_sub(y[0], y[2]) : v3_sub(y[1], y[0]);
+        sipd_real C[3];   /* midedge_jac's Cj of the three rows: corner 0's sums all three in one loop */
+        int c, i;
+        for (c = 0; c < 3; c++) C[c] = l == 0 ? SIPD_R(0) : R[3 * l + c];
+        if (l == 0) {
+            SIPD_DEVICE_NO_UNROLL
+            for (i = 1; i < MIDEDGE_NC; i++)
+                for (c = 0; c < 3; c++) C[c] -= R[3 * i + c];
+        }
+        for (c = 0; c < 3; c++) {
+            J[c] = v3_scale(s.n, C[c]);
+            if (l < 3) {
+                vec3 vp = v3_axpy(-v3_dot(s.n, s.v[c]), s.n, s.v[c]);
+                J[c] = v3_axpy(s.iN, v3_cross(vp, ed), J[c]);
+            }
+        }
+        g = v3_scale(J[0], A * s.Wr[0]);
+        g = v3_axpy(A * s.Wr[1], J[1], g);
+        g = v3_axpy(A * s.Wr[2], J[2], g);
+        B = midedge_m3_sym(kind_midedge_pair_rolled(R + 36, A, J));
+    }
+    kind_add_corner_block(precond, w, B, D);
+    return g;
+}
+#endif
+
 /* per-corner blocks: weight 1 */
 SIPD_HD sipd_real kind_midedge_weight(const sipd_real *rest, sipd_real vol, int l)
 {

@@ -46,6 +46,13 @@ if(TARGET sipd_cuda)
   # gpu_kinds_curtain runs the default dihedral hinges)
   add_test(NAME gpu_kinds_curtain_midedge COMMAND test_gpu kinds ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg midedge)
   list(APPEND sipd_gpu_tests gpu_kinds_curtain_midedge)
+  # the Gauss-Seidel kernels of the thin bodies with bending (kernels/backend_cuda.cu k_gs_color_kinds,
+  # sipd_cuda_gs_class): the curtain's triangles + hinges (6), + mid-edge bending (7), the rope's edges
+  # + rod bending (8), each against the generic kernels (bit for bit in the emulation build)
+  add_test(NAME gpu_gs_kernel_curtain COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg 6)
+  add_test(NAME gpu_gs_kernel_curtain_midedge COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg 7 midedge)
+  add_test(NAME gpu_gs_kernel_rope COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/rope.cfg 8)
+  list(APPEND sipd_gpu_tests gpu_gs_kernel_curtain gpu_gs_kernel_curtain_midedge gpu_gs_kernel_rope)
   # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
   add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)
   list(APPEND sipd_gpu_tests gpu_thin_ground)

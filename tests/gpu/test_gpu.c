@@ -26,6 +26,9 @@
  *                sipd (Jacobi expanded/sign, Gauss–Seidel sign) against the CPU; MODEL switches every
  *                material to that model (the membrane forms of physics/tri.h on the curtain) and
  *                runs Jacobi expanded, Gauss–Seidel sign and vbd only
+ *   gs_kernel FILE CLASS [midedge]  the Gauss–Seidel kernels the CUDA backend picks for FILE (with
+ *                mid-edge bending) are CLASS (sipd_cuda_gs_class), and a frame through them equals
+ *                the generic kernels' (SIPD_CUDA_GS_GENERIC=1) bit for bit in the emulation build
  *   profile [FILE]  the profile op's counters (backend.h sipd_profile) equal what the code path
  *                does: per Jacobi iteration without line search (the difference of a 15- and a
  *                5-iteration step, which cancels the per-step work) the element passes + vertex
@@ -949,6 +952,83 @@ static int test_slope(const char *path)
     return 0;
 }
 
+/* The Gauss–Seidel kernels the backend picks for the scene at `path` (sipd_cuda_gs_class: `want`;
+ * 6 cloth with hinges, 7 with mid-edge bending when `bend` is "midedge", 8 a rod with bending), and
+ * a frame of SIPD's Gauss–Seidel sweep through them (both splits, the line search on) against the
+ * generic kernels (SIPD_CUDA_GS_GENERIC=1, class 0): the same arithmetic (k_gs_color_kinds), so bit
+ * for bit in the emulation build; within POS_TOL on a device, whose compiler may contract the two
+ * kernels' sums differently. */
+static int test_gs_kernel(const char *path, int want, const char *bend)
+{
+    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN};
+    int k, i;
+    if (gpu_ops != &sipd_backend_cuda) {
+        printf("the CPU backend stands in: no CUDA kernels to pick\n");
+        return 0;
+    }
+    for (k = 0; k < 2; k++) {
+        sipd_scene sc;
+        sipd_model m;
+        sipd_sim s;
+        sipd_backend_params bp;
+        double *x[2];
+        long iters[2], st[4], ro;
+        int conv, run, cls[2] = {-1, -1};
+        double worst, d;
+        if (scene_load(path, &sc) != SIPD_OK) {
+            CHECK(0, "cannot load %s", path);
+            return 1;
+        }
+        sc.ccd = 0;
+        for (i = 0; bend && i < sc.nbodies; i++)
+            sc.bodies[i].bending = !strcmp(bend, "midedge") ? SIPD_BENDING_MIDEDGE : SIPD_BENDING_DIHEDRAL;
+        if (model_build(&sc, &m) != SIPD_OK) {
+            CHECK(0, "cannot build %s", path);
+            scene_free(&sc);
+            return 1;
+        }
+        sc.method = SIPD_METHOD_SIPD;
+        sc.sweep = SIPD_SWEEP_GS;
+        sc.projection = projs[k];
+        sc.chebyshev = 0;
+        sc.line_search = SIPD_LS_ALWAYS;
+        sc.iterations = 30;
+        x[0] = malloc(3 * m.nv * sizeof(double));
+        x[1] = malloc(3 * m.nv * sizeof(double));
+        for (run = 0; run < 2; run++) {   /* 0: the kernels the model picks, 1: the generic ones */
+            if (run)
+                setenv("SIPD_CUDA_GS_GENERIC", "1", 1);
+            sim_backend_params(&sc, 0, &bp);
+            if (sim_init(&s, &sc, &m, gpu_ops, &bp) == SIPD_OK) {
+                cls[run] = sipd_cuda_gs_class(s.b);
+                sim_free(&s);
+            }
+            CHECK(x[run] && run_frames(&sc, &m, gpu_ops, 1, x[run], &iters[run], &conv, &worst, st, &ro) == SIPD_OK,
+                  "%s: GPU run %d failed", path, run);
+            unsetenv("SIPD_CUDA_GS_GENERIC");
+        }
+        printf("%s%s%s projection %d: Gauss-Seidel kernels %d (generic: %d); iterations %ld, generic %ld\n", path,
+               bend ? " " : "", bend ? bend : "", projs[k], cls[0], cls[1], iters[0], iters[1]);
+        CHECK(cls[0] == want, "%s %s: Gauss-Seidel kernels %d, not %d", path, bend ? bend : "", cls[0], want);
+        CHECK(cls[1] == 0, "%s: SIPD_CUDA_GS_GENERIC=1 runs kernels %d, not the generic (0)", path, cls[1]);
+        if (x[0] && x[1]) {
+            d = max_dist(x[0], x[1], m.nv) / m.bbox_diag;
+            printf("%s: max |x - x_generic| / diag = %.3e\n", path, d);
+#ifdef SIPD_CUDA_EMULATION
+            CHECK(!memcmp(x[0], x[1], 3 * m.nv * sizeof(double)) && iters[0] == iters[1],
+                  "%s: the specialised Gauss-Seidel kernels differ from the generic ones (%.3e of the diagonal)", path, d);
+#else
+            CHECK(d < POS_TOL, "%s: the specialised Gauss-Seidel kernels differ from the generic ones by %.3e", path, d);
+#endif
+        }
+        free(x[0]);
+        free(x[1]);
+        model_free(&m);
+        scene_free(&sc);
+    }
+    return 0;
+}
+
 /* the device, or the CPU backend standing in (SIPD_TEST_GPU_SELFTEST=1); 77 without either */
 static int prog_setup(const char *which, int argc, char **argv)
 {
@@ -1000,6 +1080,11 @@ static int case_slope(int argc, char **argv)
     return 0;
 }
 
+static int case_gs_kernel(int argc, char **argv)
+{
+    return test_gs_kernel(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : NULL);
+}
+
 static const test_case cases[] = {
     {"scene", .run_args = case_scene, .args = "FILE"},
     {"slope", .run_args = case_slope, .args = "FILE"},
@@ -1011,6 +1096,7 @@ static const test_case cases[] = {
     {"methods", .run = test_methods},
     {"profile", .run_args = case_profile, .args = "[FILE]"},
     {"materials", .run_rc = test_materials},
+    {"gs_kernel", .run_args = case_gs_kernel, .args = "FILE CLASS [midedge]"},
 };
 static const test_program program = {"test_gpu", TEST_CASES(cases), .setup = prog_setup};
 TEST_MAIN(program)
