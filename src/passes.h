@@ -587,6 +587,24 @@ typedef struct {
     sipd_real E0, gd, scale;
 } sipd_gs_dir;
 
+/* The end of a Gauss–Seidel direction once g and D hold every term: Δ = −D⁻¹g, the tallies
+ * rmax2 and gmax2, and what the line search needs (E0, g·Δ, the scale from Σ ((μ+λ)V)²). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_dir_finish(vec3 ga, sym3 D, sipd_real E0, sipd_real noise,
+                                                          sipd_gs_tally *t)
+{
+    sipd_gs_dir r;
+    sipd_real n2;
+    s3_solve(D, v3_scale(ga, -1), &r.d);
+    n2 = v3_norm2(r.d);
+    t->rmax2 = pass_max(t->rmax2, (double)n2);
+    n2 = v3_norm2(ga);
+    t->gmax2 = pass_max(t->gmax2, (double)n2);
+    r.E0 = E0;
+    r.gd = v3_dot(ga, r.d);
+    r.scale = sipd_sqrt(noise);
+    return r;
+}
+
 /* The direction half of the local step of free vertex a: gradient and D of the terms that
  * involve a, Δ = −D⁻¹g; tallies rmax2, gmax2 (and the ground contacts).  Pairs use the exact
  * block β_a² D_z (one vertex moves at a time). */
@@ -595,10 +613,9 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *
 {
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
-    sipd_gs_dir r;
     vec3 ga;
     sym3 D;
-    sipd_real n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
+    sipd_real E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
@@ -620,15 +637,7 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *
         E0 += Ee;
         noise += sc * sc;
     }
-    s3_solve(D, v3_scale(ga, -1), &r.d);
-    n2 = v3_norm2(r.d);
-    t->rmax2 = pass_max(t->rmax2, (double)n2);
-    n2 = v3_norm2(ga);
-    t->gmax2 = pass_max(t->gmax2, (double)n2);
-    r.E0 = E0;
-    r.gd = v3_dot(ga, r.d);
-    r.scale = sipd_sqrt(noise);
-    return r;
+    return pass_gs_dir_finish(ga, D, E0, noise, t);
 }
 
 #ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend: a pair of kinds fixed (view.h SIPD_FIXED_KINDS) */
@@ -643,10 +652,9 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_kinds(const sipd_view *
     const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
     const sipd_real m = v->mass[a];
     const int f1 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_1(fixed)), f2 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_2(fixed));
-    sipd_gs_dir r;
     vec3 ga;
     sym3 D;
-    sipd_real n2, E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
+    sipd_real E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
     ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
     E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
@@ -663,15 +671,7 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_kinds(const sipd_view *
         E0 += Ee;
         noise += sc * sc;
     }
-    s3_solve(D, v3_scale(ga, -1), &r.d);
-    n2 = v3_norm2(r.d);
-    t->rmax2 = pass_max(t->rmax2, (double)n2);
-    n2 = v3_norm2(ga);
-    t->gmax2 = pass_max(t->gmax2, (double)n2);
-    r.E0 = E0;
-    r.gd = v3_dot(ga, r.d);
-    r.scale = sipd_sqrt(noise);
-    return r;
+    return pass_gs_dir_finish(ga, D, E0, noise, t);
 }
 #endif
 

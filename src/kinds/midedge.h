@@ -189,16 +189,10 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_midedge_eval_streamed(const sipd_view *v, c
 SIPD_HD SIPD_ALWAYS_INLINE mat3 kind_midedge_pair_rolled(const sipd_real *W, sipd_real A, const vec3 J[3])
 {
     mat3 M = m3_zero();
-    int c, d, r, k;
+    int c, d;
     SIPD_DEVICE_NO_UNROLL
     for (c = 0; c < 3; c++)
-        for (d = 0; d < 3; d++) {
-            sipd_real w = A * W[c == d ? c : c + d + 2];   /* (0,1)→3 (0,2)→4 (1,2)→5 */
-            if (w == 0)
-                continue;
-            for (r = 0; r < 3; r++)
-                for (k = 0; k < 3; k++) M.m[3 * r + k] += w * J[c].v[r] * J[d].v[k];
-        }
+        for (d = 0; d < 3; d++) midedge_pair_term(W, A, J, J, c, d, &M);
     return M;
 }
 

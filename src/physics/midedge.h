@@ -98,19 +98,25 @@ SIPD_HD void midedge_jac(const sipd_real *R, const vec3 *y, const midedge_state 
     }
 }
 
+/* midedge_pair's term (c, d): A W'_cd J_c J'_dᵀ added to *M (nothing where the weight is 0) */
+SIPD_HD SIPD_ALWAYS_INLINE void midedge_pair_term(const sipd_real *W, sipd_real A, const vec3 Ji[3], const vec3 Jj[3],
+                                                  int c, int d, mat3 *M)
+{
+    const sipd_real w = A * W[c == d ? c : c + d + 2];   /* (0,1)→3 (0,2)→4 (1,2)→5 */
+    int r, k;
+    if (w == 0)
+        return;
+    for (r = 0; r < 3; r++)
+        for (k = 0; k < 3; k++) M->m[3 * r + k] += w * Ji[c].v[r] * Jj[d].v[k];
+}
+
 /* A Jᵀ W' J' of two corners' rows (a full 3x3, row-major) */
 SIPD_HD mat3 midedge_pair(const sipd_real *W, sipd_real A, const vec3 Ji[3], const vec3 Jj[3])
 {
     mat3 M = m3_zero();
-    int c, d, r, k;
+    int c, d;
     for (c = 0; c < 3; c++)
-        for (d = 0; d < 3; d++) {
-            sipd_real w = A * W[c == d ? c : c + d + 2];   /* (0,1)→3 (0,2)→4 (1,2)→5 */
-            if (w == 0)
-                continue;
-            for (r = 0; r < 3; r++)
-                for (k = 0; k < 3; k++) M.m[3 * r + k] += w * Ji[c].v[r] * Jj[d].v[k];
-        }
+        for (d = 0; d < 3; d++) midedge_pair_term(W, A, Ji, Jj, c, d, &M);
     return M;
 }
 
