@@ -596,7 +596,7 @@ __device__ static __forceinline__ void gs_color(const dview &d, int begin, int c
         int a = d.color_verts[begin + i];
         if (!d.v.fixed[a]) {
             sipd_gs_dir s;
-            if (F & 0x400)   /* a pair of kinds (k_gs_color_kinds) */
+            if (SIPD_FIXED_IS_KINDS(F))   /* a pair of kinds (k_gs_color_kinds) */
                 s = pass_gs_direction_kinds(&d.v, F, P, S, a, &t);
             else
                 s = pass_gs_direction_fixed(&d.v, F, P, S, 0, a, &t);

@@ -333,7 +333,7 @@ SIPD_HD vec3 pass_element_corner(const sipd_view *v, int precond, int split, int
 SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_incidence_energy(const sipd_view *v, int fixed, int gi, int e,
                                                            const sipd_real *dy, sipd_real alpha, int over, vec3 q)
 {
-    if (fixed & 0x400) {
+    if (SIPD_FIXED_IS_KINDS(fixed)) {
         if (v->grp[gi].kind == SIPD_FIXED_KIND_1(fixed))
             return pass_element_energy_fixed(v, SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_1(fixed)), gi, e, dy, alpha, over,
                                              q);

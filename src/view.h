@@ -145,6 +145,7 @@ enum { SIPD_FIXED_NONE = 0, SIPD_FIXED_TET_SNH = SIPD_FIXED_KIND_MODEL(SIPD_KIND
  * pass_incidence_corner); | SIPD_FIXED_MODEL(m): every material is of model m besides.  Each
  * element then runs as SIPD_FIXED_ONE(fixed, its kind): the kind fixed, the model as given. */
 #define SIPD_FIXED_KINDS(k1, k2) (0x400 | ((k1) << 12) | ((k2) << 16))
+#define SIPD_FIXED_IS_KINDS(f) (((f) & 0x400) != 0)
 #define SIPD_FIXED_MODEL(m) (0x200 | ((m) << 4))
 #define SIPD_FIXED_KIND_1(f) (((f) >> 12) & 15)
 #define SIPD_FIXED_KIND_2(f) (((f) >> 16) & 15)
