@@ -118,7 +118,7 @@ struct gs_acc {
     int backtracks, rejected;
 };
 
-typedef void (*element_kernel_p)(dview, int);
+typedef void (*element_kernel_p)(dview, int, int);
 typedef void (*vertex_kernel_p)(dview, int);
 typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
 typedef void (*gs_search_kernel_p)(dview, int, int, float, struct gs_acc *);
@@ -140,7 +140,7 @@ struct sipd_backend {
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
     int gs_generic;      /* SIPD_CUDA_GS_GENERIC=1: the generic Gauss–Seidel kernels whatever the
                             model (gs_fixed; the tests compare the specialised ones with them) */
-    int grp_model[SIPD_KIND_COUNT];   /* group g's one material model, -1 mixed, -2 not yet looked at */
+    unsigned grp_models[SIPD_KIND_COUNT];   /* group g's material models, a bit each; 0 not yet looked at */
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -384,7 +384,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_begin_step(const __grid_const
  * registers; K⁺ is dead code unless P is SPLIT, so the non-SPLIT variants are built with
  * S = EXPANDED — the gradient does not depend on S). */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g)
+__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g, int)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
@@ -397,24 +397,50 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
  * Chosen per group at launch (element_kernel); the generic k_element serves the other
  * preconditioners. */
 template <int P, int S, int K>
-__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g)
+__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g, int)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element_fixed(&d.v, SIPD_FIXED_KIND(K), P, S, g, e);
 }
 
-/* SIPD's element pass over a tet group whose materials are all of model M (neo-Hookean or StVK;
- * element_kernel's table says why not the others): the model's P and K⁺
- * inline with M and S constants (kinds/tet.h kind_tet_element_model), without the out-of-line
- * material_eval_other of the generic tet kernel.  Chosen per group at launch (element_kernel). */
-template <int S, int M>
-__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g)
+/* Whether a tet of model `model` is the kernel of model M's (corotational serves ARAP too: the
+ * same arithmetic, material.h).  O = 0: every tet of the group is (its materials are of one
+ * model), nothing is tested: the test cost the stable neo-Hookean kernels 4-8 registers, so the
+ * kernels that test (O = 1) are instances of their own, for groups that mix models. */
+template <int O>
+__device__ static __forceinline__ int tet_model_is(int model, int M)
+{
+    return !O || model == M || (M == SIPD_MAT_COROTATIONAL && model == SIPD_MAT_ARAP);
+}
+
+/* SIPD's element pass over the tets of model M (neo-Hookean, corotational/ARAP or StVK) of a tet
+ * group: the model's P and K⁺ inline with M and S constants (kinds/tet.h kind_tet_element_model),
+ * without the out-of-line material_eval_other of a run-time model.  Corotational tets read the
+ * rotation k_element_tet_polar left for them.  With `only`, tets of other models are skipped (a
+ * group whose materials mix models runs one kernel per model: element_pass). */
+template <int S, int M, int O>
+__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g, int)
 {
     const sipd_group_view *G = &d.v.grp[g];
     GRID_STRIDE(e, G->ne)
     {
         sipd_material m = d.v.mats[G->mat[e]];
+        if (!tet_model_is<O>(m.model, M))
+            continue;
         m.model = M;
         kind_tet_element_model(&d.v, &m, S, G, e);
+    }
+}
+
+/* The rotations of the corotational and ARAP tets of group g (kinds/tet.h kind_tet_polar), before
+ * k_element_tet_model<S, SIPD_MAT_COROTATIONAL>; `only` as there. */
+template <int O>
+__global__ void __launch_bounds__(NT) k_element_tet_polar(const __grid_constant__ dview d, int g, int)
+{
+    const sipd_group_view *G = &d.v.grp[g];
+    GRID_STRIDE(e, G->ne)
+    {
+        if (tet_model_is<O>(d.v.mats[G->mat[e]].model, SIPD_MAT_COROTATIONAL))
+            kind_tet_polar(&d.v, G, e);
     }
 }
 
@@ -423,13 +449,15 @@ __global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant_
  * models' branches and their out-of-line calls (material_eval_other, which counted for every
  * kernel's registers) are not compiled in.  The material is a local copy with its model set to the
  * constant; the arithmetic is kind_tet_element's (src/kinds/tet.h).  Chosen per group at launch (element_kernel). */
-template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g)
+template <int P, int S, int O = 0>
+__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g, int)
 {
     const sipd_group_view *G = &d.v.grp[g];
     GRID_STRIDE(e, G->ne)
     {
         sipd_material m = d.v.mats[G->mat[e]];
+        if (!tet_model_is<O>(m.model, SIPD_MAT_STABLE_NEOHOOKEAN))
+            continue;
         m.model = SIPD_MAT_STABLE_NEOHOOKEAN;
         if (P == SIPD_PRECOND_SPLIT && (S == SIPD_SPLIT_CLAMP || S == SIPD_SPLIT_ABS))
             kind_tet_element_snh_pfirst(&d.v, &m, S, G, e);
@@ -773,6 +801,11 @@ static const k_gs_color_table_t k_gs_color_tri_snh_table = {
     k_gs_color_tri_snh<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 
 SIPD_VARIANTS(k_element_tet_snh, k_element_table_t);
+/* SIPD's, for a group of mixed models (testing each tet's: element_pass) */
+static const element_kernel_p k_element_tet_snh_only[5] = {
+    k_element_tet_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, 1>, k_element_tet_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_SIGN, 1>,
+    k_element_tet_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_NONE, 1>, k_element_tet_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_CLAMP, 1>,
+    k_element_tet_snh<SIPD_PRECOND_SPLIT, SIPD_SPLIT_ABS, 1>};
 static const element_kernel_p k_element_tet_snh_hessian = k_element_tet_snh<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
 
 #define PICK(table, pc, sp)                                                                   \
@@ -819,59 +852,98 @@ static int model_all_snh(sipd_backend *b)
      k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>, \
      k_element_kind<SIPD_PRECOND_SPLIT, SIPD_SPLIT_EXPANDED, K>}
 static const element_kernel_p k_element_kind_table[SIPD_KIND_COUNT][5] = {
-    SIPD_SPLITS_OF(SIPD_KIND_TET), SIPD_SPLITS_OF(SIPD_KIND_EDGE), SIPD_SPLIT_ANY(SIPD_KIND_ROD_BEND),
+    {NULL, NULL, NULL, NULL, NULL} /* tets: per model, element_pass */, SIPD_SPLITS_OF(SIPD_KIND_EDGE), SIPD_SPLIT_ANY(SIPD_KIND_ROD_BEND),
     SIPD_SPLITS_OF(SIPD_KIND_TRI), SIPD_SPLIT_ANY(SIPD_KIND_HINGE), SIPD_SPLIT_ANY(SIPD_KIND_MIDEDGE)};
 #undef SIPD_SPLITS_OF
 #undef SIPD_SPLIT_ANY
 
-#define SIPD_TET_MODEL_SPLITS(M)                                                              \
-    {k_element_tet_model<SIPD_SPLIT_EXPANDED, M>, k_element_tet_model<SIPD_SPLIT_SIGN, M>,     \
-     k_element_tet_model<SIPD_SPLIT_NONE, M>, k_element_tet_model<SIPD_SPLIT_CLAMP, M>,        \
-     k_element_tet_model<SIPD_SPLIT_ABS, M>}
-/* [model][split]; stable neo-Hookean is k_element_tet_snh's.  None for ARAP and corotational: their
- * polar decomposition keeps a fixed-model kernel at 75-77 registers, as many as the run-time-model
- * tet kernel (k_element_kind<SPLIT, S, TET>) that serves them and groups of mixed models. */
-static const element_kernel_p k_element_tet_model_table[SIPD_MAT_NMODELS][5] = {
-    {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_NEOHOOKEAN),
-    {NULL, NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_STVK)};
+#define SIPD_TET_MODEL_SPLITS(M, O)                                                           \
+    {k_element_tet_model<SIPD_SPLIT_EXPANDED, M, O>, k_element_tet_model<SIPD_SPLIT_SIGN, M, O>, \
+     k_element_tet_model<SIPD_SPLIT_NONE, M, O>, k_element_tet_model<SIPD_SPLIT_CLAMP, M, O>,    \
+     k_element_tet_model<SIPD_SPLIT_ABS, M, O>}
+#define SIPD_TET_MODELS(O)                                                                    \
+    {{NULL, NULL, NULL, NULL, NULL}, SIPD_TET_MODEL_SPLITS(SIPD_MAT_NEOHOOKEAN, O),            \
+     SIPD_TET_MODEL_SPLITS(SIPD_MAT_COROTATIONAL, O), SIPD_TET_MODEL_SPLITS(SIPD_MAT_COROTATIONAL, O), \
+     SIPD_TET_MODEL_SPLITS(SIPD_MAT_STVK, O)}
+/* [only][model][split]; stable neo-Hookean is k_element_tet_snh's; corotational serves ARAP too
+ * (after k_element_tet_polar: element_pass) */
+static const element_kernel_p k_element_tet_model_table[2][SIPD_MAT_NMODELS][5] = {SIPD_TET_MODELS(0),
+                                                                                  SIPD_TET_MODELS(1)};
+static const element_kernel_p k_element_tet_polar_table[2] = {k_element_tet_polar<0>, k_element_tet_polar<1>};
+#undef SIPD_TET_MODELS
 #undef SIPD_TET_MODEL_SPLITS
 
-/* The one model of group g's materials, or -1 when they mix models (looked at once, grp_model). */
-static int group_model(sipd_backend *b, int g)
+/* The material models of group g's elements, a bit per model (looked at once, grp_models). */
+static unsigned group_models(sipd_backend *b, int g)
 {
-    if (b->grp_model[g] == -2) {
+    if (b->grp_models[g] == 0) {
         const host_material_f64 *hm = host_materials(b->m);
         const sipd_elem_group *G = &b->m->groups[g];
-        int e, m = -1;
-        for (e = 0; e < G->ne; e++) {
-            int me = hm[G->mat[e]].model;
-            if (m >= 0 && me != m) {
-                m = -1;
-                break;
-            }
-            m = me;
-        }
-        b->grp_model[g] = m;
+        unsigned mask = 0;
+        int e;
+        for (e = 0; e < G->ne; e++) mask |= 1u << hm[G->mat[e]].model;
+        b->grp_models[g] = mask;
     }
-    return b->grp_model[g];
+    return b->grp_models[g];
 }
 
+/* The one model of group g's materials, or -1 when they mix models. */
+static int group_model(sipd_backend *b, int g)
+{
+    const unsigned mask = group_models(b, g);
+    int m;
+    for (m = 0; m < SIPD_MAT_NMODELS; m++)
+        if (mask == 1u << m)
+            return m;
+    return -1;
+}
+
+/* The element kernel of group g but SIPD's tets (element_pass): the tet kernel of the group's one
+ * model when it has one and the preconditioner is not SPLIT (stable neo-Hookean: k_element_tet_snh),
+ * SIPD's kernel of the kind for the other kinds, else the generic kernel chosen in create (hessian:
+ * the element Hessians for `assemble`). */
 static element_kernel_p element_kernel(sipd_backend *b, int g, int hessian)
 {
     const int kind = b->d.v.grp[g].kind;   /* a valid kind (model_build) */
-    if (kind == SIPD_KIND_TET) {
-        /* the tet group's one model (every material stable neo-Hookean: no need to look) */
-        const int m = model_all_snh(b) ? SIPD_MAT_STABLE_NEOHOOKEAN : group_model(b, g);
-        if (m == SIPD_MAT_STABLE_NEOHOOKEAN)
-            return hessian || b->precond == SIPD_PRECOND_HESSIAN ? k_element_tet_snh_hessian
-                                                                 : PICK(k_element_tet_snh_table, b->precond, b->split);
-        if (!hessian && b->precond == SIPD_PRECOND_SPLIT && m > 0 && m < SIPD_MAT_NMODELS &&
-            k_element_tet_model_table[m][b->split])
-            return k_element_tet_model_table[m][b->split];
-    }
-    if (!hessian && b->precond == SIPD_PRECOND_SPLIT)
+    if (kind == SIPD_KIND_TET && (model_all_snh(b) || group_model(b, g) == SIPD_MAT_STABLE_NEOHOOKEAN))
+        return hessian || b->precond == SIPD_PRECOND_HESSIAN ? k_element_tet_snh_hessian
+                                                             : PICK(k_element_tet_snh_table, b->precond, b->split);
+    if (!hessian && b->precond == SIPD_PRECOND_SPLIT && kind != SIPD_KIND_TET)
         return k_element_kind_table[kind][b->split];
     return hessian ? k_element_hessian : b->kelem;
+}
+
+/* The element pass over group g.  SIPD's (SPLIT) over tets: one kernel per material model of the
+ * group's tets, the model a compile-time constant in each (k_element_tet_snh, k_element_tet_model;
+ * corotational and ARAP, one model here, after k_element_tet_polar), each skipping the tets of the
+ * others when the group mixes models (only = 1; one group holds every tet of the model, whatever
+ * body it came from).  No kernel with the model a run-time switch: that one took 75-79 registers
+ * (docs/gpu.md#registers).  The others: element_kernel. */
+static int element_pass(sipd_backend *b, int g)
+{
+    const int grid = grid_for(b, b->d.v.grp[g].ne);
+    if (b->d.v.grp[g].kind == SIPD_KIND_TET && b->precond == SIPD_PRECOND_SPLIT) {
+        const unsigned polar = 1u << SIPD_MAT_ARAP | 1u << SIPD_MAT_COROTATIONAL;
+        unsigned mask = model_all_snh(b) ? 1u << SIPD_MAT_STABLE_NEOHOOKEAN : group_models(b, g);
+        int m, only;
+        if (mask & polar)   /* one kernel for both */
+            mask = (mask & ~polar) | 1u << SIPD_MAT_COROTATIONAL;
+        only = (mask & (mask - 1)) != 0;
+        for (m = 0; m < SIPD_MAT_NMODELS; m++) {
+            if (!(mask & 1u << m))
+                continue;
+            if (m == SIPD_MAT_COROTATIONAL)
+                KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass: polar rotations)", k_element_tet_polar_table[only],
+                        grid, b->d, g, 0);
+            element_kernel_p k = m != SIPD_MAT_STABLE_NEOHOOKEAN ? k_element_tet_model_table[only][m][b->split]
+                               : only                            ? k_element_tet_snh_only[b->split]
+                                                                 : k_element_tet_snh_table.split[b->split];
+            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", k, grid, b->d, g, 0);
+        }
+        return SIPD_OK;
+    }
+    KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid, b->d, g, 0);
+    return SIPD_OK;
 }
 
 /* The Gauss–Seidel kernels a model's elements allow (a vertex gathers over the incidences of every
@@ -1118,8 +1190,8 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
         sipd_error("cuda backend: unknown split %d", p->split);
         return SIPD_EFAIL;
     }
-    for (int g = 0; g < SIPD_KIND_COUNT; g++) b->grp_model[g] = -2;
-    b->kelem = p->precond == SIPD_PRECOND_SPLIT ? k_element_kind_table[SIPD_KIND_TET][p->split]
+    for (int g = 0; g < SIPD_KIND_COUNT; g++) b->grp_models[g] = 0;
+    b->kelem = p->precond == SIPD_PRECOND_SPLIT ? k_element_tet_snh_table.split[p->split]
                                                 : PICK(k_element_table, p->precond, p->split);
     b->kgs = PICK(k_gs_color_table, p->precond, p->split);
     if (p->precond == SIPD_PRECOND_HESSIAN)   /* g and the element Hessians (dy: the caller's) */
@@ -1704,7 +1776,8 @@ static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
         return SIPD_EFAIL;
     for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
         if (b->d.v.grp[g].ne > 0) {
-            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid_for(b, b->d.v.grp[g].ne), b->d, g);
+            if (element_pass(b, g) != SIPD_OK)
+                return SIPD_EFAIL;
         }
     KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first);   /* vertex pass */
     if (b->d.v.npr > 0)   /* its results beside the vertex pass's: one read-back for both */
@@ -2023,7 +2096,7 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_HESSIAN ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
         if (b->d.v.grp[gi].ne > 0) {   /* (SIPD_PRECOND_HESSIAN: the direction pass computed them) */
             KLAUNCH(SIPD_PHASE_OTHER, "assemble (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
-                    b->d, gi);
+                    b->d, gi, 0);
         }
     if (m->nv > 0) {   /* the block rows */
         KLAUNCH(SIPD_PHASE_OTHER, "assemble (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);

@@ -43,28 +43,55 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const s
 #ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
 /* SIPD's element pass (precond SPLIT) for a tet whose material's model is a compile-time constant
  * other than stable neo-Hookean (the CUDA backend's k_element_tet_model): P and K⁺ by
- * material_eval_other_inline, not through the out-of-line material_eval_other, whose registers
- * (every model and split of it) count for the kernel.  The arithmetic is tet_element's. */
+ * material_eval_other_inline (corotational: material_corot_eval with R from kind_tet_polar), not
+ * through the out-of-line material_eval_other, whose registers (every model and split of it) count
+ * for the kernel.  The arithmetic is tet_element's. */
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const sipd_material *mat, int split,
                                                         const sipd_group_view *G, int e)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
     const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
-    mat3 P;
+    /* clamp and abs (and corotational's sign, a projection too): P first, the gradient stored before
+       K⁺'s eigen-fix or projection, so P is dead across it (63 / 58 registers → 52 / 40); the
+       others: P and K⁺ in one evaluation */
+    const int pfirst = split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS ||
+                       (split == SIPD_SPLIT_SIGN && mat->model == SIPD_MAT_COROTATIONAL);
+    mat3 P, R;
     sym3 Kp;
     vec3 gr[4];
     int a;
-    /* clamp and abs: P first, the gradient stored before K⁺'s eigen-fix or projection, so P is
-       dead across it (63 / 58 registers → 52 / 40); the others: P and K⁺ in one evaluation */
-    material_eval_other_inline(mat, split, F, &P, split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS ? NULL : &Kp);
+    /* corotational (and ARAP, the same arithmetic): R from the quaternion k_element_tet_polar left
+       in this tet's K⁺ slot (polar_rotation_quat; overwritten below) */
+    if (mat->model == SIPD_MAT_COROTATIONAL) {
+        const sipd_real *q = G->blk + 6 * (size_t)e;
+        R = polar_quat_to_rot(q[0], q[1], q[2], q[3]);
+    }
+    if (mat->model == SIPD_MAT_COROTATIONAL)
+        material_corot_eval(mat, split, F, R, &P, pfirst ? NULL : &Kp);
+    else
+        material_eval_other_inline(mat, split, F, &P, pfirst ? NULL : &Kp);
     for (a = 1; a < 4; a++)
         gr[a] = v3_scale(m3_mulv(P, v3(Bm[3 * (a - 1)], Bm[3 * (a - 1) + 1], Bm[3 * (a - 1) + 2])), vol);
     gr[0] = v3_scale(v3_add(v3_add(gr[1], gr[2]), gr[3]), -1);
     for (a = 0; a < 4; a++) v3_store(G->grad + 12 * (size_t)e + 3 * a, gr[a]);
-    if (split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS)
+    if (pfirst && mat->model == SIPD_MAT_COROTATIONAL)
+        material_corot_eval(mat, split, F, R, &P, &Kp);
+    else if (pfirst)
         material_eval_other_inline(mat, split, F, &P, &Kp);
     s3_store(G->blk + 6 * (size_t)e, Kp);
+}
+
+/* The first kernel of a corotational or ARAP tet's element pass (k_element_tet_polar): the
+ * quaternion of F's polar rotation into the tet's K⁺ slot, where kind_tet_element_model reads it.
+ * The 4x4 eigen-solve of the polar decomposition and K⁺'s evaluation in one kernel took 75-77
+ * registers; apart, 56 or fewer each (docs/gpu.md#registers). */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_polar(const sipd_view *v, const sipd_group_view *G, int e)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e;
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    polar_rotation_quat(F, G->blk + 6 * (size_t)e);
 }
 
 /* The Gauss–Seidel corner and energy of a tet whose model (not stable neo-Hookean) is a

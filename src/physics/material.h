@@ -200,6 +200,54 @@ SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R
     return t;
 }
 
+/* Corotational/ARAP P = 2μF + cR and, when Kp is not NULL, the K⁺ of `split`, for R =
+ * polar_rotation(F) given (material_eval_other's case; the CUDA backend's k_element_tet_model
+ * computes R in a kernel of its own, k_element_tet_polar, so that neither kernel holds both the
+ * polar decomposition and K⁺: docs/gpu.md#registers). */
+SIPD_HD SIPD_ALWAYS_INLINE void material_corot_eval(const sipd_material *mat, int split, mat3 F, mat3 R, mat3 *P,
+                                                    sym3 *Kp)
+{
+    const sym3 S = polar_stretch(F, R);
+    const sipd_real t = S.s[0] + S.s[1] + S.s[2] - 3, c = mat->lambda * t - 2 * mat->mu;
+    int i;
+    for (i = 0; i < 9; i++) P->m[i] = 2 * mat->mu * F.m[i] + c * R.m[i];
+    if (!Kp)
+        return;
+    if (split == SIPD_SPLIT_EXPANDED) {
+        sipd_real k = 2 * mat->mu + sipd_max(mat->lambda, 0);   /* λ < 0 (ν < 0): the λ(Rg)(Rg)ᵀ term is ⪯ 0 */
+        if (c > 0) {
+            /* A = (tr S) I − S ⪰ 0: tr A⁻¹ = tr cof A / det A (det A floored against tr A) */
+            sym3 A = s3_axpy(-1, S, s3_diag(t + 3));
+            mat3 CA = m3_cof(s3_to_m3(A));
+            sipd_real tA = A.s[0] + A.s[1] + A.s[2], dA = m3_det(s3_to_m3(A));
+            sipd_real fl = SIPD_J2_FLOOR * tA * tA * tA / 27;
+            k += c * (CA.m[0] + CA.m[4] + CA.m[8]) / sipd_max(dA, sipd_max(fl, SIPD_R(1e-30)));
+        }
+        *Kp = s3_diag(k);
+    } else {
+        /* K = 2μI + c (F Rᵀ)⁻¹, the left stretch F Rᵀ = R S Rᵀ inverted through its cofactor */
+        mat3 Vs = m3_mul(F, m3_transpose(R)), CV;
+        sipd_real J, w;
+        for (i = 0; i < 3; i++) {   /* symmetrise (it is, to round-off) */
+            int j;
+            for (j = i + 1; j < 3; j++) Vs.m[3 * i + j] = Vs.m[3 * j + i] = SIPD_R(0.5) * (Vs.m[3 * i + j] + Vs.m[3 * j + i]);
+        }
+        CV = m3_cof(Vs);
+        J = Vs.m[0] * CV.m[0] + Vs.m[1] * CV.m[1] + Vs.m[2] * CV.m[2];
+        w = c * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        Kp->s[0] = 2 * mat->mu + w * CV.m[0];
+        Kp->s[1] = 2 * mat->mu + w * CV.m[4];
+        Kp->s[2] = 2 * mat->mu + w * CV.m[8];
+        Kp->s[3] = w * SIPD_R(0.5) * (CV.m[1] + CV.m[3]);
+        Kp->s[4] = w * SIPD_R(0.5) * (CV.m[2] + CV.m[6]);
+        Kp->s[5] = w * SIPD_R(0.5) * (CV.m[5] + CV.m[7]);
+        if (split == SIPD_SPLIT_SIGN || split == SIPD_SPLIT_CLAMP)
+            *Kp = s3_project(*Kp, SIPD_PROJECT_CLAMP);
+        else if (split == SIPD_SPLIT_ABS)
+            *Kp = s3_project(*Kp, SIPD_PROJECT_ABS);
+    }
+}
+
 /* StVK: tr E and the second Piola–Kirchhoff stress S_2 = 2μE + λ tr E I = μ(FᵀF − I) + λ tr E I. */
 SIPD_HD sym3 material_stvk_S2(const sipd_material *mat, mat3 F, sipd_real *trE)
 {
@@ -277,48 +325,7 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
         return;
     }
     case SIPD_MAT_ARAP:
-    case SIPD_MAT_COROTATIONAL: {
-        mat3 R;
-        sym3 S;
-        sipd_real c, t = material_corot_parts(mat, F, &R, &S, &c);
-        for (i = 0; i < 9; i++) P->m[i] = 2 * mat->mu * F.m[i] + c * R.m[i];
-        if (!Kp)
-            return;
-        if (split == SIPD_SPLIT_EXPANDED) {
-            sipd_real k = 2 * mat->mu + sipd_max(mat->lambda, 0);   /* λ < 0 (ν < 0): the λ(Rg)(Rg)ᵀ term is ⪯ 0 */
-            if (c > 0) {
-                /* A = (tr S) I − S ⪰ 0: tr A⁻¹ = tr cof A / det A (det A floored against tr A) */
-                sym3 A = s3_axpy(-1, S, s3_diag(t + 3));
-                mat3 CA = m3_cof(s3_to_m3(A));
-                sipd_real tA = A.s[0] + A.s[1] + A.s[2], dA = m3_det(s3_to_m3(A));
-                sipd_real fl = SIPD_J2_FLOOR * tA * tA * tA / 27;
-                k += c * (CA.m[0] + CA.m[4] + CA.m[8]) / sipd_max(dA, sipd_max(fl, SIPD_R(1e-30)));
-            }
-            *Kp = s3_diag(k);
-        } else {
-            /* K = 2μI + c (F Rᵀ)⁻¹, the left stretch F Rᵀ = R S Rᵀ inverted through its cofactor */
-            mat3 Vs = m3_mul(F, m3_transpose(R)), CV;
-            sipd_real J, w;
-            for (i = 0; i < 3; i++) {   /* symmetrise (it is, to round-off) */
-                int j;
-                for (j = i + 1; j < 3; j++) Vs.m[3 * i + j] = Vs.m[3 * j + i] = SIPD_R(0.5) * (Vs.m[3 * i + j] + Vs.m[3 * j + i]);
-            }
-            CV = m3_cof(Vs);
-            J = Vs.m[0] * CV.m[0] + Vs.m[1] * CV.m[1] + Vs.m[2] * CV.m[2];
-            w = c * J / sipd_max(J * J, SIPD_J2_FLOOR);
-            Kp->s[0] = 2 * mat->mu + w * CV.m[0];
-            Kp->s[1] = 2 * mat->mu + w * CV.m[4];
-            Kp->s[2] = 2 * mat->mu + w * CV.m[8];
-            Kp->s[3] = w * SIPD_R(0.5) * (CV.m[1] + CV.m[3]);
-            Kp->s[4] = w * SIPD_R(0.5) * (CV.m[2] + CV.m[6]);
-            Kp->s[5] = w * SIPD_R(0.5) * (CV.m[5] + CV.m[7]);
-            if (split == SIPD_SPLIT_SIGN || split == SIPD_SPLIT_CLAMP)
-                *Kp = s3_project(*Kp, SIPD_PROJECT_CLAMP);
-            else if (split == SIPD_SPLIT_ABS)
-                *Kp = s3_project(*Kp, SIPD_PROJECT_ABS);
-        }
-        return;
-    }
+    case SIPD_MAT_COROTATIONAL: material_corot_eval(mat, split, F, polar_rotation(F), P, Kp); return;
     case SIPD_MAT_STVK: {
         sipd_real trE;
         sym3 S2 = material_stvk_S2(mat, F, &trE), B;

@@ -71,8 +71,11 @@ SIPD_HD mat3 polar_quat_to_rot(sipd_real w, sipd_real x, sipd_real y, sipd_real 
     return R;
 }
 
-/* The rotation nearest F (maximises tr(RᵀF); det R = +1 for every F). */
-SIPD_HD mat3 polar_rotation(mat3 F)
+/* The quaternion (w, x, y, z) of the rotation nearest F (maximises tr(RᵀF); det R = +1 for every
+ * F), unnormalised: polar_quat_to_rot(q) is polar_rotation(F).  Four numbers: the CUDA backend
+ * stores them between the two kernels of a corotational / ARAP tet's element pass
+ * (kernels/backend_cuda.cu k_element_tet_polar). */
+SIPD_HD void polar_rotation_quat(mat3 F, sipd_real q[4])
 {
     sipd_real N[16], ev[4], V[16];
     const sipd_real *f = F.m;
@@ -92,21 +95,37 @@ SIPD_HD mat3 polar_rotation(mat3 F)
     for (k = 1; k < 4; k++)
         if (ev[k] > ev[best])
             best = k;
-    return polar_quat_to_rot(V[best], V[4 + best], V[8 + best], V[12 + best]);
+    for (k = 0; k < 4; k++) q[k] = V[4 * k + best];
+}
+
+/* The rotation nearest F (maximises tr(RᵀF); det R = +1 for every F). */
+SIPD_HD mat3 polar_rotation(mat3 F)
+{
+    sipd_real q[4];
+    polar_rotation_quat(F, q);
+    return polar_quat_to_rot(q[0], q[1], q[2], q[3]);
+}
+
+/* S = the symmetric part of RᵀF for the rotation R of F's polar decomposition (symmetric already,
+ * to round-off). */
+SIPD_HD sym3 polar_stretch(mat3 F, mat3 R)
+{
+    const mat3 T = m3_mul(m3_transpose(R), F);
+    sym3 S;
+    S.s[0] = T.m[0];
+    S.s[1] = T.m[4];
+    S.s[2] = T.m[8];
+    S.s[3] = SIPD_R(0.5) * (T.m[1] + T.m[3]);
+    S.s[4] = SIPD_R(0.5) * (T.m[2] + T.m[6]);
+    S.s[5] = SIPD_R(0.5) * (T.m[5] + T.m[7]);
+    return S;
 }
 
 /* F = R S: R = polar_rotation(F), S = the symmetric part of RᵀF (symmetric already, to round-off). */
 SIPD_HD void polar_decompose(mat3 F, mat3 *R, sym3 *S)
 {
-    mat3 T;
     *R = polar_rotation(F);
-    T = m3_mul(m3_transpose(*R), F);
-    S->s[0] = T.m[0];
-    S->s[1] = T.m[4];
-    S->s[2] = T.m[8];
-    S->s[3] = SIPD_R(0.5) * (T.m[1] + T.m[3]);
-    S->s[4] = SIPD_R(0.5) * (T.m[2] + T.m[6]);
-    S->s[5] = SIPD_R(0.5) * (T.m[5] + T.m[7]);
+    *S = polar_stretch(F, *R);
 }
 
 /* dR for the direction dF, given R, the eigenvalues s and eigenvectors V (columns) of S and

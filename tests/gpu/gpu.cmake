@@ -53,6 +53,11 @@ if(TARGET sipd_cuda)
   add_test(NAME gpu_gs_kernel_curtain_midedge COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg 7 midedge)
   add_test(NAME gpu_gs_kernel_rope COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/rope.cfg 8)
   list(APPEND sipd_gpu_tests gpu_gs_kernel_curtain gpu_gs_kernel_curtain_midedge gpu_gs_kernel_rope)
+  # a tet group of mixed material models (arap, corotational, neo-Hookean; stvk, corotational, stable
+  # neo-Hookean): SIPD's element pass one kernel per model (backend_cuda.cu element_pass) under every
+  # split, against the CPU, and the element launches per iteration counted
+  add_test(NAME gpu_mixed_models COMMAND test_gpu mixed_models ${SIPD_TEST_DATA}/gpu/mixed_models.cfg)
+  list(APPEND sipd_gpu_tests gpu_mixed_models)
   # thin bodies: a cloth and a rod with contact thickness on the ground and on each other
   add_test(NAME gpu_thin_ground COMMAND test_gpu scene ${SIPD_TEST_DATA}/gpu/thin_ground.cfg)
   list(APPEND sipd_gpu_tests gpu_thin_ground)

@@ -562,11 +562,6 @@ static int test_materials(void)
     return 0;
 }
 
-/* Element kinds (springs, rods, cloth) through every method the CUDA backend runs: the scene at
- * `path` (a rod, springs or cloth scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
- * Gauss–Seidel and Jacobi under both splits, GPU against CPU.  With `model` (a materials[].model
- * name) every material of the scene is switched to it first: the membrane forms of the other
- * models (physics/tri.h, out of line) in the float32 kernels. */
 /* One step of `iters` iterations on ops with profile timing on/off; *pr = the profile of the
  * step alone (reset after sim_init), *wall = seconds from before the step to after the read
  * (which waits for the device).  In the emulation build *ec = the emulator's counts over the
@@ -747,6 +742,86 @@ static void test_profile(const char *contact_scene)
     }
 }
 
+/* A tet group whose materials mix models (every tet of a model shares one group, whatever body it
+ * came from): the CUDA backend runs SIPD's element pass as one kernel per model, each skipping the
+ * other models' tets, corotational and ARAP after their polar rotations (backend_cuda.cu
+ * element_pass).  The scene at `path` (scenes/stretch_materials.cfg: ARAP, corotational and
+ * neo-Hookean bars) as it is and with ARAP -> StVK, neo-Hookean -> stable neo-Hookean, each under
+ * the five splits, GPU against CPU; and the element kernels launched per iteration counted (one per
+ * model, corotational and ARAP one model, + its polar kernel). */
+static int test_mixed_models(const char *path)
+{
+    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_NONE, SIPD_PROJ_CLAMP, SIPD_PROJ_ABS};
+    int set, k, i;
+    for (set = 0; set < 2; set++)
+        for (k = 0; k < 5; k++) {
+            sipd_scene sc;
+            sipd_model m;
+            char what[160];
+            if (scene_load(path, &sc) != SIPD_OK) {
+                CHECK(0, "cannot load %s", path);
+                return 1;
+            }
+            for (i = 0; set && i < sc.nmaterials; i++) {
+                if (sc.materials[i].model == SIPD_MAT_ARAP)
+                    sc.materials[i].model = SIPD_MAT_STVK;
+                else if (sc.materials[i].model == SIPD_MAT_NEOHOOKEAN)
+                    sc.materials[i].model = SIPD_MAT_STABLE_NEOHOOKEAN;
+            }
+            if (model_build(&sc, &m) != SIPD_OK) {
+                CHECK(0, "cannot build %s", path);
+                scene_free(&sc);
+                return 1;
+            }
+            if (gpu_refuses_materials(&sc, &m)) {
+                model_free(&m);
+                scene_free(&sc);
+                return 77;
+            }
+            {   /* one tet group holding three models */
+                unsigned seen = 0;
+                int nmodels = 0;
+                for (i = 0; m.group_of[SIPD_KIND_TET] >= 0 && i < m.groups[m.group_of[SIPD_KIND_TET]].ne; i++)
+                    seen |= 1u << m.mats[m.groups[m.group_of[SIPD_KIND_TET]].mat[i]].model;
+                for (i = 0; i < SIPD_MAT_NMODELS; i++) nmodels += (seen >> i) & 1;
+                CHECK(nmodels == 3, "%s: the tet group holds %d models, not 3 (mask %#x)", path, nmodels, seen);
+            }
+            sc.method = SIPD_METHOD_SIPD;
+            sc.sweep = SIPD_SWEEP_JACOBI;
+            sc.projection = projs[k];
+            sc.chebyshev = 0;
+            sc.line_search = SIPD_LS_ALWAYS;
+            sc.iterations = 40;
+            sc.tolerance = 0;
+            snprintf(what, sizeof what, "%s%s: projection %d", path, set ? " (stvk, corotational, stable nh)" : "",
+                     projs[k]);
+            compare(what, &sc, &m, 2, 0);
+            if (k == 0 && gpu_ops != &sipd_backend_cpu) {
+                sipd_profile p5, p15;
+                dev_counts e5, e15;
+                double w5, w15;
+                long de;
+                sc.line_search = SIPD_LS_NEVER;
+                if (profiled_step(&sc, &m, 5, 0, &p5, &w5, &e5) || profiled_step(&sc, &m, 15, 0, &p15, &w15, &e15))
+                    CHECK(0, "%s: profiled run failed", what);
+                else {
+                    de = p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT];
+                    /* models arap+corotational (+ polar) and neo-Hookean: 3; stvk, corotational (+ polar), stable nh: 4 */
+                    CHECK(de == 10L * (set ? 4 : 3), "%s: 10 more iterations launched %ld element kernels, want %d", what,
+                          de, 10 * (set ? 4 : 3));
+                }
+            }
+            model_free(&m);
+            scene_free(&sc);
+        }
+    return 0;
+}
+
+/* Element kinds (springs, rods, cloth) through every method the CUDA backend runs: the scene at
+ * `path` (a rod, springs or cloth scene) with vbd, block-jacobi, diag-jacobi, gd, and sipd's
+ * Gauss–Seidel and Jacobi under both splits, GPU against CPU.  With `model` (a materials[].model
+ * name) every material of the scene is switched to it first: the membrane forms of the other
+ * models (physics/tri.h, out of line) in the float32 kernels. */
 static int test_kinds(const char *path, const char *model)
 {
     /* MODEL "dihedral" or "midedge": every shell body with that bending instead (physics/bend.h,
@@ -1080,6 +1155,12 @@ static int case_slope(int argc, char **argv)
     return 0;
 }
 
+static int case_mixed_models(int argc, char **argv)
+{
+    (void)argc;
+    return test_mixed_models(argv[2]);
+}
+
 static int case_gs_kernel(int argc, char **argv)
 {
     return test_gs_kernel(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : NULL);
@@ -1097,6 +1178,7 @@ static const test_case cases[] = {
     {"profile", .run_args = case_profile, .args = "[FILE]"},
     {"materials", .run_rc = test_materials},
     {"gs_kernel", .run_args = case_gs_kernel, .args = "FILE CLASS [midedge]"},
+    {"mixed_models", .run_args = case_mixed_models, .args = "FILE"},
 };
 static const test_program program = {"test_gpu", TEST_CASES(cases), .setup = prog_setup};
 TEST_MAIN(program)
