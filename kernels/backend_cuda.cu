@@ -116,6 +116,7 @@ typedef struct {
 struct gs_acc {
     unsigned long long rmax2, gmax2;   /* bit patterns of non-negative doubles (ordered) */
     int backtracks, rejected;
+    int pending;                       /* the staged line search: vertices still searching */
 };
 
 typedef void (*element_kernel_p)(dview, int, int);
@@ -138,9 +139,16 @@ struct sipd_backend {
     int applied;         /* an apply since the last direction: that direction reports its Σ g·s */
     element_kernel_p kelem;
     int all_snh;         /* every material stable neo-Hookean: 1 yes, -1 no, 0 not yet looked at */
-    int gs_generic;      /* SIPD_CUDA_GS_GENERIC=1: the generic Gauss–Seidel kernels whatever the
-                            model (gs_fixed; the tests compare the specialised ones with them) */
+    int gs_generic;      /* SIPD_CUDA_GS_GENERIC=1: the staged Gauss–Seidel sweep (the generic
+                            direction kernel for BLOCK, DIAG, MASS) whatever the model (gs_fixed;
+                            the tests compare the specialised kernels with it) */
     unsigned grp_models[SIPD_KIND_COUNT];   /* group g's material models, a bit each; 0 not yet looked at */
+    /* the staged Gauss–Seidel sweep (gss_setup, on its first use): each incidence's class, the
+       incidences' slots, the colour positions still searching, each colour's classes (host) */
+    unsigned char *gss_cls;
+    float *gss_slots;
+    int *gss_pending;
+    unsigned *gss_mask;
     vertex_kernel_p kvert;
     gs_kernel_p kgs;
     void *allocs[96];
@@ -644,7 +652,8 @@ __device__ static __forceinline__ void gs_color(const dview &d, int begin, int c
     gs_tally_add<1>(t, acc);
 }
 
-/* k_gs_color: any kinds and models; k_gs_color_tet_snh: only tets of stable neo-Hookean materials
+/* k_gs_color: any kinds and models (BLOCK, DIAG, MASS; SIPD's is the staged sweep, k_gss_*);
+ * k_gs_color_tet_snh: only tets of stable neo-Hookean materials
  * (passes.h SIPD_FIXED_TET_SNH: kind, corner count and model compile-time constants), chosen
  * when the model is that (gs_kernel). */
 template <int P, int S>
@@ -743,10 +752,221 @@ __global__ void __launch_bounds__(NT) k_gs_search(const __grid_constant__ dview 
     gs_search<gs_fixed_of(T)>(d, begin, count, omega, acc);
 }
 /* [gs_fixed] */
-static const gs_search_kernel_p k_gs_search_table[9] = {k_gs_search<0>, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
+static const gs_search_kernel_p k_gs_search_table[9] = {NULL /* the staged search: cuda_gs_sweep */, k_gs_search<1>, k_gs_search<2>, k_gs_search<3>,
                                                         k_gs_search_tet_model<SIPD_MAT_NEOHOOKEAN>,
                                                         k_gs_search_tet_model<SIPD_MAT_STVK>,
                                                         k_gs_search<6>, k_gs_search<7>, k_gs_search<8>};
+
+/* ---- the staged Gauss–Seidel sweep (passes.h pass_gs_staged_*; cuda_gs_sweep) --------------
+ * For models none of the one-kernel classes above fits: SIPD's direction and, for every
+ * preconditioner, the line search in several kernels per colour, each of few registers (the one
+ * generic kernel over every kind and model took 102-106 registers and 384 B of stack, its line
+ * search 97).  Per colour: the corners of the colour's incidences, one kernel per class of
+ * incidence present (k_gss_corner; corotational/ARAP tets after k_gss_polar, their rotations),
+ * each into the incidence's slot (SIPD_GS_SLOT floats); the sums and the 3x3 solve per vertex
+ * (k_gss_direction); with a line search, per trial α = ω/2^h: the incidences' energies at the
+ * vertex's trial point (k_gss_energy, k_gss_polar), then the sum and the test (k_gss_accept), until
+ * no vertex of the colour is still searching (the host reads the count: one sync per trial).  The
+ * same sums in the same order as the one-kernel sweep. */
+/* The classes of incidence: the element's kind and, where the kind has one, its material's model
+ * (corotational serves ARAP: the same arithmetic, the material's λ = 0); gss_fixed: its `fixed`. */
+enum { GSS_TET_SNH, GSS_TET_NH, GSS_TET_COROT, GSS_TET_STVK, GSS_TRI_SNH, GSS_TRI_NH, GSS_TRI_COROT, GSS_TRI_STVK,
+       GSS_EDGE, GSS_HINGE, GSS_MIDEDGE, GSS_ROD_BEND, GSS_NCLASS };
+__host__ __device__ constexpr int gss_fixed(int C)
+{
+    return C == GSS_TET_SNH     ? SIPD_FIXED_TET_SNH
+         : C == GSS_TET_NH    ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_NEOHOOKEAN)
+         : C == GSS_TET_COROT ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_COROTATIONAL)
+         : C == GSS_TET_STVK  ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TET, SIPD_MAT_STVK)
+         : C == GSS_TRI_SNH   ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STABLE_NEOHOOKEAN)
+         : C == GSS_TRI_NH    ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_NEOHOOKEAN)
+         : C == GSS_TRI_COROT ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_COROTATIONAL)
+         : C == GSS_TRI_STVK  ? SIPD_FIXED_KIND_MODEL(SIPD_KIND_TRI, SIPD_MAT_STVK)
+         : C == GSS_EDGE      ? SIPD_FIXED_KIND(SIPD_KIND_EDGE)
+         : C == GSS_HINGE     ? SIPD_FIXED_KIND(SIPD_KIND_HINGE)
+         : C == GSS_MIDEDGE   ? SIPD_FIXED_KIND(SIPD_KIND_MIDEDGE)
+                              : SIPD_FIXED_KIND(SIPD_KIND_ROD_BEND);
+}
+
+/* Whether colour position j (vertex a) takes part: free and, in a line search after its first
+ * trial (h > 0), still searching. */
+__device__ static __forceinline__ int gss_active(const dview &d, int a, size_t j, int h, const int *pending)
+{
+    return !d.v.fixed[a] && (h <= 0 || pending[j]);
+}
+
+/* Vertex a's trial point y_a + α Δ_a (Δ from gsd). */
+__device__ static __forceinline__ vec3 gss_trial(const dview &d, int a, size_t j, float alpha)
+{
+    const size_t nv = (size_t)d.v.nv;
+    return v3_axpy(alpha, v3(d.gsd[j], d.gsd[nv + j], d.gsd[2 * nv + j]), view_ld(d.v.y, a));
+}
+
+/* The rotations of the corotational/ARAP tets at the colour's incidences (kinds/tet.h
+ * kind_tet_polar_at) into their slots: at y for the direction (h < 0), else with the vertex at
+ * its trial point for α. */
+__global__ void __launch_bounds__(NT) k_gss_polar(const __grid_constant__ dview d, int begin, int count,
+                                                  const unsigned char *cls, float *slots, int h, float alpha,
+                                                  const int *pending)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int a = d.color_verts[begin + i];
+        const size_t j = (size_t)begin + i;
+        if (gss_active(d, a, j, h, pending)) {
+            const vec3 p = h < 0 ? v3(0, 0, 0) : gss_trial(d, a, j, alpha);
+            for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++)
+                if (cls[k] == GSS_TET_COROT)
+                    kind_tet_polar_at(&d.v, &d.v.grp[d.v.inc_group[k]], d.v.inc_elem[k], h < 0 ? -1 : d.v.inc_corner[k],
+                                      p, slots + SIPD_GS_SLOT * (size_t)k);
+        }
+    }
+}
+
+/* The corners of class C at the colour's incidences, into their slots (SIPD's split S). */
+template <int S, int C>
+__global__ void __launch_bounds__(NT) k_gss_corner(const __grid_constant__ dview d, int begin, int count,
+                                                   const unsigned char *cls, float *slots)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a])
+            for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++) {
+                float *o = slots + SIPD_GS_SLOT * (size_t)k;
+                if (cls[k] != C)
+                    continue;
+                if (C == GSS_TET_COROT) {   /* its rotation from k_gss_polar */
+                    const sipd_group_view *G = &d.v.grp[d.v.inc_group[k]];
+                    const int e = d.v.inc_elem[k];
+                    const mat3 R = polar_quat_to_rot(o[0], o[1], o[2], o[3]);
+                    sipd_material m = d.v.mats[G->mat[e]];
+                    sym3 D = s3_diag(0);
+                    sipd_real E, sc;
+                    vec3 g;
+                    m.model = SIPD_MAT_COROTATIONAL;
+                    g = kind_tet_corner_corot(&d.v, &m, S, G, e, d.v.inc_corner[k], d.v.inc_w[k], R, &D, &E, &sc);
+                    pass_gs_slot_store(o, g, D, E, sc);
+                } else {
+                    pass_gs_slot_corner(&d.v, gss_fixed(C), S, k, o);
+                }
+            }
+    }
+}
+
+/* The directions of the colour's vertices from the slots (pass_gs_staged_direction): into gsd
+ * for the line search (ls), else the step α = ω taken. */
+__global__ void __launch_bounds__(NT) k_gss_direction(const __grid_constant__ dview d, int begin, int count, int ls,
+                                                      float omega, const float *slots, gs_acc *acc)
+{
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int a = d.color_verts[begin + i];
+        if (!d.v.fixed[a]) {
+            const sipd_gs_dir s = pass_gs_staged_direction(&d.v, a, slots, &t);
+            if (ls) {
+                size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+                d.gsd[j] = s.d.v[0];
+                d.gsd[nv + j] = s.d.v[1];
+                d.gsd[2 * nv + j] = s.d.v[2];
+                d.gsd[3 * nv + j] = s.E0;
+                d.gsd[4 * nv + j] = s.gd;
+                d.gsd[5 * nv + j] = s.scale;
+            } else {
+                view_st(d.v.y, a, v3_axpy(omega, s.d, view_ld(d.v.y, a)));
+            }
+        }
+    }
+    gs_tally_add<1>(t, acc);
+}
+
+/* The energies of class C at the colour's incidences with the vertex at its trial point for α
+ * (trial h), into the slots' energy entry. */
+template <int C>
+__global__ void __launch_bounds__(NT) k_gss_energy(const __grid_constant__ dview d, int begin, int count,
+                                                   const unsigned char *cls, float *slots, int h, float alpha,
+                                                   const int *pending)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int a = d.color_verts[begin + i];
+        const size_t j = (size_t)begin + i;
+        if (gss_active(d, a, j, h, pending)) {
+            const vec3 p = gss_trial(d, a, j, alpha);
+            for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++) {
+                float *o = slots + SIPD_GS_SLOT * (size_t)k;
+                if (cls[k] != C)
+                    continue;
+                if (C == GSS_TET_COROT) {   /* its rotation at this trial from k_gss_polar */
+                    const sipd_group_view *G = &d.v.grp[d.v.inc_group[k]];
+                    const int e = d.v.inc_elem[k];
+                    sipd_material m = d.v.mats[G->mat[e]];
+                    m.model = SIPD_MAT_COROTATIONAL;
+                    o[9] = kind_tet_energy_corot(&d.v, &m, G, e, d.v.inc_corner[k], p,
+                                                 polar_quat_to_rot(o[0], o[1], o[2], o[3]));
+                } else {
+                    o[9] = pass_element_energy_fixed(&d.v, gss_fixed(C), d.v.inc_group[k], d.v.inc_elem[k], NULL, 0,
+                                                     d.v.inc_corner[k], p);
+                }
+            }
+        }
+    }
+}
+
+/* Trial h of the colour's line searches (pass_gs_search_fixed's loop body): the local energy at
+ * the trial point from the slots, accepted (the vertex moves there) or halved; after the last
+ * trial (last) the step is rejected (the vertex stays).  Counts the vertices still searching. */
+__global__ void __launch_bounds__(NT) k_gss_accept(const __grid_constant__ dview d, int begin, int count,
+                                                   const float *slots, int h, float alpha, int last, int *pending,
+                                                   gs_acc *acc)
+{
+    sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
+    int still = 0;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int a = d.color_verts[begin + i];
+        const size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+        if (gss_active(d, a, j, h, pending)) {
+            const vec3 p = gss_trial(d, a, j, alpha);
+            const sipd_real E1 = pass_gs_staged_energy(&d.v, a, p, slots);
+            if (local_ls_accept(E1, d.gsd[3 * nv + j], alpha, d.gsd[4 * nv + j], d.gsd[5 * nv + j])) {
+                view_st(d.v.y, a, p);
+                pending[j] = 0;
+            } else {
+                t.backtracks++;
+                if (last)
+                    t.rejected++;
+                still = !last;
+                pending[j] = still;
+            }
+        }
+    }
+    gs_tally_add<0>(t, acc);
+    for (int off = 16; off > 0; off >>= 1) still += __shfl_down_sync(0xffffffffu, still, off);
+    if ((threadIdx.x & 31) == 0 && still)
+        atomicAdd(&acc->pending, still);
+}
+
+typedef void (*gss_corner_p)(dview, int, int, const unsigned char *, float *);
+typedef void (*gss_energy_p)(dview, int, int, const unsigned char *, float *, int, float, const int *);
+/* [class][split]: the kinds without a pairwise K ignore S (one instance) */
+#define GSS_SPLITS(C)                                                                          \
+    {k_gss_corner<SIPD_SPLIT_EXPANDED, C>, k_gss_corner<SIPD_SPLIT_SIGN, C>, k_gss_corner<SIPD_SPLIT_NONE, C>, \
+     k_gss_corner<SIPD_SPLIT_CLAMP, C>, k_gss_corner<SIPD_SPLIT_ABS, C>}
+#define GSS_ANY(C)                                                                             \
+    {k_gss_corner<SIPD_SPLIT_EXPANDED, C>, k_gss_corner<SIPD_SPLIT_EXPANDED, C>, k_gss_corner<SIPD_SPLIT_EXPANDED, C>, \
+     k_gss_corner<SIPD_SPLIT_EXPANDED, C>, k_gss_corner<SIPD_SPLIT_EXPANDED, C>}
+static const gss_corner_p k_gss_corner_table[GSS_NCLASS][5] = {
+    GSS_SPLITS(GSS_TET_SNH), GSS_SPLITS(GSS_TET_NH),  GSS_SPLITS(GSS_TET_COROT), GSS_SPLITS(GSS_TET_STVK),
+    GSS_SPLITS(GSS_TRI_SNH), GSS_SPLITS(GSS_TRI_NH),  GSS_SPLITS(GSS_TRI_COROT), GSS_SPLITS(GSS_TRI_STVK),
+    GSS_SPLITS(GSS_EDGE),    GSS_ANY(GSS_HINGE),      GSS_ANY(GSS_MIDEDGE),      GSS_ANY(GSS_ROD_BEND)};
+#undef GSS_SPLITS
+#undef GSS_ANY
+static const gss_energy_p k_gss_energy_table[GSS_NCLASS] = {
+    k_gss_energy<GSS_TET_SNH>, k_gss_energy<GSS_TET_NH>, k_gss_energy<GSS_TET_COROT>, k_gss_energy<GSS_TET_STVK>,
+    k_gss_energy<GSS_TRI_SNH>, k_gss_energy<GSS_TRI_NH>, k_gss_energy<GSS_TRI_COROT>, k_gss_energy<GSS_TRI_STVK>,
+    k_gss_energy<GSS_EDGE>,    k_gss_energy<GSS_HINGE>,  k_gss_energy<GSS_MIDEDGE>,   k_gss_energy<GSS_ROD_BEND>};
 
 /* The (P, S) instances a backend uses (S matters only for P = SPLIT). */
 #define SIPD_VARIANTS(K, T)                                                                   \
@@ -765,7 +985,10 @@ static const k_element_table_t k_element_table = {
     k_element<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, k_element<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 /* the element Hessians at y (passes.h pass_element with SIPD_PRECOND_HESSIAN) for `assemble` */
 static const element_kernel_p k_element_hessian = k_element<SIPD_PRECOND_HESSIAN, SIPD_SPLIT_EXPANDED>;
-SIPD_VARIANTS(k_gs_color, k_gs_color_table_t);
+/* the generic direction kernel: not for SPLIT (the staged sweep: cuda_gs_sweep) */
+static const k_gs_color_table_t k_gs_color_table = {
+    {NULL, NULL, NULL, NULL, NULL}, k_gs_color<SIPD_PRECOND_BLOCK, SIPD_SPLIT_EXPANDED>,
+    k_gs_color<SIPD_PRECOND_DIAG, SIPD_SPLIT_EXPANDED>, k_gs_color<SIPD_PRECOND_MASS, SIPD_SPLIT_EXPANDED>};
 SIPD_VARIANTS(k_gs_color_tet_snh, k_gs_color_table_t);
 SIPD_VARIANTS(k_gs_color_edge, k_gs_color_table_t);
 /* tets of one other model: not for BLOCK and DIAG (kind_tet_corner_model forms no vertex block) */
@@ -952,7 +1175,8 @@ static int element_pass(sipd_backend *b, int g)
  * (k_gs_color_edge), 3 triangles of stable neo-Hookean materials (k_gs_color_tri_snh), 4 / 5 tets
  * of neo-Hookean / StVK materials only (k_gs_color_tet_model), 6 / 7 triangles of stable
  * neo-Hookean materials with hinges / mid-edge bending, 8 edges with rod bending
- * (k_gs_color_kinds), 0 the generic k_gs_color (other mixes). */
+ * (k_gs_color_kinds), 0 other mixes: the staged sweep (gss_colour; BLOCK, DIAG and MASS its line
+ * search after the generic k_gs_color). */
 static int gs_fixed(sipd_backend *b)
 {
     int g, kind = -1, kinds = 0;
@@ -1065,6 +1289,7 @@ static void cuda_destroy(sipd_backend *b)
     free(b->hy);
     free(b->h_v);
     free(b->h_f);
+    free(b->gss_mask);
     if (b->red_h)
         cudaFreeHost(b->red_h);
     if (b->gacc_h)
@@ -1863,6 +2088,115 @@ static int cuda_restore(sipd_backend *b)
     return copy_state(b, b->d.v.yp, b->d.v.ys, "restore");
 }
 
+/* The staged sweep's class of incidence k (GSS_*), from its element's kind and material model. */
+static int gss_class(sipd_backend *b, int k)
+{
+    const sipd_model *m = b->m;
+    const int g = m->inc_group[k], kind = b->d.v.grp[g].kind;
+    int model = host_materials(m)[m->groups[g].mat[m->inc_elem[k]]].model;
+    if (model == SIPD_MAT_ARAP)   /* the corotational arithmetic */
+        model = SIPD_MAT_COROTATIONAL;
+    switch (kind) {
+    case SIPD_KIND_TET:
+    case SIPD_KIND_TRI: {
+        const int base = kind == SIPD_KIND_TET ? GSS_TET_SNH : GSS_TRI_SNH;
+        return model == SIPD_MAT_STABLE_NEOHOOKEAN ? base
+             : model == SIPD_MAT_NEOHOOKEAN      ? base + 1
+             : model == SIPD_MAT_COROTATIONAL    ? base + 2
+                                                 : base + 3;
+    }
+    case SIPD_KIND_EDGE: return GSS_EDGE;
+    case SIPD_KIND_HINGE: return GSS_HINGE;
+    case SIPD_KIND_MIDEDGE: return GSS_MIDEDGE;
+    default: return GSS_ROD_BEND;
+    }
+}
+
+/* The staged sweep's data, on its first use: the incidences' classes (uploaded), their slots, the
+ * searching flags, and per colour the classes its vertices' incidences hold. */
+static int gss_setup(sipd_backend *b)
+{
+    const sipd_model *m = b->m;
+    const size_t ninc = (size_t)m->inc_off[m->nv];
+    unsigned char *cls;
+    int c, i, k;
+    if (b->gss_mask)
+        return SIPD_OK;
+    cls = (unsigned char *)malloc(ninc > 0 ? ninc : 1);
+    b->gss_mask = (unsigned *)calloc((size_t)(m->ncolors > 0 ? m->ncolors : 1), sizeof(unsigned));
+    if (!cls || !b->gss_mask) {
+        free(cls);
+        free(b->gss_mask);
+        b->gss_mask = NULL;
+        sipd_error("cuda backend: out of host memory for the Gauss-Seidel incidence classes");
+        return SIPD_EFAIL;
+    }
+    for (k = 0; k < (int)ninc; k++) cls[k] = (unsigned char)gss_class(b, k);
+    for (c = 0; c < m->ncolors; c++)
+        for (i = m->color_off[c]; i < m->color_off[c + 1]; i++) {
+            const int a = m->color_verts[i];
+            for (k = m->inc_off[a]; k < m->inc_off[a + 1]; k++) b->gss_mask[c] |= 1u << cls[k];
+        }
+    if (dalloc(b, (void **)&b->gss_cls, ninc, "Gauss-Seidel incidence classes") != SIPD_OK ||
+        dalloc(b, (void **)&b->gss_slots, ninc * SIPD_GS_SLOT * sizeof(float), "Gauss-Seidel incidence slots") != SIPD_OK ||
+        dalloc(b, (void **)&b->gss_pending, (size_t)m->nv * sizeof(int), "Gauss-Seidel line-search flags") != SIPD_OK) {
+        free(cls);
+        free(b->gss_mask);
+        b->gss_mask = NULL;
+        return SIPD_EFAIL;
+    }
+    if (ninc > 0)
+        CU(cudaMemcpy(b->gss_cls, cls, ninc, cudaMemcpyHostToDevice), "gs_sweep (incidence classes)");
+    free(cls);
+    return SIPD_OK;
+}
+
+/* One colour of the staged sweep (k_gss_*): its direction (SIPD: staged too; the other
+ * preconditioners: their generic direction kernel), then with ls its line search, trial by trial
+ * until no vertex is still searching. */
+static int gss_colour(sipd_backend *b, int c, int ls, double omega)
+{
+    const sipd_model *m = b->m;
+    const int begin = m->color_off[c], n = m->color_off[c + 1] - begin, grid = (n + NT - 1) / NT;
+    const unsigned mask = b->gss_mask[c];
+    float alpha = (float)omega;
+    int C, h;
+    if (b->precond == SIPD_PRECOND_SPLIT) {
+        if (mask & 1u << GSS_TET_COROT)
+            KLAUNCH(SIPD_PHASE_GS, "gs_sweep (rotations)", k_gss_polar, grid, b->d, begin, n, b->gss_cls, b->gss_slots,
+                    -1, 0.0f, b->gss_pending);
+        for (C = 0; C < GSS_NCLASS; C++)
+            if (mask & 1u << C)
+                KLAUNCH(SIPD_PHASE_GS, "gs_sweep (corners)", k_gss_corner_table[C][b->split], grid, b->d, begin, n,
+                        b->gss_cls, b->gss_slots);
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (directions)", k_gss_direction, grid, b->d, begin, n, ls, (float)omega,
+                b->gss_slots, b->gacc);
+    } else {
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid, b->d, begin, n, ls, (float)omega, b->gacc);
+    }
+    if (!ls)
+        return SIPD_OK;
+    for (h = 0; h < SIPD_GS_MAX_HALVINGS; h++, alpha *= 0.5f) {
+        int last = h == SIPD_GS_MAX_HALVINGS - 1, pending = 0;
+        if (mask & 1u << GSS_TET_COROT)
+            KLAUNCH(SIPD_PHASE_GS, "gs_sweep (rotations)", k_gss_polar, grid, b->d, begin, n, b->gss_cls, b->gss_slots,
+                    h, alpha, b->gss_pending);
+        for (C = 0; C < GSS_NCLASS; C++)
+            if (mask & 1u << C)
+                KLAUNCH(SIPD_PHASE_GS, "gs_sweep (energies)", k_gss_energy_table[C], grid, b->d, begin, n, b->gss_cls,
+                        b->gss_slots, h, alpha, b->gss_pending);
+        CU(cudaMemset(&b->gacc->pending, 0, sizeof(int)), "gs_sweep (line search)");
+        KLAUNCH(SIPD_PHASE_GS, "gs_sweep (line search)", k_gss_accept, grid, b->d, begin, n, b->gss_slots, h, alpha,
+                last, b->gss_pending, b->gacc);
+        if (last)
+            break;
+        CU(dcopy(b, &pending, &b->gacc->pending, sizeof(int), cudaMemcpyDeviceToHost), "gs_sweep (line search)");
+        if (pending == 0)
+            break;
+    }
+    return SIPD_OK;
+}
+
 static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *st)
 {
     const sipd_model *m = b->m;
@@ -1877,10 +2211,17 @@ static int cuda_gs_sweep(sipd_backend *b, int ls, double omega, sipd_gs_stats *s
         return SIPD_EINPUT;
     }
     CU(cudaMemset(b->gacc, 0, sizeof(gs_acc)), "gs_sweep");
+    if (gs_fixed(b) == 0 && (b->precond == SIPD_PRECOND_SPLIT || ls) && gss_setup(b) != SIPD_OK)
+        return SIPD_EFAIL;
     for (c = 0; c < m->ncolors; c++) {   /* per colour: direction, then the line search (when ls) */
         int n = m->color_off[c + 1] - m->color_off[c];
         if (n <= 0)
             continue;
+        if (gs_fixed(b) == 0 && (b->precond == SIPD_PRECOND_SPLIT || ls)) {   /* the staged sweep */
+            if (gss_colour(b, c, ls, omega) != SIPD_OK)
+                return SIPD_EFAIL;
+            continue;
+        }
         const int grid = (int)((n + NT - 1) / NT);   /* one thread per vertex (not capped) */
         KLAUNCH(SIPD_PHASE_GS, "gs_sweep (colour kernel)", gs_kernel(b), grid, b->d, m->color_off[c], n, ls, (float)omega,
                 b->gacc);

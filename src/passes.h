@@ -605,21 +605,29 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_dir_finish(vec3 ga, sym3 D, sipd_
     return r;
 }
 
+/* The start of a Gauss–Seidel direction at free vertex a: inertia's gradient, energy and block
+ * m/h² I. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_dir_inertia(const sipd_view *v, int a, vec3 *ga, sym3 *D, sipd_real *E0)
+{
+    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
+    const sipd_real m = v->mass[a];
+    *ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    *E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
+    *D = s3_diag(m * v->inv_h2);
+}
+
 /* The direction half of the local step of free vertex a: gradient and D of the terms that
  * involve a, Δ = −D⁻¹g; tallies rmax2, gmax2 (and the ground contacts).  Pairs use the exact
  * block β_a² D_z (one vertex moves at a time). */
 SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *v, int fixed, int precond, int split,
                                                                int contact, int a, sipd_gs_tally *t)
 {
-    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
-    const sipd_real m = v->mass[a];
+    const vec3 ya = view_ld(v->y, a);
     vec3 ga;
     sym3 D;
     sipd_real E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
-    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
-    E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
-    D = s3_diag(m * v->inv_h2);
+    pass_gs_dir_inertia(v, a, &ga, &D, &E0);
     if (contact && v->ground) {
         sipd_real pen;
         t->contacts += pass_ground(v, a, ya, &ga, &D, &pen);
@@ -649,16 +657,12 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_fixed(const sipd_view *
 SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_direction_kinds(const sipd_view *v, int fixed, int precond, int split,
                                                                int a, sipd_gs_tally *t)
 {
-    const vec3 gq = v3_load(v->gq), ya = view_ld(v->y, a);
-    const sipd_real m = v->mass[a];
     const int f1 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_1(fixed)), f2 = SIPD_FIXED_ONE(fixed, SIPD_FIXED_KIND_2(fixed));
     vec3 ga;
     sym3 D;
     sipd_real E0, noise = 0;   /* Σ ((μ+λ)V)² of the incident elements */
     int k;
-    ga = inertia_gradient(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
-    E0 = inertia_energy(m, v->inv_h2, gq, ya, view_ld(v->yt, a));
-    D = s3_diag(m * v->inv_h2);
+    pass_gs_dir_inertia(v, a, &ga, &D, &E0);
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
         const int gi = v->inc_group[k];
         sipd_real Ee, sc;
@@ -736,6 +740,72 @@ SIPD_HD void pass_gs_vertex_tet_snh(const sipd_view *v, int precond, int split, 
 {
     pass_gs_vertex_fixed(v, SIPD_FIXED_TET_SNH, precond, split, contact, a, ls, omega, t);
 }
+
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend's staged Gauss–Seidel sweep */
+/* ---- the staged Gauss–Seidel step: one colour in several kernels ----------------------------
+ * The CUDA backend's SIPD sweep of a model that none of its one-kernel classes fits (tets with
+ * shells, corotational or mixed-model tets, membranes of the other models, ...; one kernel over
+ * every kind and model took 102-106 registers, its line search 97): the corners of the colour's
+ * incidences, one kernel per class of incidence (kind and model compile-time constants), each
+ * corner into the incidence's slot (SIPD_GS_SLOT numbers: g, w K⁺, energy, scale); then per vertex
+ * the sums in incidence order and the 3x3 solve (pass_gs_staged_direction); the line search one
+ * trial at a time, the incidences' energies into the slots, then the sum and the test
+ * (pass_gs_staged_energy).  The sums are pass_gs_direction_fixed's and pass_local_energy_fixed's in
+ * the same order, each corner's w K⁺ rounded before it is added (s3_axpy's product is too): the
+ * same results, up to the FMAs a GPU compiler contracts differently. */
+#define SIPD_GS_SLOT 11
+
+/* A corner's gradient g, its block D (w K⁺ of SPLIT), energy E and scale sc into its slot o. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_slot_store(sipd_real *o, vec3 g, sym3 D, sipd_real E, sipd_real sc)
+{
+    int i;
+    for (i = 0; i < 3; i++) o[i] = g.v[i];
+    for (i = 0; i < 6; i++) o[3 + i] = D.s[i];
+    o[9] = E;
+    o[10] = sc;
+}
+
+/* Incidence k's corner (pass_element_corner_fixed, SIPD's split) alone, into its slot o: its block
+ * added to a zero D is w K⁺ rounded, which the direction then adds as s3_axpy would have. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_gs_slot_corner(const sipd_view *v, int fixed, int split, int k, sipd_real *o)
+{
+    sym3 D = s3_diag(0);
+    sipd_real E, sc;
+    vec3 g = pass_element_corner_fixed(v, fixed, SIPD_PRECOND_SPLIT, split, v->inc_group[k], v->inc_elem[k],
+                                       v->inc_corner[k], v->inc_w[k], &D, &E, &sc);
+    pass_gs_slot_store(o, g, D, E, sc);
+}
+
+/* The direction of free vertex a from its incidences' slots (pass_gs_direction_fixed without
+ * contact, the same sums). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_gs_dir pass_gs_staged_direction(const sipd_view *v, int a, const sipd_real *slots,
+                                                                sipd_gs_tally *t)
+{
+    vec3 ga;
+    sym3 D;
+    sipd_real E0, noise = 0;
+    int k, i;
+    pass_gs_dir_inertia(v, a, &ga, &D, &E0);
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+        const sipd_real *o = slots + SIPD_GS_SLOT * (size_t)k;
+        ga = v3_add(ga, v3(o[0], o[1], o[2]));
+        for (i = 0; i < 6; i++) D.s[i] = D.s[i] + o[3 + i];
+        E0 += o[9];
+        noise += o[10] * o[10];
+    }
+    return pass_gs_dir_finish(ga, D, E0, noise, t);
+}
+
+/* The local energy of free vertex a placed at p from its incidences' energies in their slots
+ * (pass_local_energy_fixed without contact, the same sum). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real pass_gs_staged_energy(const sipd_view *v, int a, vec3 p, const sipd_real *slots)
+{
+    sipd_real E = inertia_energy(v->mass[a], v->inv_h2, v3_load(v->gq), p, view_ld(v->yt, a));
+    int k;
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) E += slots[SIPD_GS_SLOT * (size_t)k + 9];
+    return E;
+}
+#endif
 
 /* ---- Newton / two-level SIPD: one block row of the PSD-projected Hessian ------------------- */
 

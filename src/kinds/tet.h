@@ -130,6 +130,46 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_tet_energy_model(const sipd_view *v, c
     return G->vol[e] * material_psi_other_inline(mat, tet_F(G->rest + 9 * (size_t)e, p[0], p[1], p[2], p[3]));
 }
 
+/* A corotational or ARAP tet in the staged Gauss–Seidel sweep (kernels/backend_cuda.cu k_gss_*):
+ * the rotation R of its F, with corner `over` at q (over < 0: at y), as a quaternion
+ * (kind_tet_polar_at, one kernel), then its corner and energy with that R given (the next kernel):
+ * kind_tet_corner_model's and kind_tet_energy_model's arithmetic (material_corot_psi,
+ * material_corot_eval), the polar decomposition and K⁺ not in one kernel (docs/gpu.md#registers). */
+SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_polar_at(const sipd_view *v, const sipd_group_view *G, int e, int over, vec3 q,
+                                                 sipd_real out[4])
+{
+    vec3 p[4];
+    pass_corners_nc(v, G, 4, e, NULL, 0, over, q, p);
+    polar_rotation_quat(tet_F(G->rest + 9 * (size_t)e, p[0], p[1], p[2], p[3]), out);
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_corot(const sipd_view *v, const sipd_material *mat, int split,
+                                                      const sipd_group_view *G, int e, int l, sipd_real w, mat3 R,
+                                                      sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    mat3 P;
+    sym3 Kp;
+    vec3 ga;
+    *energy = vol * material_corot_psi(mat, F, R);
+    material_corot_eval(mat, split, F, R, &P, NULL);
+    ga = v3_scale(m3_mulv(P, tet_gradN(Bm, l)), vol);
+    *scale = (mat->mu + mat->lambda) * vol;
+    material_corot_eval(mat, split, F, R, &P, &Kp);
+    *D = s3_axpy(w, Kp, *D);
+    return ga;
+}
+
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real kind_tet_energy_corot(const sipd_view *v, const sipd_material *mat,
+                                                           const sipd_group_view *G, int e, int over, vec3 q, mat3 R)
+{
+    vec3 p[4];
+    pass_corners_nc(v, G, 4, e, NULL, 0, over, q, p);
+    return G->vol[e] * material_corot_psi(mat, tet_F(G->rest + 9 * (size_t)e, p[0], p[1], p[2], p[3]), R);
+}
+
 /* SIPD's element pass of a stable neo-Hookean tet (k_element_tet_snh, the clamp and abs splits):
  * the gradient from material_P (material_eval's P) stored before K⁺, so P is dead across the
  * eigen-fix call (as tet_vertex_eval does on the device); the arithmetic is tet_element's. */

@@ -200,6 +200,19 @@ SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R
     return t;
 }
 
+/* Corotational/ARAP Ψ = μ‖F − R‖² + ½λ(tr S − 3)² for R = polar_rotation(F) given
+ * (material_psi_other's case; the CUDA backend's staged Gauss–Seidel line search computes R in a
+ * kernel of its own). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_corot_psi(const sipd_material *mat, mat3 F, mat3 R)
+{
+    const sym3 S = polar_stretch(F, R);
+    const sipd_real t = S.s[0] + S.s[1] + S.s[2] - 3;
+    sipd_real d = 0;
+    int i;
+    for (i = 0; i < 9; i++) d += (F.m[i] - R.m[i]) * (F.m[i] - R.m[i]);
+    return mat->mu * d + SIPD_R(0.5) * mat->lambda * t * t;
+}
+
 /* Corotational/ARAP P = 2μF + cR and, when Kp is not NULL, the K⁺ of `split`, for R =
  * polar_rotation(F) given (material_eval_other's case; the CUDA backend's k_element_tet_model
  * computes R in a kernel of its own, k_element_tet_polar, so that neither kernel holds both the
@@ -268,14 +281,7 @@ SIPD_NOINLINE sipd_real material_psi_other(const sipd_material *mat, mat3 F)
         return SIPD_R(0.5) * mat->mu * (m3_frob2(F) - 3) + material_nh_f(mat, m3_det(F), &d1, &d2);
     }
     case SIPD_MAT_ARAP:
-    case SIPD_MAT_COROTATIONAL: {
-        mat3 R;
-        sym3 S;
-        sipd_real c, t = material_corot_parts(mat, F, &R, &S, &c), d = 0;
-        int i;
-        for (i = 0; i < 9; i++) d += (F.m[i] - R.m[i]) * (F.m[i] - R.m[i]);
-        return mat->mu * d + SIPD_R(0.5) * mat->lambda * t * t;
-    }
+    case SIPD_MAT_COROTATIONAL: return material_corot_psi(mat, F, polar_rotation(F));
     case SIPD_MAT_STVK: {
         sym3 C = s3_aat(m3_transpose(F));
         sipd_real trE = SIPD_R(0.5) * (C.s[0] + C.s[1] + C.s[2] - 3);

@@ -53,6 +53,12 @@ if(TARGET sipd_cuda)
   add_test(NAME gpu_gs_kernel_curtain_midedge COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/curtain.cfg 7 midedge)
   add_test(NAME gpu_gs_kernel_rope COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/rope.cfg 8)
   list(APPEND sipd_gpu_tests gpu_gs_kernel_curtain gpu_gs_kernel_curtain_midedge gpu_gs_kernel_rope)
+  # ... and the tet classes (1 stable neo-Hookean, 4 neo-Hookean, 5 StVK) against the staged sweep
+  # (k_gss_*, which serves the other models: SIPD_CUDA_GS_GENERIC=1)
+  add_test(NAME gpu_gs_kernel_cantilever COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg 1)
+  add_test(NAME gpu_gs_kernel_cantilever_nh COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg 4 neohookean)
+  add_test(NAME gpu_gs_kernel_cantilever_stvk COMMAND test_gpu gs_kernel ${CMAKE_SOURCE_DIR}/scenes/cantilever.cfg 5 stvk)
+  list(APPEND sipd_gpu_tests gpu_gs_kernel_cantilever gpu_gs_kernel_cantilever_nh gpu_gs_kernel_cantilever_stvk)
   # a tet group of mixed material models (arap, corotational, neo-Hookean; stvk, corotational, stable
   # neo-Hookean): SIPD's element pass one kernel per model (backend_cuda.cu element_pass) under every
   # split, against the CPU, and the element launches per iteration counted
