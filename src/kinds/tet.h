@@ -72,7 +72,8 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const
  * kernels k_gs_color_tet_model, k_gs_search): Ψ, P and K⁺ inline (material_psi_other_inline,
  * material_eval_other_inline), P before K⁺ so it is dead across K⁺; only SPLIT and MASS blocks
  * (the host keeps BLOCK and DIAG on the generic kernel).  The arithmetic is kind_tet_corner's /
- * kind_tet_energy's (tet_vertex_eval, tet_energy). */
+ * kind_tet_energy's (tet_vertex_eval, tet_energy).  A neo-Hookean corner goes to kind_tet_corner_nh
+ * (below) instead. */
 SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const sipd_material *mat, int precond,
                                                       int split, const sipd_group_view *G, int e, int l, sipd_real w,
                                                       sym3 *D, sipd_real *energy, sipd_real *scale)
