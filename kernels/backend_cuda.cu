@@ -667,8 +667,8 @@ __global__ void __launch_bounds__(NT) k_gs_color_tet_snh(const __grid_constant__
     gs_color<P, S, SIPD_FIXED_TET_SNH>(d, begin, count, ls, omega, acc);
 }
 /* k_gs_color_tet_model: only tets, every material of model M (neo-Hookean 1, StVK 4; kinds/tet.h
- * kind_tet_corner_model: SPLIT and MASS only, BLOCK and DIAG run the generic kernel), with its line
- * search k_gs_search_tet_model<M> */
+ * kind_tet_corner_nh / kind_tet_corner_model: SPLIT and MASS only, BLOCK and DIAG run the generic
+ * kernel), with its line search k_gs_search_tet_model<M> */
 template <int P, int S, int M>
 __global__ void __launch_bounds__(NT) k_gs_color_tet_model(const __grid_constant__ dview d, int begin, int count, int ls, float omega, gs_acc *acc)
 {

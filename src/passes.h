@@ -310,6 +310,8 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 pass_element_corner_fixed(const sipd_view *v, in
         return kind_rod_bend_corner_fixed(v, precond, G, e, l, w, D, energy, scale);
     if (fixed != SIPD_FIXED_NONE && pass_kind(G, fixed) == SIPD_KIND_MIDEDGE)
         return kind_midedge_corner_fixed(v, precond, G, e, l, w, D, energy, scale);
+    if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model == SIPD_MAT_NEOHOOKEAN)
+        return kind_tet_corner_nh(v, mat, precond, split, G, e, l, w, D, energy, scale);
     if ((fixed & 0x200) && pass_kind(G, fixed) == SIPD_KIND_TET && mat->model != SIPD_MAT_STABLE_NEOHOOKEAN)
         return kind_tet_corner_model(v, mat, precond, split, G, e, l, w, D, energy, scale);
 #endif

@@ -99,7 +99,8 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_polar(const sipd_view *v, const sipd_gr
  * kernels k_gs_color_tet_model, k_gs_search): Ψ, P and K⁺ inline (material_psi_other_inline,
  * material_eval_other_inline), P before K⁺ so it is dead across K⁺; only SPLIT and MASS blocks
  * (the host keeps BLOCK and DIAG on the generic kernel).  The arithmetic is kind_tet_corner's /
- * kind_tet_energy's (tet_vertex_eval, tet_energy). */
+ * kind_tet_energy's (tet_vertex_eval, tet_energy).  A neo-Hookean corner goes to kind_tet_corner_nh
+ * (below) instead. */
 SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const sipd_material *mat, int precond,
                                                       int split, const sipd_group_view *G, int e, int l, sipd_real w,
                                                       sym3 *D, sipd_real *energy, sipd_real *scale)
@@ -116,6 +117,61 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const 
     *scale = (mat->mu + mat->lambda) * vol;
     if (precond == SIPD_PRECOND_SPLIT) {
         material_eval_other_inline(mat, split, F, &P, &Kp);
+        *D = s3_axpy(w, Kp, *D);
+    }
+    return ga;
+}
+
+/* P g (m3_mulv) with nvcc's contraction of it in kind_tet_corner_model spelled out on the device:
+ * row i = fma(P_i2, g_2, fma(P_i1, g_1, P_i0 g_0)).  Left to the compiler, the same expression came
+ * out as fma(P_i0, g_0, P_i1 g_1) in some rows once g was computed before P (kind_tet_corner_nh),
+ * a different rounding.  The host contracts nothing: m3_mulv. */
+SIPD_HD vec3 kind_tet_Pg(mat3 P, vec3 g)
+{
+#if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
+    vec3 r;
+    int i;
+    for (i = 0; i < 3; i++)
+        r.v[i] = __fmaf_rn(P.m[3 * i + 2], g.v[2], __fmaf_rn(P.m[3 * i + 1], g.v[1], __fmul_rn(P.m[3 * i], g.v[0])));
+    return r;
+#else
+    return m3_mulv(P, g);
+#endif
+}
+
+/* kind_tet_corner_model for a neo-Hookean material (passes.h pass_element_corner_fixed; the model a
+ * compile-time constant), the same values: ∇N_l first, so Bm's nine values are dead after F; P and
+ * K⁺ from one evaluation (log J, f′ and f″ with their divisions once: material_nh_P and
+ * material_nh_c, the arithmetic of material_eval_other's case), P dead after the gradient; the
+ * clamp/abs eigen-fix inline (material_K_eigfix_inline).  k_gs_color_tet_model<0,S,1>: 76-78
+ * registers through kind_tet_corner_model (P and K⁺ evaluated apart, the eigen-fix called), 62-64
+ * so (results/registers-29.md).  A function of its own, not a branch in kind_tet_corner_model:
+ * there the StVK kernels' code changed too (an energy product contracted into the caller's sum).
+ * Where nvcc's contraction depended on the order of the code it is spelled out (kind_tet_Pg; with
+ * K⁺ the energy product, sipd_mul_nc: a branch used to lie between it and the caller's sum). */
+SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_nh(const sipd_view *v, const sipd_material *mat, int precond,
+                                                   int split, const sipd_group_view *G, int e, int l, sipd_real w,
+                                                   sym3 *D, sipd_real *energy, sipd_real *scale)
+{
+    const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
+    const int *t = G->v + 4 * (size_t)e;
+    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const vec3 g = tet_gradN(Bm, l);
+    const sipd_real psi = material_psi_other_inline(mat, F);
+    mat3 P, C;
+    sym3 Kp;
+    vec3 ga;
+    sipd_real J, f1, f2, c;
+    *energy = precond == SIPD_PRECOND_SPLIT ? sipd_mul_nc(vol, psi) : vol * psi;
+    material_nh_P(mat, F, &C, &J, &f1, &f2, &P);
+    c = material_nh_c(split, J, f1, f2);
+    ga = v3_scale(kind_tet_Pg(P, g), vol);
+    *scale = (mat->mu + mat->lambda) * vol;
+    if (precond == SIPD_PRECOND_SPLIT) {
+        if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0)
+            Kp = material_K_eigfix_inline(mat->mu, c, C, split);
+        else
+            Kp = s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
         *D = s3_axpy(w, Kp, *D);
     }
     return ga;

@@ -55,6 +55,14 @@ typedef double sipd_real;
 
 SIPD_HD sipd_real sipd_max(sipd_real a, sipd_real b) { return a > b ? a : b; }
 SIPD_HD sipd_real sipd_min(sipd_real a, sipd_real b) { return a < b ? a : b; }
+/* a·b rounded on its own: on the device never contracted with a following sum into an FMA
+ * (__fmul_rn), where a caller's result must not depend on how the compiler laid out the blocks
+ * (kinds/tet.h kind_tet_corner_nh); the host contracts nothing (C11, no FMA target) */
+#if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
+SIPD_HD sipd_real sipd_mul_nc(sipd_real a, sipd_real b) { return __fmul_rn(a, b); }
+#else
+SIPD_HD sipd_real sipd_mul_nc(sipd_real a, sipd_real b) { return a * b; }
+#endif
 
 /* Armijo test of a per-vertex (Gauss–Seidel) local line search: E1 = E(y_a + α d) against
  * E0 + c α g·d, with a rise within the round-off of the local elastic sum allowed

@@ -148,15 +148,33 @@ SIPD_HD sipd_material material_make(int model, double E, double nu)
     return m;
 }
 
+/* s3_axpy(w, a, b) with the device's contraction spelled out, fma(w, a_i, b_i): what nvcc made of it in
+ * material_K_eigfix out of line, and not in the neo-Hookean tet corner, where the split is a constant
+ * and material_K_eigfix_inline came out as b_i − (−w) a_i, two roundings.  The host contracts
+ * nothing: s3_axpy itself (the CPU objects stay as they were). */
+#if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
+SIPD_HD sym3 material_axpy_fma(sipd_real w, sym3 a, sym3 b)
+{
+    sym3 r;
+    int i;
+    for (i = 0; i < 6; i++) r.s[i] = __fmaf_rn(w, a.s[i], b.s[i]);
+    return r;
+}
+#else
+#define material_axpy_fma s3_axpy
+#endif
+
 /* The clamp/abs baselines: K = μI + c M, M = cof cofᵀ ⪰ 0; fix K along the eigenvectors of M
  * where k_i = μ + c m_i < 0 (only there: c < 0 and μ > 0 keep the others positive).  Kept
- * out of material_eval's body so the hot analytic splits stay small enough to inline. */
-#ifdef __CUDACC__
-__host__ __device__ __noinline__ static sym3
-#else
-__attribute__((noinline)) static sym3
+ * out of material_eval's body so the hot analytic splits stay small enough to inline.  With
+ * SIPD_FIXED_SPECIALISED (the CUDA backend) the body is material_K_eigfix_inline, which the
+ * neo-Hookean Gauss–Seidel tet corner inlines (kinds/tet.h kind_tet_corner_nh: the values live
+ * across the call cost it 8 registers), and material_K_eigfix calls it. */
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_HD sym3 material_K_eigfix_inline(sipd_real mu, sipd_real c, mat3 C, int split)
+#else   /* the CPU: the out-of-line function itself, as it was */
+SIPD_NOINLINE sym3 material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
 #endif
-material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
 {
     sym3 M = s3_aat(C), Kp = s3_axpy(c, M, s3_diag(mu));
     vec3 m;
@@ -166,10 +184,16 @@ material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
     for (k = 0; k < 3; k++) {
         sipd_real kk = mu + c * m.v[k];
         if (kk < 0)
-            Kp = s3_axpy((split == SIPD_SPLIT_ABS ? -2 * kk : -kk), s3_outer(m3_col(V, k)), Kp);
+            Kp = material_axpy_fma((split == SIPD_SPLIT_ABS ? -2 * kk : -kk), s3_outer(m3_col(V, k)), Kp);
     }
     return Kp;
 }
+#ifdef SIPD_FIXED_SPECIALISED
+SIPD_NOINLINE sym3 material_K_eigfix(sipd_real mu, sipd_real c, mat3 C, int split)
+{
+    return material_K_eigfix_inline(mu, c, C, split);
+}
+#endif
 
 /* ---- the non-default models (see the top of this file) ---------------------------------------- */
 
@@ -189,6 +213,38 @@ SIPD_HD sipd_real material_nh_f(const sipd_material *mat, sipd_real J, sipd_real
     *d2 = f2;
     return f;
 }
+
+#ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* Neo-Hookean's P = μF + f′(J) cof F into *P, cof F into *C, J = det F (as F · cof F's first row),
+ * f′(J) into *s and f″(J) into *e; material_nh_c: the split's c of K⁺ = μI + c cof cofᵀ (clamp and
+ * abs with c < 0 fix K⁺ along cof cofᵀ's eigenvectors instead).  The arithmetic of
+ * material_eval_other's neo-Hookean case, in two parts for the Gauss–Seidel tet corner
+ * (kinds/tet.h kind_tet_corner_nh): its gradient from P, then K⁺ from C and c, one evaluation
+ * for both and P dead across K⁺.  The case itself is left as it was: through these functions the
+ * CPU objects changed (GCC vectorised the cofactor differently), though not their results. */
+SIPD_HD void material_nh_P(const sipd_material *mat, mat3 F, mat3 *C, sipd_real *J, sipd_real *s, sipd_real *e,
+                           mat3 *P)
+{
+    mat3 Cf = m3_cof(F);
+    sipd_real Jf = F.m[0] * Cf.m[0] + F.m[1] * Cf.m[1] + F.m[2] * Cf.m[2], sf, ef;
+    int i;
+    material_nh_f(mat, Jf, &sf, &ef);
+    for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + sf * Cf.m[i];
+    *C = Cf;
+    *J = Jf;
+    *s = sf;
+    *e = ef;
+}
+
+SIPD_HD sipd_real material_nh_c(int split, sipd_real J, sipd_real s, sipd_real e)
+{
+    if (split == SIPD_SPLIT_EXPANDED)
+        return sipd_max(e, 0);
+    if (split == SIPD_SPLIT_SIGN)
+        return sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
+    return s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+}
+#endif
 
 /* Corotational/ARAP: R, S = polar(F), tr S − 3, and c = λ(tr S − 3) − 2μ (P = 2μF + cR). */
 SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R, sym3 *S, sipd_real *c)
