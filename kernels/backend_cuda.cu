@@ -119,7 +119,7 @@ struct gs_acc {
     int pending;                       /* the staged line search: vertices still searching */
 };
 
-typedef void (*element_kernel_p)(dview, int, int);
+typedef void (*element_kernel_p)(dview, int);
 typedef void (*vertex_kernel_p)(dview, int);
 typedef void (*gs_kernel_p)(dview, int, int, int, float, struct gs_acc *);
 typedef void (*gs_search_kernel_p)(dview, int, int, float, struct gs_acc *);
@@ -392,7 +392,7 @@ extern "C" __global__ void __launch_bounds__(NT) k_begin_step(const __grid_const
  * registers; K⁺ is dead code unless P is SPLIT, so the non-SPLIT variants are built with
  * S = EXPANDED — the gradient does not depend on S). */
 template <int P, int S>
-__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g, int)
+__global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d, int g)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element(&d.v, P, S, g, e);
 }
@@ -405,7 +405,7 @@ __global__ void __launch_bounds__(NT) k_element(const __grid_constant__ dview d,
  * Chosen per group at launch (element_kernel); the generic k_element serves the other
  * preconditioners. */
 template <int P, int S, int K>
-__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g, int)
+__global__ void __launch_bounds__(NT) k_element_kind(const __grid_constant__ dview d, int g)
 {
     GRID_STRIDE(e, d.v.grp[g].ne) pass_element_fixed(&d.v, SIPD_FIXED_KIND(K), P, S, g, e);
 }
@@ -423,10 +423,10 @@ __device__ static __forceinline__ int tet_model_is(int model, int M)
 /* SIPD's element pass over the tets of model M (neo-Hookean, corotational/ARAP or StVK) of a tet
  * group: the model's P and K⁺ inline with M and S constants (kinds/tet.h kind_tet_element_model),
  * without the out-of-line material_eval_other of a run-time model.  Corotational tets read the
- * rotation k_element_tet_polar left for them.  With `only`, tets of other models are skipped (a
+ * rotation k_element_tet_polar left for them.  With O = 1, tets of other models are skipped (a
  * group whose materials mix models runs one kernel per model: element_pass). */
 template <int S, int M, int O>
-__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g, int)
+__global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant__ dview d, int g)
 {
     const sipd_group_view *G = &d.v.grp[g];
     GRID_STRIDE(e, G->ne)
@@ -440,9 +440,9 @@ __global__ void __launch_bounds__(NT) k_element_tet_model(const __grid_constant_
 }
 
 /* The rotations of the corotational and ARAP tets of group g (kinds/tet.h kind_tet_polar), before
- * k_element_tet_model<S, SIPD_MAT_COROTATIONAL>; `only` as there. */
+ * k_element_tet_model<S, SIPD_MAT_COROTATIONAL, O>; O as there. */
 template <int O>
-__global__ void __launch_bounds__(NT) k_element_tet_polar(const __grid_constant__ dview d, int g, int)
+__global__ void __launch_bounds__(NT) k_element_tet_polar(const __grid_constant__ dview d, int g)
 {
     const sipd_group_view *G = &d.v.grp[g];
     GRID_STRIDE(e, G->ne)
@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(NT) k_element_tet_polar(const __grid_constant_
  * kernel's registers) are not compiled in.  The material is a local copy with its model set to the
  * constant; the arithmetic is kind_tet_element's (src/kinds/tet.h).  Chosen per group at launch (element_kernel). */
 template <int P, int S, int O = 0>
-__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g, int)
+__global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ dview d, int g)
 {
     const sipd_group_view *G = &d.v.grp[g];
     GRID_STRIDE(e, G->ne)
@@ -1157,15 +1157,15 @@ static int element_pass(sipd_backend *b, int g)
                 continue;
             if (m == SIPD_MAT_COROTATIONAL)
                 KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass: polar rotations)", k_element_tet_polar_table[only],
-                        grid, b->d, g, 0);
+                        grid, b->d, g);
             element_kernel_p k = m != SIPD_MAT_STABLE_NEOHOOKEAN ? k_element_tet_model_table[only][m][b->split]
                                : only                            ? k_element_tet_snh_only[b->split]
                                                                  : k_element_tet_snh_table.split[b->split];
-            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", k, grid, b->d, g, 0);
+            KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", k, grid, b->d, g);
         }
         return SIPD_OK;
     }
-    KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid, b->d, g, 0);
+    KLAUNCH(SIPD_PHASE_ELEMENT, "direction (element pass)", element_kernel(b, g, 0), grid, b->d, g);
     return SIPD_OK;
 }
 
@@ -2437,7 +2437,7 @@ static int cuda_assemble(sipd_backend *b, int terms, sipd_bsr *H, double *g, sip
     for (gi = 0; gi < (b->precond == SIPD_PRECOND_HESSIAN ? 0 : b->d.v.ngroups); gi++)   /* the element Hessians at y */
         if (b->d.v.grp[gi].ne > 0) {   /* (SIPD_PRECOND_HESSIAN: the direction pass computed them) */
             KLAUNCH(SIPD_PHASE_OTHER, "assemble (element Hessians)", element_kernel(b, gi, 1), grid_for(b, b->d.v.grp[gi].ne),
-                    b->d, gi, 0);
+                    b->d, gi);
         }
     if (m->nv > 0) {   /* the block rows */
         KLAUNCH(SIPD_PHASE_OTHER, "assemble (rows)", k_hessian_row, grid_for(b, m->nv), b->d, b->hv, b->hval);

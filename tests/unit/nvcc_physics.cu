@@ -5,6 +5,9 @@
  * Compiled with -DSIPD_REAL_FLOAT (the CUDA backend's precision) and without it (double).
  * Nothing here runs: it only has to compile, warning-free, for sm_90.
  */
+/* as kernels/backend_cuda.cu compiles them: the device forms (material.h's inline bodies with
+   their out-of-line wrappers, the neo-Hookean Gauss–Seidel parts) */
+#define SIPD_FIXED_SPECIALISED 1
 #include "physics/common.h"
 #include "physics/mat3.h"
 #include "physics/material.h"
@@ -33,6 +36,7 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     /* common.h */
     acc += sipd_max(in[0], in[1]) + sipd_min(in[0], in[1]);
     acc += local_ls_accept(in[0], in[1], in[2], -in[3], in[4]);
+    acc += sipd_mul_nc(in[0], in[1]);
 
     /* mat3.h: vectors */
     vec3 a = v3(in[0], in[1], in[2]);
@@ -93,6 +97,14 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
         acc += material_psi(&om, F) + Po.m[1] + Ko.s[2] + material_K(&om, F).s[0] + material_P(&om, F).m[4];
         acc += material_nh_f(&om, in[5], &d1, &d2) + d1 + d2;
         acc += material_corot_parts(&om, F, &Ro, &So, &cc) + cc + material_stvk_S2(&om, F, &trE).s[1] + trE;
+        {   /* the neo-Hookean Gauss–Seidel corner's parts (kinds/tet.h kind_tet_corner_nh) */
+            mat3 Cn, Pn;
+            sipd_real Jn, s1, s2;
+            material_nh_P(&om, F, &Cn, &Jn, &s1, &s2, &Pn);
+            acc += material_nh_c(split, Jn, s1, s2) + Pn.m[3];
+            acc += material_K_eigfix_inline(om.mu, -in[6], Cn, split).s[1];
+            acc += material_axpy_fma(in[7], So, Ko).s[4];
+        }
     }
 
     /* tet.h */
@@ -137,11 +149,14 @@ __global__ void sipd_physics_all(const sipd_real *in, sipd_real *out, int split)
     /* polar.h */
     {
         sipd_real DR[81];
-        mat3 Rq = polar_quat_to_rot(in[0], in[1], in[2], in[3]), Rp = polar_rotation(F), Rd;
+        sipd_real qf[4];
+        polar_rotation_quat(F, qf);
+        mat3 Rq = polar_quat_to_rot(qf[0], qf[1], qf[2], qf[3]), Rp = polar_rotation(F), Rd;
         sym3 Sp;
         vec3 sp;
         mat3 Vp;
         polar_decompose(G, &Rd, &Sp);
+        Sp = s3_add(Sp, polar_stretch(G, Rd));
         mat3 dR = polar_dR(Rd, Sp, F);
         s3_eig(Sp, &sp, &Vp);
         mat3 dR2 = polar_dR_eig(Rd, sp, Vp, polar_guard(sp), G);
