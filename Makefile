@@ -25,7 +25,7 @@ install: all
 asan:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSIPD_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE slow
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|regs|nvcc'
 
 # libFuzzer on the gmsh (ASCII, binary), TetGen and scene loaders, FUZZ_SECONDS each
 # (clang-14 + libclang-rt-14-dev; build tree build-fuzz; see tests/fuzz/README.md).

@@ -9,3 +9,6 @@ endforeach()
 # 10 s in release, over 600 s under ASan since every solve of the noodle pile runs its 100
 # iterations (they stop at the cap under the relative force residual): not in `make asan`.
 set_tests_properties(bodies_noodles PROPERTIES LABELS "contact;slow")
+# 74 s in release, 160 s under ASan (2026-12-07, 2 cores): the slow label (docs/testing.md: over
+# about 20 s), so not in `make asan`; bodies_tilt and bodies_creep keep friction there.
+set_tests_properties(bodies_slope PROPERTIES LABELS "contact;slow")
