@@ -246,14 +246,23 @@ SIPD_HD sipd_real material_nh_c(int split, sipd_real J, sipd_real s, sipd_real e
 }
 #endif
 
-/* Corotational/ARAP: R, S = polar(F), tr S − 3, and c = λ(tr S − 3) − 2μ (P = 2μF + cR). */
-SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R, sym3 *S, sipd_real *c)
+/* Corotational/ARAP for F's polar rotation R given: S = polar_stretch(F, R), tr S − 3 (returned)
+ * and c = λ(tr S − 3) − 2μ (P = 2μF + cR); the one place of these formulas. */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_corot_stretch(const sipd_material *mat, mat3 F, mat3 R, sym3 *S,
+                                                            sipd_real *c)
 {
     sipd_real t;
-    polar_decompose(F, R, S);
+    *S = polar_stretch(F, R);
     t = S->s[0] + S->s[1] + S->s[2] - 3;
     *c = mat->lambda * t - 2 * mat->mu;
     return t;
+}
+
+/* Corotational/ARAP: R, S = polar(F), tr S − 3, and c = λ(tr S − 3) − 2μ (P = 2μF + cR). */
+SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R, sym3 *S, sipd_real *c)
+{
+    *R = polar_rotation(F);
+    return material_corot_stretch(mat, F, *R, S, c);
 }
 
 /* Corotational/ARAP Ψ = μ‖F − R‖² + ½λ(tr S − 3)² for R = polar_rotation(F) given
@@ -261,9 +270,8 @@ SIPD_HD sipd_real material_corot_parts(const sipd_material *mat, mat3 F, mat3 *R
  * kernel of its own). */
 SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_corot_psi(const sipd_material *mat, mat3 F, mat3 R)
 {
-    const sym3 S = polar_stretch(F, R);
-    const sipd_real t = S.s[0] + S.s[1] + S.s[2] - 3;
-    sipd_real d = 0;
+    sym3 S;
+    sipd_real c, t = material_corot_stretch(mat, F, R, &S, &c), d = 0;
     int i;
     for (i = 0; i < 9; i++) d += (F.m[i] - R.m[i]) * (F.m[i] - R.m[i]);
     return mat->mu * d + SIPD_R(0.5) * mat->lambda * t * t;
@@ -276,8 +284,9 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_corot_psi(const sipd_material *mat
 SIPD_HD SIPD_ALWAYS_INLINE void material_corot_eval(const sipd_material *mat, int split, mat3 F, mat3 R, mat3 *P,
                                                     sym3 *Kp)
 {
-    const sym3 S = polar_stretch(F, R);
-    const sipd_real t = S.s[0] + S.s[1] + S.s[2] - 3, c = mat->lambda * t - 2 * mat->mu;
+    sym3 S;
+    sipd_real c;
+    const sipd_real t = material_corot_stretch(mat, F, R, &S, &c);
     int i;
     for (i = 0; i < 9; i++) P->m[i] = 2 * mat->mu * F.m[i] + c * R.m[i];
     if (!Kp)
