@@ -69,7 +69,9 @@ static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, in
         {
             int c, j, k;
             for (c = 0; c < m->nchunk_colors; c++) {
-#pragma omp for schedule(static)
+                /* dynamic: a chunk's sums do not depend on the thread that runs it, and a thread
+                   that runs slower (a shared machine) then leaves no other waiting at the colour's end */
+#pragma omp for schedule(dynamic, 1)
                 for (j = m->chunk_off[c]; j < m->chunk_off[c + 1]; j++) {
                     int e0 = m->chunk_list[j] * m->chunk_size, e1 = e0 + m->chunk_size < ne ? e0 + m->chunk_size : ne;
                     if (snh)
