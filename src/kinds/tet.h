@@ -381,20 +381,29 @@ void kind_tet_scatter_chunk(const sipd_view *v, int split, const sipd_group_view
 {
     enum { L = SIPD_TET_LANES };
     sipd_tet_lanes T;
-    int b, i, k, l, q;
+    int b, i, k, l, q, one = 1;
+    for (b = e0 + 1; b < e1; b++) one &= G->mat[b] == G->mat[e0];
+    if (one)   /* the chunk's tets share one material: its lanes once (the blocks leave them) */
+        for (i = 0; i < L; i++) {
+            T.mu[i] = v->mats[G->mat[e0]].mu;
+            T.la[i] = v->mats[G->mat[e0]].lambda;
+            T.al[i] = v->mats[G->mat[e0]].alpha;
+        }
     for (b = e0; b < e1; b += L) {
         const int n = e1 - b < L ? e1 - b : L;
         for (i = 0; i < L; i++) {   /* in: lanes past n repeat the last tet */
             const int e = b + (i < n ? i : n - 1);
             const int *t = G->v + 4 * (size_t)e;
-            const sipd_material *mat = &v->mats[G->mat[e]];
             for (l = 0; l < 4; l++)
                 for (q = 0; q < 3; q++) T.y[3 * l + q][i] = v->y[3 * (size_t)t[l] + q];
             for (k = 0; k < 9; k++) T.B[k][i] = G->rest[9 * (size_t)e + k];
             T.vol[i] = G->vol[e];
-            T.mu[i] = mat->mu;
-            T.la[i] = mat->lambda;
-            T.al[i] = mat->alpha;
+            if (!one) {
+                const sipd_material *mat = &v->mats[G->mat[e]];
+                T.mu[i] = mat->mu;
+                T.la[i] = mat->lambda;
+                T.al[i] = mat->alpha;
+            }
         }
         if (split == SIPD_SPLIT_EXPANDED)
             kind_tet_lanes(&T, SIPD_SPLIT_EXPANDED);

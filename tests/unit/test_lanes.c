@@ -4,8 +4,9 @@
  *
  *   tets      kinds/tet.h kind_tet_scatter_chunk (the fused Jacobi pass's 8 tets at a time)
  *             against kind_tet_scatter tet by tet: 61 random tets (not a multiple of the lanes)
- *             on 40 shared vertices, stretched, compressed and some inverted, two materials,
- *             every split — the accumulators bit-identical (a reordered sum or a skipped
+ *             on 40 shared vertices, stretched, compressed and some inverted, two materials
+ *             (mixed within a chunk; one material, kind_tet_scatter_chunk's lanes filled once;
+ *             a chunk of one then a mixed one), every split — the accumulators bit-identical (a reordered sum or a skipped
  *             eigen-fix of the clamp and abs splits fails it)
  *   vertices  cpu_loops.h cpu_vertex_acc_block (8 vertices' 3x3 solves in one loop) against
  *             passes.h pass_vertex_acc vertex by vertex: 21 vertices (blocks of 8, 8 and 5),
@@ -67,15 +68,22 @@ static void case_tets(void)
     G->rest = rest;
     G->vol = vol;
     CHECK(inverted > 0 && inverted < NE, "the fixture should invert some tets, not all (%d of %d)", inverted, NE);
-    for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++) {
-        memset(a1, 0, sizeof a1);
-        memset(a2, 0, sizeof a2);
-        for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, G, e, a1);
-        kind_tet_scatter_chunk(&v, split, G, 0, NE, a2);
-        CHECK(memcmp(a1, a2, sizeof a1) == 0, "split %d: the lanes' sums differ from kind_tet_scatter's", split);
-    }
-    printf("tets (%s): %d tets (%d inverted), 5 splits: the lanes' sums against tet by tet\n", SIPD_REAL_NAME, NE,
-           inverted);
+    for (i = 0; i < 3; i++)   /* the materials mixed in every chunk; one material; the chunk 0 .. 29 of one, 30 .. 60 mixed */
+        for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++) {
+            for (e = 0; e < NE; e++) tm[e] = i == 1 || (i == 2 && e < 30) ? 1 : e % 3 == 0;
+            memset(a1, 0, sizeof a1);
+            memset(a2, 0, sizeof a2);
+            for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, G, e, a1);
+            if (i == 2) {
+                kind_tet_scatter_chunk(&v, split, G, 0, 30, a2);
+                kind_tet_scatter_chunk(&v, split, G, 30, NE, a2);
+            } else
+                kind_tet_scatter_chunk(&v, split, G, 0, NE, a2);
+            CHECK(memcmp(a1, a2, sizeof a1) == 0, "materials %s, split %d: the lanes' sums differ from kind_tet_scatter's",
+                  i == 0 ? "mixed" : i == 1 ? "one" : "one, then mixed", split);
+        }
+    printf("tets (%s): %d tets (%d inverted), 5 splits, materials mixed, one, one then mixed: the lanes' sums against "
+           "tet by tet\n", SIPD_REAL_NAME, NE, inverted);
 }
 
 /* The state arrays of case_vertices' view, one set per run. */
