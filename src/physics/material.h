@@ -214,14 +214,26 @@ SIPD_HD sipd_real material_nh_f(const sipd_material *mat, sipd_real J, sipd_real
     return f;
 }
 
+/* Neo-Hookean's split: c of K⁺ = μI + c cof cofᵀ from J, f′(J) (s) and f″(J) (e) (clamp and abs
+ * with c < 0 fix K⁺ along cof cofᵀ's eigenvectors instead; material_eval_other, and the CUDA
+ * Gauss–Seidel corner through material_nh_P below). */
+SIPD_HD sipd_real material_nh_c(int split, sipd_real J, sipd_real s, sipd_real e)
+{
+    if (split == SIPD_SPLIT_EXPANDED)
+        return sipd_max(e, 0);
+    if (split == SIPD_SPLIT_SIGN)
+        return sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
+    return s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+}
+
 #ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
 /* Neo-Hookean's P = μF + f′(J) cof F into *P, cof F into *C, J = det F (as F · cof F's first row),
- * f′(J) into *s and f″(J) into *e; material_nh_c: the split's c of K⁺ = μI + c cof cofᵀ (clamp and
- * abs with c < 0 fix K⁺ along cof cofᵀ's eigenvectors instead).  The arithmetic of
+ * f′(J) into *s and f″(J) into *e (material_nh_c above then gives the split's c).  The arithmetic of
  * material_eval_other's neo-Hookean case, in two parts for the Gauss–Seidel tet corner
  * (kinds/tet.h kind_tet_corner_nh): its gradient from P, then K⁺ from C and c, one evaluation
- * for both and P dead across K⁺.  The case itself is left as it was: through these functions the
- * CPU objects changed (GCC vectorised the cofactor differently), though not their results. */
+ * for both and P dead across K⁺.  The case shares material_nh_c but keeps its own P: through
+ * material_nh_P the CPU objects changed (GCC vectorised the cofactor differently), though not
+ * their results. */
 SIPD_HD void material_nh_P(const sipd_material *mat, mat3 F, mat3 *C, sipd_real *J, sipd_real *s, sipd_real *e,
                            mat3 *P)
 {
@@ -236,14 +248,6 @@ SIPD_HD void material_nh_P(const sipd_material *mat, mat3 F, mat3 *C, sipd_real 
     *e = ef;
 }
 
-SIPD_HD sipd_real material_nh_c(int split, sipd_real J, sipd_real s, sipd_real e)
-{
-    if (split == SIPD_SPLIT_EXPANDED)
-        return sipd_max(e, 0);
-    if (split == SIPD_SPLIT_SIGN)
-        return sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
-    return s * J / sipd_max(J * J, SIPD_J2_FLOOR);
-}
 #endif
 
 /* Corotational/ARAP for F's polar rotation R given: S = polar_stretch(F, R), tr S − 3 (returned)
@@ -383,12 +387,7 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
         for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + s * C.m[i];
         if (!Kp)
             return;
-        if (split == SIPD_SPLIT_EXPANDED)
-            c = sipd_max(e, 0);
-        else if (split == SIPD_SPLIT_SIGN)
-            c = sipd_max(s * J, 0) / sipd_max(J * J, SIPD_J2_FLOOR);
-        else
-            c = s * J / sipd_max(J * J, SIPD_J2_FLOOR);
+        c = material_nh_c(split, J, s, e);
         if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && c < 0)
             *Kp = material_K_eigfix(mat->mu, c, C, split);
         else
