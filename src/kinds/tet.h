@@ -41,6 +41,15 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_mat(const sipd_view *v, const s
 }
 
 #ifdef SIPD_FIXED_SPECIALISED   /* the CUDA backend (view.h) */
+/* F of tet e at the positions y, its corners through the group's index and Bm = its rest data
+ * (G->rest + 9e, the caller's pointer: the kernels that use Bm again keep the one load; taking it
+ * here anew changed the code nvcc made), the CUDA kernels' prologue. */
+SIPD_HD SIPD_ALWAYS_INLINE mat3 kind_tet_F(const sipd_view *v, const sipd_group_view *G, int e, const sipd_real *Bm)
+{
+    const int *t = G->v + 4 * (size_t)e;
+    return tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+}
+
 /* SIPD's element pass (precond SPLIT) for a tet whose material's model is a compile-time constant
  * other than stable neo-Hookean (the CUDA backend's k_element_tet_model): P and K⁺ by
  * material_eval_other_inline (corotational: material_corot_eval with R from kind_tet_polar), not
@@ -50,8 +59,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const
                                                         const sipd_group_view *G, int e)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const mat3 F = kind_tet_F(v, G, e, Bm);
     /* clamp and abs (and corotational's sign, a projection too): P first, the gradient stored before
        K⁺'s eigen-fix or projection, so P is dead across it (63 / 58 registers → 52 / 40); the
        others: P and K⁺ in one evaluation */
@@ -88,10 +96,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_model(const sipd_view *v, const
  * registers; apart, 56 or fewer each (docs/gpu.md#registers). */
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_polar(const sipd_view *v, const sipd_group_view *G, int e)
 {
-    const sipd_real *Bm = G->rest + 9 * (size_t)e;
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
-    polar_rotation_quat(F, G->blk + 6 * (size_t)e);
+    polar_rotation_quat(kind_tet_F(v, G, e, G->rest + 9 * (size_t)e), G->blk + 6 * (size_t)e);
 }
 
 /* The Gauss–Seidel corner and energy of a tet whose model (not stable neo-Hookean) is a
@@ -106,8 +111,7 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const 
                                                       sym3 *D, sipd_real *energy, sipd_real *scale)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const mat3 F = kind_tet_F(v, G, e, Bm);
     mat3 P;
     sym3 Kp;
     vec3 ga;
@@ -154,8 +158,7 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_nh(const sipd_view *v, const sip
                                                    sym3 *D, sipd_real *energy, sipd_real *scale)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const mat3 F = kind_tet_F(v, G, e, Bm);
     const vec3 g = tet_gradN(Bm, l);
     const sipd_real psi = material_psi_other_inline(mat, F);
     mat3 P, C;
@@ -204,8 +207,7 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_corot(const sipd_view *v, const 
                                                       sym3 *D, sipd_real *energy, sipd_real *scale)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const mat3 F = kind_tet_F(v, G, e, Bm);
     mat3 P;
     sym3 Kp;
     vec3 ga;
@@ -233,8 +235,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_element_snh_pfirst(const sipd_view *v, 
                                                              const sipd_group_view *G, int e)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
-    const int *t = G->v + 4 * (size_t)e;
-    const mat3 F = tet_F(Bm, view_ld(v->y, t[0]), view_ld(v->y, t[1]), view_ld(v->y, t[2]), view_ld(v->y, t[3]));
+    const mat3 F = kind_tet_F(v, G, e, Bm);
     mat3 P = material_P(mat, F);
     sym3 Kp;
     vec3 gr[4];
