@@ -788,6 +788,18 @@ __host__ __device__ constexpr int gss_fixed(int C)
                               : SIPD_FIXED_KIND(SIPD_KIND_ROD_BEND);
 }
 
+/* This thread's vertex of the colour (begin .. begin + count − 1 of color_verts): its colour
+ * position *j and vertex *a; 0 past the colour's end.  The k_gss_* kernels' prologue. */
+__device__ static __forceinline__ int gss_vertex(const dview &d, int begin, int count, int *a, size_t *j)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count)
+        return 0;
+    *a = d.color_verts[begin + i];
+    *j = (size_t)begin + i;
+    return 1;
+}
+
 /* Whether colour position j (vertex a) takes part: free and, in a line search after its first
  * trial (h > 0), still searching. */
 __device__ static __forceinline__ int gss_active(const dview &d, int a, size_t j, int h, const int *pending)
@@ -809,10 +821,9 @@ __global__ void __launch_bounds__(NT) k_gss_polar(const __grid_constant__ dview 
                                                   const unsigned char *cls, float *slots, int h, float alpha,
                                                   const int *pending)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const int a = d.color_verts[begin + i];
-        const size_t j = (size_t)begin + i;
+    int a;
+    size_t j;
+    if (gss_vertex(d, begin, count, &a, &j)) {
         if (gss_active(d, a, j, h, pending)) {
             const vec3 p = h < 0 ? v3(0, 0, 0) : gss_trial(d, a, j, alpha);
             for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++)
@@ -828,9 +839,9 @@ template <int S, int C>
 __global__ void __launch_bounds__(NT) k_gss_corner(const __grid_constant__ dview d, int begin, int count,
                                                    const unsigned char *cls, float *slots)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const int a = d.color_verts[begin + i];
+    int a;
+    size_t j;
+    if (gss_vertex(d, begin, count, &a, &j)) {
         if (!d.v.fixed[a])
             for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++) {
                 float *o = slots + SIPD_GS_SLOT * (size_t)k;
@@ -860,13 +871,13 @@ __global__ void __launch_bounds__(NT) k_gss_direction(const __grid_constant__ dv
                                                       float omega, const float *slots, gs_acc *acc)
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const int a = d.color_verts[begin + i];
+    int a;
+    size_t j;
+    if (gss_vertex(d, begin, count, &a, &j)) {
         if (!d.v.fixed[a]) {
             const sipd_gs_dir s = pass_gs_staged_direction(&d.v, a, slots, &t);
             if (ls) {
-                size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+                const size_t nv = (size_t)d.v.nv;
                 d.gsd[j] = s.d.v[0];
                 d.gsd[nv + j] = s.d.v[1];
                 d.gsd[2 * nv + j] = s.d.v[2];
@@ -888,10 +899,9 @@ __global__ void __launch_bounds__(NT) k_gss_energy(const __grid_constant__ dview
                                                    const unsigned char *cls, float *slots, int h, float alpha,
                                                    const int *pending)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const int a = d.color_verts[begin + i];
-        const size_t j = (size_t)begin + i;
+    int a;
+    size_t j;
+    if (gss_vertex(d, begin, count, &a, &j)) {
         if (gss_active(d, a, j, h, pending)) {
             const vec3 p = gss_trial(d, a, j, alpha);
             for (int k = d.v.inc_off[a]; k < d.v.inc_off[a + 1]; k++) {
@@ -923,10 +933,10 @@ __global__ void __launch_bounds__(NT) k_gss_accept(const __grid_constant__ dview
 {
     sipd_gs_tally t = {0, 0, 0, 0, 0, 0, 0};
     int still = 0;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const int a = d.color_verts[begin + i];
-        const size_t j = (size_t)begin + i, nv = (size_t)d.v.nv;
+    int a;
+    size_t j;
+    if (gss_vertex(d, begin, count, &a, &j)) {
+        const size_t nv = (size_t)d.v.nv;
         if (gss_active(d, a, j, h, pending)) {
             const vec3 p = gss_trial(d, a, j, alpha);
             const sipd_real E1 = pass_gs_staged_energy(&d.v, a, p, slots);
