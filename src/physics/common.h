@@ -56,16 +56,16 @@ typedef double sipd_real;
 SIPD_HD sipd_real sipd_max(sipd_real a, sipd_real b) { return a > b ? a : b; }
 SIPD_HD sipd_real sipd_min(sipd_real a, sipd_real b) { return a < b ? a : b; }
 /* Fused multiply–add on the host (docs/precision.md, "FMA on the CPU").  The host compilers
- * contract nothing on their own (ISO C/C++, -ffp-contract=off).  Where the target has FMA
- * instructions (__FMA__: the build's -mfma, CMakeLists.txt SIPD_HOST_FMA; aarch64; FP_FAST_FMA,
- * which clang does not define) and the build does not define SIPD_NO_HOST_FMA, the small products
- * below are fma() calls, one rounding each, the same in every loop that calls them (the CPU's lane
- * loops and its tet-by-tet loops stay bit-identical).  Elsewhere — without FMA, and on the device,
- * where nvcc contracts as it always did — they expand to the plain expressions, operation for
- * operation those of the code before (the PTX is unchanged).  SIPD_DOT3's FMA form,
- * fma(a2, b2, fma(a1, b1, a0 b0)), is the one nvcc chose for m3_mulv (kinds/tet.h kind_tet_Pg). */
+ * contract nothing on their own (ISO C/C++, -ffp-contract=off).  Where the target has a fast FMA
+ * (FP_FAST_FMA, FP_FAST_FMAF: the build's -mavx2 -mfma, CMakeLists.txt SIPD_HOST_FMA, or aarch64)
+ * and the build does not define SIPD_NO_HOST_FMA, the small products below are fma() calls, one
+ * rounding each, the same in every loop that calls them (the CPU's lane loops and its tet-by-tet
+ * loops stay bit-identical).  Elsewhere — without FMA, and on the device, where nvcc contracts as
+ * it always did — they expand to the plain expressions, operation for operation those of the code
+ * before (the PTX is unchanged).  SIPD_DOT3's FMA form, fma(a2, b2, fma(a1, b1, a0 b0)), is the
+ * one nvcc chose for m3_mulv (kinds/tet.h kind_tet_Pg). */
 #if !defined(__CUDA_ARCH__) && !defined(SIPD_NO_HOST_FMA) &&                                                   \
-    (defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(FP_FAST_FMA))
+    ((defined(SIPD_REAL_FLOAT) && defined(FP_FAST_FMAF)) || (!defined(SIPD_REAL_FLOAT) && defined(FP_FAST_FMA)))
 #define SIPD_HOST_FMA 1
 #ifdef SIPD_REAL_FLOAT
 #define SIPD_MULADD(a, b, c) fmaf((a), (b), (c))

@@ -100,7 +100,7 @@ SIPD_HD mat3 m3_skew(vec3 v)
 /* κb of the three corners and, when J is not NULL, its Jacobians J[a] = ∂κb/∂y_a (3x3).  The
  * denominator |e1||e2| + e1·e2 vanishes only for a fully folded-back corner (φ = π); it is
  * floored at SIPD_REAL_EPS |e1||e2|. */
-SIPD_HD SIPD_ALWAYS_INLINE vec3 rod_kappa(vec3 y0, vec3 y1, vec3 y2, mat3 *J)
+SIPD_HD vec3 rod_kappa(vec3 y0, vec3 y1, vec3 y2, mat3 *J)
 {
     vec3 e1 = v3_sub(y1, y0), e2 = v3_sub(y2, y1), c = v3_cross(e1, e2);
     sipd_real n1 = sipd_sqrt(v3_norm2(e1)), n2 = sipd_sqrt(v3_norm2(e2));

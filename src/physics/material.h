@@ -506,7 +506,7 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_snh_eval_c(sipd_real mu, sipd_real
 
 /* One evaluation per element: P and K⁺ (stable neo-Hookean: sharing cof F; the other models out of
  * line, material_eval_other). */
-SIPD_HD SIPD_ALWAYS_INLINE void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
+SIPD_HD void material_eval(const sipd_material *mat, int split, mat3 F, mat3 *P, sym3 *Kp)
 {
     switch (mat->model) {
     case SIPD_MAT_STABLE_NEOHOOKEAN: {

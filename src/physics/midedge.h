@@ -56,7 +56,7 @@ SIPD_HD void midedge_wmul(const sipd_real *W, const sipd_real x[3], sipd_real ou
 }
 
 /* v, n, 1/|N|, r = b − b̄ and W' r at y (MIDEDGE_NC corners) */
-SIPD_HD SIPD_ALWAYS_INLINE void midedge_eval(const sipd_real *R, const vec3 *y, midedge_state *s)
+SIPD_HD void midedge_eval(const sipd_real *R, const vec3 *y, midedge_state *s)
 {
     vec3 N = v3_cross(v3_sub(y[1], y[0]), v3_sub(y[2], y[0]));
     sipd_real n2 = v3_norm2(N);
@@ -82,7 +82,7 @@ SIPD_HD sipd_real midedge_energy(const sipd_real *R, sipd_real A, const vec3 *y)
 }
 
 /* rows J[c] = ∂b_c/∂y_j of corner j */
-SIPD_HD SIPD_ALWAYS_INLINE void midedge_jac(const sipd_real *R, const vec3 *y, const midedge_state *s, int j, vec3 J[3])
+SIPD_HD void midedge_jac(const sipd_real *R, const vec3 *y, const midedge_state *s, int j, vec3 J[3])
 {
     int c, i;
     for (c = 0; c < 3; c++) {
@@ -111,7 +111,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void midedge_pair_term(const sipd_real *W, sipd_real 
 }
 
 /* A Jᵀ W' J' of two corners' rows (a full 3x3, row-major) */
-SIPD_HD SIPD_ALWAYS_INLINE mat3 midedge_pair(const sipd_real *W, sipd_real A, const vec3 Ji[3], const vec3 Jj[3])
+SIPD_HD mat3 midedge_pair(const sipd_real *W, sipd_real A, const vec3 Ji[3], const vec3 Jj[3])
 {
     mat3 M = m3_zero();
     int c, d;

@@ -218,7 +218,7 @@ SIPD_HD void polar_dRdF(mat3 R, sym3 S, sipd_real D[81])
  * as fast as the short side of a sliver is tilted; bounded by 1/(2δ) at the degenerate set. */
 
 /* 3x2 polar: R (row-major 3x2), S = [S00, S11, S01], n = r0 × r1 (optional). */
-SIPD_HD SIPD_ALWAYS_INLINE void polar_3x2(const sipd_real *F, sipd_real *R, sipd_real *S, vec3 *nout)
+SIPD_HD void polar_3x2(const sipd_real *F, sipd_real *R, sipd_real *S, vec3 *nout)
 {
     vec3 f0 = v3(F[0], F[2], F[4]), f1 = v3(F[1], F[3], F[5]), a, b, u, w, e1, e2, r0, r1;
     sipd_real na = v3_norm2(f0), nb = v3_norm2(f1), la, lw, c, s, r;

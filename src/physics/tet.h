@@ -35,7 +35,7 @@ SIPD_HD sipd_real tet_rest(vec3 x0, vec3 x1, vec3 x2, vec3 x3, sipd_real *Bm)
 }
 
 /* F = Ds Bm */
-SIPD_HD SIPD_ALWAYS_INLINE mat3 tet_F(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3 y3)
+SIPD_HD mat3 tet_F(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3 y3)
 {
     vec3 d1 = v3_sub(y1, y0), d2 = v3_sub(y2, y0), d3 = v3_sub(y3, y0);
     mat3 F;
@@ -60,7 +60,7 @@ SIPD_HD void tet_element(const sipd_material *mat, int split, const sipd_real *B
 
 /* Gradient on one local vertex a only (Gauss–Seidel gathers), K⁺, and V Ψ(F) from the same F
  * (the start point of the per-vertex line search comes free with the gather). */
-SIPD_HD SIPD_ALWAYS_INLINE vec3 tet_vertex_eval(const sipd_material *mat, int split, const sipd_real *Bm, sipd_real vol,
+SIPD_HD vec3 tet_vertex_eval(const sipd_material *mat, int split, const sipd_real *Bm, sipd_real vol,
                              vec3 y0, vec3 y1, vec3 y2, vec3 y3, int a, sym3 *Kp, sipd_real *energy)
 {
     mat3 F = tet_F(Bm, y0, y1, y2, y3), P;
