@@ -283,10 +283,7 @@ static int parse_options(int argc, char **argv, cli_run *r, int *finished)
         case 'r': r->resume = 1; break;
         case 'w': r->overwrite = 1; break;
         case 'h': usage(stdout); return 0;
-        case 'V':
-            printf("sipd-run %s (git %s, %s on the CPU, %s)\n", SIPD_VERSION, SIPD_GIT, SIPD_REAL_NAME,
-                   SIPD_HOST_FMA ? "FMA" : "no FMA");
-            return 0;
+        case 'V': printf("sipd-run %s (git %s, %s on the CPU)\n", SIPD_VERSION, SIPD_GIT, SIPD_REAL_NAME); return 0;
         default:
             if (optopt)
                 sipd_error("option -%c: unknown or missing its argument (see --help)", optopt);

@@ -753,10 +753,8 @@ SIPD_HD void pass_gs_vertex_tet_snh(const sipd_view *v, int precond, int split, 
  * the sums in incidence order and the 3x3 solve (pass_gs_staged_direction); the line search one
  * trial at a time, the incidences' energies into the slots, then the sum and the test
  * (pass_gs_staged_energy).  The sums are pass_gs_direction_fixed's and pass_local_energy_fixed's in
- * the same order, each corner's w K⁺ rounded before it is added (s3_axpy's product is too where it is
- * not an FMA): the same results, up to the FMAs that a GPU compiler contracts differently or that a
- * host build with SIPD_HOST_FMA spells out in s3_axpy (the emulation build leaves it off:
- * docs/precision.md). */
+ * the same order, each corner's w K⁺ rounded before it is added (s3_axpy's product is too): the
+ * same results, up to the FMAs a GPU compiler contracts differently. */
 #define SIPD_GS_SLOT 11
 
 /* A corner's gradient g, its block D (w K⁺ of SPLIT), energy E and scale sc into its slot o. */

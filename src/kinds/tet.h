@@ -129,7 +129,7 @@ SIPD_HD SIPD_ALWAYS_INLINE vec3 kind_tet_corner_model(const sipd_view *v, const 
 /* P g (m3_mulv) with nvcc's contraction of it in kind_tet_corner_model spelled out on the device:
  * row i = fma(P_i2, g_2, fma(P_i1, g_1, P_i0 g_0)).  Left to the compiler, the same expression came
  * out as fma(P_i0, g_0, P_i1 g_1) in some rows once g was computed before P (kind_tet_corner_nh),
- * a different rounding.  The host: m3_mulv (SIPD_DOT3: this order where the build has FMA). */
+ * a different rounding.  The host contracts nothing: m3_mulv. */
 SIPD_HD vec3 kind_tet_Pg(mat3 P, vec3 g)
 {
 #if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
@@ -367,13 +367,12 @@ static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int spli
  * all stable neo-Hookean: the element arithmetic of SIPD_TET_LANES tets at a time in a loop over
  * lanes that the compiler vectorises (kind_tet_lanes: the corners and Bm gathered in, the
  * gradients, K⁺ and weights out), then summed into acc tet by tet in order.  The arithmetic is
- * tet_element's and kind_tet_weight's operation for operation (the same functions; FMA only where
- * they spell it out, common.h SIPD_MULADD), so the sums are bit-identical to kind_tet_scatter's; the
- * clamp and abs splits' eigen-fixed tets (c < 0) are redone by kind_tet_scatter after the lane loop. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__)
-/* a build for any x86-64 (SIPD_HOST_FMA off): a clone for AVX2 (4 doubles or 8 floats a lane loop
-   instruction; not FMA, which the rest of such a build does not use), chosen at load time where the
-   CPU has it */
+ * tet_element's and kind_tet_weight's operation for operation (no FMA contraction on the targets
+ * we build for), so the sums are bit-identical to kind_tet_scatter's; the clamp and abs splits'
+ * eigen-fixed tets (c < 0) are redone by kind_tet_scatter after the lane loop. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* a clone for AVX2 (4 doubles or 8 floats a lane loop instruction; not FMA, which would round
+   differently), chosen at load time where the CPU has it */
 __attribute__((target_clones("avx2", "default"), unused)) static
 #else
 static inline

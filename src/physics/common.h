@@ -55,37 +55,9 @@ typedef double sipd_real;
 
 SIPD_HD sipd_real sipd_max(sipd_real a, sipd_real b) { return a > b ? a : b; }
 SIPD_HD sipd_real sipd_min(sipd_real a, sipd_real b) { return a < b ? a : b; }
-/* Fused multiply–add on the host (docs/precision.md, "FMA on the CPU").  The host compilers
- * contract nothing on their own (ISO C/C++, -ffp-contract=off).  Where the target has a fast FMA
- * (FP_FAST_FMA, FP_FAST_FMAF: the build's -mavx2 -mfma, CMakeLists.txt SIPD_HOST_FMA, or aarch64)
- * and the build does not define SIPD_NO_HOST_FMA, the small products below are fma() calls, one
- * rounding each, the same in every loop that calls them (the CPU's lane loops and its tet-by-tet
- * loops stay bit-identical).  Elsewhere — without FMA, and on the device, where nvcc contracts as
- * it always did — they expand to the plain expressions, operation for operation those of the code
- * before (the PTX is unchanged).  SIPD_DOT3's FMA form, fma(a2, b2, fma(a1, b1, a0 b0)), is the
- * one nvcc chose for m3_mulv (kinds/tet.h kind_tet_Pg). */
-#if !defined(__CUDA_ARCH__) && !defined(SIPD_NO_HOST_FMA) &&                                                   \
-    ((defined(SIPD_REAL_FLOAT) && defined(FP_FAST_FMAF)) || (!defined(SIPD_REAL_FLOAT) && defined(FP_FAST_FMA)))
-#define SIPD_HOST_FMA 1
-#ifdef SIPD_REAL_FLOAT
-#define SIPD_MULADD(a, b, c) fmaf((a), (b), (c))
-#else
-#define SIPD_MULADD(a, b, c) fma((a), (b), (c))
-#endif
-#define SIPD_DOT3(a0, b0, a1, b1, a2, b2) SIPD_MULADD((a2), (b2), SIPD_MULADD((a1), (b1), (a0) * (b0)))
-#define SIPD_DOT2(a0, b0, a1, b1) SIPD_MULADD((a1), (b1), (a0) * (b0))
-#define SIPD_DIFF2(a0, b0, a1, b1) SIPD_MULADD((a0), (b0), -((a1) * (b1)))
-#else
-#define SIPD_HOST_FMA 0
-#define SIPD_MULADD(a, b, c) ((a) * (b) + (c))
-#define SIPD_DOT3(a0, b0, a1, b1, a2, b2) ((a0) * (b0) + (a1) * (b1) + (a2) * (b2))
-#define SIPD_DOT2(a0, b0, a1, b1) ((a0) * (b0) + (a1) * (b1))
-#define SIPD_DIFF2(a0, b0, a1, b1) ((a0) * (b0) - (a1) * (b1))
-#endif
-
 /* a·b rounded on its own: on the device never contracted with a following sum into an FMA
  * (__fmul_rn), where a caller's result must not depend on how the compiler laid out the blocks
- * (kinds/tet.h kind_tet_corner_nh); the host contracts only what the SIPD_MULADD family spells out */
+ * (kinds/tet.h kind_tet_corner_nh); the host contracts nothing (C11, no FMA target) */
 #if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
 SIPD_HD sipd_real sipd_mul_nc(sipd_real a, sipd_real b) { return __fmul_rn(a, b); }
 #else

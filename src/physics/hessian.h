@@ -44,7 +44,7 @@ SIPD_NOINLINE void material_dPdF_other(const sipd_material *mat, mat3 F, sipd_re
     switch (mat->model) {
     case SIPD_MAT_NEOHOOKEAN: {
         mat3 C = m3_cof(F);
-        sipd_real J = SIPD_DOT3(F.m[0], C.m[0], F.m[1], C.m[1], F.m[2], C.m[2]), s, e;
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2], s, e;
         material_nh_f(mat, J, &s, &e);
         for (i = 0; i < 3; i++)
             for (j = 0; j < 3; j++)
@@ -114,7 +114,7 @@ SIPD_HD void material_dPdF(const sipd_material *mat, mat3 F, sipd_real H[81])
     switch (mat->model) {
     case SIPD_MAT_STABLE_NEOHOOKEAN: {
         mat3 C = m3_cof(F);
-        sipd_real J = SIPD_DOT3(F.m[0], C.m[0], F.m[1], C.m[1], F.m[2], C.m[2]);
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
         sipd_real s = mat->lambda * (J - mat->alpha);
         int i, j, k, l;
         for (i = 0; i < 3; i++)

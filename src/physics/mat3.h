@@ -15,11 +15,8 @@ SIPD_HD void v3_store(sipd_real *p, vec3 a) { p[0] = a.v[0]; p[1] = a.v[1]; p[2]
 SIPD_HD vec3 v3_add(vec3 a, vec3 b) { return v3(a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]); }
 SIPD_HD vec3 v3_sub(vec3 a, vec3 b) { return v3(a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]); }
 SIPD_HD vec3 v3_scale(vec3 a, sipd_real s) { return v3(s * a.v[0], s * a.v[1], s * a.v[2]); }
-SIPD_HD vec3 v3_axpy(sipd_real s, vec3 x, vec3 y)
-{
-    return v3(SIPD_MULADD(s, x.v[0], y.v[0]), SIPD_MULADD(s, x.v[1], y.v[1]), SIPD_MULADD(s, x.v[2], y.v[2]));
-}
-SIPD_HD sipd_real v3_dot(vec3 a, vec3 b) { return SIPD_DOT3(a.v[0], b.v[0], a.v[1], b.v[1], a.v[2], b.v[2]); }
+SIPD_HD vec3 v3_axpy(sipd_real s, vec3 x, vec3 y) { return v3(s * x.v[0] + y.v[0], s * x.v[1] + y.v[1], s * x.v[2] + y.v[2]); }
+SIPD_HD sipd_real v3_dot(vec3 a, vec3 b) { return a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2]; }
 SIPD_HD vec3 v3_cross(vec3 a, vec3 b)
 {
     return v3(a.v[1] * b.v[2] - a.v[2] * b.v[1], a.v[2] * b.v[0] - a.v[0] * b.v[2],
@@ -56,9 +53,9 @@ SIPD_HD mat3 m3_transpose(mat3 a)
 }
 SIPD_HD vec3 m3_mulv(mat3 a, vec3 x)
 {
-    return v3(SIPD_DOT3(a.m[0], x.v[0], a.m[1], x.v[1], a.m[2], x.v[2]),
-              SIPD_DOT3(a.m[3], x.v[0], a.m[4], x.v[1], a.m[5], x.v[2]),
-              SIPD_DOT3(a.m[6], x.v[0], a.m[7], x.v[1], a.m[8], x.v[2]));
+    return v3(a.m[0] * x.v[0] + a.m[1] * x.v[1] + a.m[2] * x.v[2],
+              a.m[3] * x.v[0] + a.m[4] * x.v[1] + a.m[5] * x.v[2],
+              a.m[6] * x.v[0] + a.m[7] * x.v[1] + a.m[8] * x.v[2]);
 }
 SIPD_HD sipd_real m3_det(mat3 a)
 {
@@ -70,15 +67,15 @@ SIPD_HD sipd_real m3_det(mat3 a)
 SIPD_HD mat3 m3_cof(mat3 a)
 {
     mat3 c;
-    c.m[0] = SIPD_DIFF2(a.m[4], a.m[8], a.m[5], a.m[7]);
-    c.m[1] = SIPD_DIFF2(a.m[5], a.m[6], a.m[3], a.m[8]);
-    c.m[2] = SIPD_DIFF2(a.m[3], a.m[7], a.m[4], a.m[6]);
-    c.m[3] = SIPD_DIFF2(a.m[2], a.m[7], a.m[1], a.m[8]);
-    c.m[4] = SIPD_DIFF2(a.m[0], a.m[8], a.m[2], a.m[6]);
-    c.m[5] = SIPD_DIFF2(a.m[1], a.m[6], a.m[0], a.m[7]);
-    c.m[6] = SIPD_DIFF2(a.m[1], a.m[5], a.m[2], a.m[4]);
-    c.m[7] = SIPD_DIFF2(a.m[2], a.m[3], a.m[0], a.m[5]);
-    c.m[8] = SIPD_DIFF2(a.m[0], a.m[4], a.m[1], a.m[3]);
+    c.m[0] = a.m[4] * a.m[8] - a.m[5] * a.m[7];
+    c.m[1] = a.m[5] * a.m[6] - a.m[3] * a.m[8];
+    c.m[2] = a.m[3] * a.m[7] - a.m[4] * a.m[6];
+    c.m[3] = a.m[2] * a.m[7] - a.m[1] * a.m[8];
+    c.m[4] = a.m[0] * a.m[8] - a.m[2] * a.m[6];
+    c.m[5] = a.m[1] * a.m[6] - a.m[0] * a.m[7];
+    c.m[6] = a.m[1] * a.m[5] - a.m[2] * a.m[4];
+    c.m[7] = a.m[2] * a.m[3] - a.m[0] * a.m[5];
+    c.m[8] = a.m[0] * a.m[4] - a.m[1] * a.m[3];
     return c;
 }
 /* Inverse through the cofactor; returns 0 (and leaves *inv untouched) when singular. */
@@ -105,25 +102,19 @@ SIPD_HD sipd_real m3_frob2(mat3 a)
 SIPD_HD sym3 s3_zero(void) { sym3 r; int i; for (i = 0; i < 6; i++) r.s[i] = 0; return r; }
 SIPD_HD sym3 s3_diag(sipd_real d) { sym3 r = s3_zero(); r.s[0] = r.s[1] = r.s[2] = d; return r; }
 SIPD_HD sym3 s3_add(sym3 a, sym3 b) { sym3 r; int i; for (i = 0; i < 6; i++) r.s[i] = a.s[i] + b.s[i]; return r; }
-SIPD_HD sym3 s3_axpy(sipd_real w, sym3 a, sym3 b)
-{
-    sym3 r;
-    int i;
-    for (i = 0; i < 6; i++) r.s[i] = SIPD_MULADD(w, a.s[i], b.s[i]);
-    return r;
-}
+SIPD_HD sym3 s3_axpy(sipd_real w, sym3 a, sym3 b) { sym3 r; int i; for (i = 0; i < 6; i++) r.s[i] = w * a.s[i] + b.s[i]; return r; }
 SIPD_HD void s3_load(const sipd_real *p, sym3 *a) { int i; for (i = 0; i < 6; i++) a->s[i] = p[i]; }
 SIPD_HD void s3_store(sipd_real *p, sym3 a) { int i; for (i = 0; i < 6; i++) p[i] = a.s[i]; }
 /* A A^T */
 SIPD_HD sym3 s3_aat(mat3 a)
 {
     sym3 r;
-    r.s[0] = SIPD_DOT3(a.m[0], a.m[0], a.m[1], a.m[1], a.m[2], a.m[2]);
-    r.s[1] = SIPD_DOT3(a.m[3], a.m[3], a.m[4], a.m[4], a.m[5], a.m[5]);
-    r.s[2] = SIPD_DOT3(a.m[6], a.m[6], a.m[7], a.m[7], a.m[8], a.m[8]);
-    r.s[3] = SIPD_DOT3(a.m[0], a.m[3], a.m[1], a.m[4], a.m[2], a.m[5]);
-    r.s[4] = SIPD_DOT3(a.m[0], a.m[6], a.m[1], a.m[7], a.m[2], a.m[8]);
-    r.s[5] = SIPD_DOT3(a.m[3], a.m[6], a.m[4], a.m[7], a.m[5], a.m[8]);
+    r.s[0] = a.m[0] * a.m[0] + a.m[1] * a.m[1] + a.m[2] * a.m[2];
+    r.s[1] = a.m[3] * a.m[3] + a.m[4] * a.m[4] + a.m[5] * a.m[5];
+    r.s[2] = a.m[6] * a.m[6] + a.m[7] * a.m[7] + a.m[8] * a.m[8];
+    r.s[3] = a.m[0] * a.m[3] + a.m[1] * a.m[4] + a.m[2] * a.m[5];
+    r.s[4] = a.m[0] * a.m[6] + a.m[1] * a.m[7] + a.m[2] * a.m[8];
+    r.s[5] = a.m[3] * a.m[6] + a.m[4] * a.m[7] + a.m[5] * a.m[8];
     return r;
 }
 /* n n^T */

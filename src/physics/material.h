@@ -150,8 +150,8 @@ SIPD_HD sipd_material material_make(int model, double E, double nu)
 
 /* s3_axpy(w, a, b) with the device's contraction spelled out, fma(w, a_i, b_i): what nvcc made of it in
  * material_K_eigfix out of line, and not in the neo-Hookean tet corner, where the split is a constant
- * and material_K_eigfix_inline came out as b_i − (−w) a_i, two roundings.  The host: s3_axpy itself
- * (SIPD_MULADD, the same fma where the build has FMA: docs/precision.md). */
+ * and material_K_eigfix_inline came out as b_i − (−w) a_i, two roundings.  The host contracts
+ * nothing: s3_axpy itself (the CPU objects stay as they were). */
 #if defined(__CUDA_ARCH__) && defined(SIPD_REAL_FLOAT)
 SIPD_HD sym3 material_axpy_fma(sipd_real w, sym3 a, sym3 b)
 {
@@ -238,10 +238,10 @@ SIPD_HD void material_nh_P(const sipd_material *mat, mat3 F, mat3 *C, sipd_real 
                            mat3 *P)
 {
     mat3 Cf = m3_cof(F);
-    sipd_real Jf = SIPD_DOT3(F.m[0], Cf.m[0], F.m[1], Cf.m[1], F.m[2], Cf.m[2]), sf, ef;
+    sipd_real Jf = F.m[0] * Cf.m[0] + F.m[1] * Cf.m[1] + F.m[2] * Cf.m[2], sf, ef;
     int i;
     material_nh_f(mat, Jf, &sf, &ef);
-    for (i = 0; i < 9; i++) P->m[i] = SIPD_DOT2(mat->mu, F.m[i], sf, Cf.m[i]);
+    for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + sf * Cf.m[i];
     *C = Cf;
     *J = Jf;
     *s = sf;
@@ -315,7 +315,7 @@ SIPD_HD SIPD_ALWAYS_INLINE void material_corot_eval(const sipd_material *mat, in
             for (j = i + 1; j < 3; j++) Vs.m[3 * i + j] = Vs.m[3 * j + i] = SIPD_R(0.5) * (Vs.m[3 * i + j] + Vs.m[3 * j + i]);
         }
         CV = m3_cof(Vs);
-        J = SIPD_DOT3(Vs.m[0], CV.m[0], Vs.m[1], CV.m[1], Vs.m[2], CV.m[2]);
+        J = Vs.m[0] * CV.m[0] + Vs.m[1] * CV.m[1] + Vs.m[2] * CV.m[2];
         w = c * J / sipd_max(J * J, SIPD_J2_FLOOR);
         Kp->s[0] = 2 * mat->mu + w * CV.m[0];
         Kp->s[1] = 2 * mat->mu + w * CV.m[4];
@@ -382,9 +382,9 @@ SIPD_NOINLINE void material_eval_other(const sipd_material *mat, int split, mat3
     switch (mat->model) {
     case SIPD_MAT_NEOHOOKEAN: {
         mat3 C = m3_cof(F);
-        sipd_real J = SIPD_DOT3(F.m[0], C.m[0], F.m[1], C.m[1], F.m[2], C.m[2]), s, e, c;
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2], s, e, c;
         material_nh_f(mat, J, &s, &e);
-        for (i = 0; i < 9; i++) P->m[i] = SIPD_DOT2(mat->mu, F.m[i], s, C.m[i]);
+        for (i = 0; i < 9; i++) P->m[i] = mat->mu * F.m[i] + s * C.m[i];
         if (!Kp)
             return;
         c = material_nh_c(split, J, s, e);
@@ -453,10 +453,10 @@ SIPD_HD mat3 material_P(const sipd_material *mat, mat3 F)
     switch (mat->model) {
     case SIPD_MAT_STABLE_NEOHOOKEAN: {
         mat3 C = m3_cof(F), P;
-        sipd_real J = SIPD_DOT3(F.m[0], C.m[0], F.m[1], C.m[1], F.m[2], C.m[2]);
+        sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
         sipd_real s = mat->lambda * (J - mat->alpha);
         int i;
-        for (i = 0; i < 9; i++) P.m[i] = SIPD_DOT2(mat->mu, F.m[i], s, C.m[i]);
+        for (i = 0; i < 9; i++) P.m[i] = mat->mu * F.m[i] + s * C.m[i];
         return P;
     }
     default: {
@@ -478,7 +478,7 @@ SIPD_HD sym3 material_K(const sipd_material *mat, mat3 F)
         material_eval_other(mat, SIPD_SPLIT_NONE, F, &P, &K);
         return K;
     }
-    sipd_real J = SIPD_DOT3(F.m[0], C.m[0], F.m[1], C.m[1], F.m[2], C.m[2]);
+    sipd_real J = F.m[0] * C.m[0] + F.m[1] * C.m[1] + F.m[2] * C.m[2];
     sipd_real c = mat->lambda * (J - mat->alpha) * J / sipd_max(J * J, SIPD_J2_FLOOR);
     return s3_axpy(c, s3_aat(C), s3_diag(mat->mu));
 }
@@ -494,9 +494,9 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_real material_snh_eval_c(sipd_real mu, sipd_real
     sipd_real J, s;
     int i;
     *C = m3_cof(F);
-    J = SIPD_DOT3(F.m[0], C->m[0], F.m[1], C->m[1], F.m[2], C->m[2]);
+    J = F.m[0] * C->m[0] + F.m[1] * C->m[1] + F.m[2] * C->m[2];
     s = lambda * (J - alpha);
-    for (i = 0; i < 9; i++) P->m[i] = SIPD_DOT2(mu, F.m[i], s, C->m[i]);
+    for (i = 0; i < 9; i++) P->m[i] = mu * F.m[i] + s * C->m[i];
     if (split == SIPD_SPLIT_EXPANDED)
         return lambda;
     if (split == SIPD_SPLIT_SIGN)

@@ -42,7 +42,7 @@ SIPD_HD mat3 tet_F(const sipd_real *Bm, vec3 y0, vec3 y1, vec3 y2, vec3 y3)
     int i, j;
     for (i = 0; i < 3; i++)
         for (j = 0; j < 3; j++)
-            F.m[3 * i + j] = SIPD_DOT3(d1.v[i], Bm[j], d2.v[i], Bm[3 + j], d3.v[i], Bm[6 + j]);
+            F.m[3 * i + j] = d1.v[i] * Bm[j] + d2.v[i] * Bm[3 + j] + d3.v[i] * Bm[6 + j];
     return F;
 }
 

@@ -11,9 +11,6 @@
  *   descent    Δy = −D⁻¹ g is a descent direction (gᵀΔy < 0 and dE/dt along Δy < 0)
  *   majorize   generalized eigenvalues of (H_aa, D_a) for the expanded split lie in (0, 1.5]
  *   inertia    inertia_gradient == differences of inertia_energy (dynamic and quasi-static)
- *   fma        the build's FMA (CMake SIPD_HOST_FMA, docs/precision.md) reached the physics headers:
- *              SIPD_HOST_FMA as configured, SIPD_MULADD rounding once (FMA) or twice (not),
- *              SIPD_DOT3 / SIPD_DIFF2 in their documented order, v3_dot and m3_cof built on them
  *   all        every one of the above
  * Each prints the measured quantities it asserts on, and exits non-zero on failure.
  */
@@ -1025,46 +1022,6 @@ static void test_majorize(void)
 }
 
 /* ================================================================ 9. inertia */
-/* The build's FMA switch reached the headers (SIPD_TEST_EXPECT_FMA: CMake's decision), and the
- * macros round as docs/precision.md says: a = 1 + 2^-30, a·a = 1 + 2^-29 + 2^-60, so
- * a·a − (1 + 2^-29) is 2^-60 with one rounding and 0 with two. */
-static void test_fma(void)
-{
-    volatile double one = 1;
-    const double a = one + 0x1p-30, c = -(one + 0x1p-29);
-    const double m = SIPD_MULADD(a, a, c), want = SIPD_HOST_FMA ? 0x1p-60 : 0;
-    double x[3], y[3], d3, d3want, df, dfwant;
-    vec3 u, w;
-    mat3 F, C;
-    int i;
-    printf("fma: SIPD_HOST_FMA %d (configured %d); a*a + c = %a\n", SIPD_HOST_FMA, SIPD_TEST_EXPECT_FMA, m);
-    CHECK(SIPD_HOST_FMA == SIPD_TEST_EXPECT_FMA, "SIPD_HOST_FMA is %d but CMake configured %d", SIPD_HOST_FMA,
-          SIPD_TEST_EXPECT_FMA);
-    CHECK(m == want, "SIPD_MULADD(a, a, c) = %a, want %a (%s)", m, want, SIPD_HOST_FMA ? "one rounding" : "two");
-    rng_seed(61);
-    for (i = 0; i < 10000; i++) {   /* the documented orders, and the helpers that use them */
-        int k;
-        for (k = 0; k < 3; k++) {
-            x[k] = rndu(-1, 1);
-            y[k] = rndu(-1, 1);
-        }
-        d3 = SIPD_DOT3(x[0], y[0], x[1], y[1], x[2], y[2]);
-        d3want = SIPD_HOST_FMA ? fma(x[2], y[2], fma(x[1], y[1], x[0] * y[0])) : x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-        CHECK(d3 == d3want, "SIPD_DOT3 = %a, want %a", d3, d3want);
-        df = SIPD_DIFF2(x[0], y[0], x[1], y[1]);
-        dfwant = SIPD_HOST_FMA ? fma(x[0], y[0], -(x[1] * y[1])) : x[0] * y[0] - x[1] * y[1];
-        CHECK(df == dfwant, "SIPD_DIFF2 = %a, want %a", df, dfwant);
-        u = v3(x[0], x[1], x[2]);
-        w = v3(y[0], y[1], y[2]);
-        CHECK(v3_dot(u, w) == d3, "v3_dot is not SIPD_DOT3");
-        for (k = 0; k < 9; k++) F.m[k] = rndu(-1, 1);
-        C = m3_cof(F);
-        CHECK(C.m[0] == SIPD_DIFF2(F.m[4], F.m[8], F.m[5], F.m[7]), "m3_cof is not SIPD_DIFF2");
-        if (failures)
-            break;
-    }
-}
-
 static void test_inertia(void)
 {
     int it, mode, i;
@@ -1105,7 +1062,6 @@ static const test_case cases[] = {
     {"descent", .run = test_descent},
     {"majorize", .run = test_majorize},
     {"inertia", .run = test_inertia},
-    {"fma", .run = test_fma},
 };
 static const test_program program = {"test_physics", TEST_CASES(cases), .all = 1,
                                      .note = "(" SIPD_REAL_NAME " physics)"};
