@@ -431,7 +431,8 @@ static int cpu_detect(sipd_backend *b, int run, int *flag)
 static int cpu_direction(sipd_backend *b, sipd_dir_stats *st);
 
 /* The step's load (backend.h): one gradient pass (the direction pass with D = m/h² I, the
- * cheapest) at the "do nothing" state, y restored to the initial guess after it. */
+ * cheapest; with the fused pass the tets' gradients alone, summed as the direction's are) at the
+ * "do nothing" state, y restored to the initial guess after it. */
 static int step_load_eval(sipd_backend *b)
 {
     const sipd_model *m = b->m;
@@ -699,8 +700,9 @@ static int cpu_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     int contacts = 0;
     double maxpen = 0, t0 = prof_begin(b);
-    /* the fused pass (not for the step load's MASS pass, step_load_eval) */
-    double *acc = b->precond == SIPD_PRECOND_SPLIT ? b->fz_acc : NULL;
+    /* the fused pass; MASS: the step load's gradient pass (step_load_eval), fused too when the
+       direction's is (fz_acc is set only for SIPD's split) */
+    double *acc = b->precond == SIPD_PRECOND_SPLIT || b->precond == SIPD_PRECOND_MASS ? b->fz_acc : NULL;
 
     cpu_element_pass(b->m, &b->vw, b->precond, b->split, acc);   /* cpu_loops.h */
     prof_end(b, SIPD_PHASE_ELEMENT, t0);

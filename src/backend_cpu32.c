@@ -720,7 +720,8 @@ static int cpu32_direction(sipd_backend *b, sipd_dir_stats *st)
     const sipd_model *m = b->m;
     int contacts = 0, precond = b->precond;
     double maxpen = 0, t0 = prof_begin(b);
-    double *acc = precond == SIPD_PRECOND_SPLIT ? b->fz_acc : NULL;   /* the fused pass (not the step load's) */
+    /* the fused pass; MASS: the step load's gradient pass (backend_cpu.c cpu_direction) */
+    double *acc = precond == SIPD_PRECOND_SPLIT || precond == SIPD_PRECOND_MASS ? b->fz_acc : NULL;
     cpu_element_pass(m, &b->vw, precond, b->split, acc);   /* cpu_loops.h */
     prof_end(b, SIPD_PHASE_ELEMENT, t0);
     t0 = prof_begin(b);

@@ -57,14 +57,16 @@ static inline int cpu_fused_setup(const sipd_model *m, int precond, double **acc
 /* The element pass of the Jacobi direction.  acc non-NULL: the fused pass (docs/benchmarks.md,
  * "The fused Jacobi pass"; the model's tet chunks, model.h chunk_*): every tet's corner terms
  * into acc (9 per vertex), chunk colour by chunk colour, so that a vertex receives its terms in
- * one order whatever the thread count.  Else every element's results into the view's per-element
- * arrays, for pass_vertex to gather. */
+ * one order whatever the thread count; with SIPD_PRECOND_MASS (the step load's gradient pass,
+ * backend_cpu.c step_load_eval) the gradients alone, the first 3 of the 9.  Else every element's
+ * results into the view's per-element arrays, for pass_vertex to gather. */
 static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, int precond, int split, double *acc)
 {
     int g, e;
     if (acc) {
         const sipd_group_view *G = &vw->grp[m->chunk_group];
         const int ne = G->ne, snh = cpu_model_tet_snh(m, vw) && !cpu_env_flag("SIPD_CPU_SCALAR");
+        const int grad_only = precond == SIPD_PRECOND_MASS;
 #pragma omp parallel if (ne > CPU_PAR_MIN)
         {
             int c, j, k;
@@ -75,9 +77,10 @@ static inline void cpu_element_pass(const sipd_model *m, const sipd_view *vw, in
                 for (j = m->chunk_off[c]; j < m->chunk_off[c + 1]; j++) {
                     int e0 = m->chunk_list[j] * m->chunk_size, e1 = e0 + m->chunk_size < ne ? e0 + m->chunk_size : ne;
                     if (snh)
-                        kind_tet_scatter_chunk(vw, split, G, e0, e1, acc);
+                        kind_tet_scatter_chunk(vw, split, grad_only, G, e0, e1, acc);
                     else
-                        for (k = e0; k < e1; k++) kind_tet_scatter(vw, &vw->mats[G->mat[k]], split, G, k, acc);
+                        for (k = e0; k < e1; k++)
+                            kind_tet_scatter(vw, &vw->mats[G->mat[k]], split, grad_only, G, k, acc);
                 }
             }
         }
@@ -148,9 +151,10 @@ static inline void cpu_vertex_acc_block(const sipd_view *vw, int first, double *
 }
 
 /* The vertex pass of the Jacobi direction (pass_vertex; pass_vertex_acc with the fused pass's
- * acc) and its reductions into st: rmax, gmax, gsum, gdy, gs, sDs, nonspd, d_num, d_den (the
- * caller takes the roots of nothing: rmax and gmax are roots here), and the ground contacts and
- * deepest penetration into *contacts, *maxpen (the caller adds its pairs'). */
+ * acc: SIPD's split, or the step load's SIPD_PRECOND_MASS, cpu_element_pass) and its reductions
+ * into st: rmax, gmax, gsum, gdy, gs, sDs, nonspd, d_num, d_den (the caller takes the roots of
+ * nothing: rmax and gmax are roots here), and the ground contacts and deepest penetration into
+ * *contacts, *maxpen (the caller adds its pairs'). */
 static inline void cpu_vertex_pass(const sipd_model *m, const sipd_view *vw, int precond, int first, double *acc,
                                    sipd_dir_stats *st, int *contacts_out, double *maxpen_out)
 {
@@ -164,13 +168,16 @@ static inline void cpu_vertex_pass(const sipd_model *m, const sipd_view *vw, int
         const int a0 = blk * CPU_VERTEX_LANES, n = m->nv - a0 < CPU_VERTEX_LANES ? m->nv - a0 : CPU_VERTEX_LANES;
         sipd_vertex_out ob[CPU_VERTEX_LANES];
         int i;
-        if (acc)
+        if (acc && precond == SIPD_PRECOND_SPLIT)
             cpu_vertex_acc_block(vw, first, acc, a0, n, ob);
         for (i = 0; i < n; i++) {
             const int a = a0 + i;
             /* (SIPD_PRECOND_NONE: g only, as SIPD_PRECOND_HESSIAN's vertex pass) */
-            sipd_vertex_out o =
-                acc ? ob[i] : pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
+            sipd_vertex_out o;
+            if (acc)
+                o = precond == SIPD_PRECOND_SPLIT ? ob[i] : pass_vertex_acc(vw, precond, 1, a, first, acc);
+            else
+                o = pass_vertex(vw, precond == SIPD_PRECOND_NONE ? SIPD_PRECOND_HESSIAN : precond, 1, a, first);
             if (!o.free)
                 continue;
             contacts += o.contact;

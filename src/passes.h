@@ -522,21 +522,23 @@ SIPD_HD sipd_vertex_out pass_vertex(const sipd_view *v, int precond, int contact
     return o;
 }
 
-/* pass_vertex (SPLIT) with the element terms summed beforehand into acc (9 doubles per vertex:
- * g, then D's 6; kind_tet_scatter), which it reads and clears: the CPU's fused Jacobi pass. */
-SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int contact, int a, int first, double *acc)
+/* pass_vertex (SPLIT, or MASS: the step load's gradient pass) with the element terms summed
+ * beforehand into acc (9 doubles per vertex: g, then D's 6, which MASS leaves zero;
+ * kind_tet_scatter), which it reads and clears: the CPU's fused Jacobi pass. */
+SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int precond, int contact, int a, int first, double *acc)
 {
     sipd_vertex_out o;
     vec3 ga;
     sym3 D;
     double *q = acc + 9 * (size_t)a;
+    const int nq = precond == SIPD_PRECOND_SPLIT ? 9 : 3;
     int k;
     if (pass_vertex_begin(v, contact, a, &o, &ga, &D)) {
         for (k = 0; k < 3; k++) ga.v[k] = (sipd_real)(ga.v[k] + q[k]);
-        for (k = 0; k < 6; k++) D.s[k] = (sipd_real)(D.s[k] + q[3 + k]);
-        pass_vertex_end(v, SIPD_PRECOND_SPLIT, a, first, ga, D, &o);
+        for (k = 3; k < nq; k++) D.s[k - 3] = (sipd_real)(D.s[k - 3] + q[k]);
+        pass_vertex_end(v, precond, a, first, ga, D, &o);
     }
-    for (k = 0; k < 9; k++) q[k] = 0;
+    for (k = 0; k < nq; k++) q[k] = 0;
     return o;
 }
 

@@ -298,10 +298,11 @@ SIPD_HD sipd_real kind_tet_scale(const sipd_material *mat, const sipd_real *rest
  * w_l K⁺ with the incidence weight w_l = V |∇N_l|² (model.c's inc_w, the same function).  The
  * CPU's fused Jacobi pass (cpu_loops.h): no per-tet arrays written and gathered back.  The
  * accumulators are double in either precision (a float32 backend's terms are summed exactly
- * enough that the order of the sums does not move its round-off floor).  The caller makes sure
- * no two tets it runs at once share a vertex. */
+ * enough that the order of the sums does not move its round-off floor).  grad_only: the
+ * gradients alone (the first 3 of each vertex's 9; the step load's gradient pass), the D part
+ * left as it is.  The caller makes sure no two tets it runs at once share a vertex. */
 SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_material *mat, int split,
-                                                 const sipd_group_view *G, int e, double *acc)
+                                                 int grad_only, const sipd_group_view *G, int e, double *acc)
 {
     const sipd_real *Bm = G->rest + 9 * (size_t)e, vol = G->vol[e];
     const int *t = G->v + 4 * (size_t)e;
@@ -314,7 +315,8 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_
         double *A = acc + 9 * (size_t)t[l];
         const sipd_real w = kind_tet_weight(Bm, vol, l);
         for (q = 0; q < 3; q++) A[q] += gr[l].v[q];
-        for (q = 0; q < 6; q++) A[3 + q] += w * Kp.s[q];
+        if (!grad_only)
+            for (q = 0; q < 6; q++) A[3 + q] += w * Kp.s[q];
     }
 }
 
@@ -323,15 +325,16 @@ SIPD_HD SIPD_ALWAYS_INLINE void kind_tet_scatter(const sipd_view *v, const sipd_
 
 /* The lane loop of kind_tet_scatter_chunk: SIPD_TET_LANES stable neo-Hookean tets' gradients
  * (gr: corner l's component q in row 3l + q), K⁺ (K), corner weights (w) and the split's c (cc)
- * from their corners (y) and rest data (B, vol) and materials (mu, la, al).  Inlined with split
- * a constant, so that the loop has no branch left but sign's max and vectorises. */
+ * from their corners (y) and rest data (B, vol) and materials (mu, la, al); grad_only: the
+ * gradients alone.  Inlined with split and grad_only constants, so that the loop has no branch
+ * left but sign's max and vectorises, and the gradient-only loop computes nothing else. */
 typedef struct {
     sipd_real y[12][SIPD_TET_LANES], B[9][SIPD_TET_LANES], vol[SIPD_TET_LANES], mu[SIPD_TET_LANES],
         la[SIPD_TET_LANES], al[SIPD_TET_LANES];
     sipd_real gr[12][SIPD_TET_LANES], K[6][SIPD_TET_LANES], w[4][SIPD_TET_LANES], cc[SIPD_TET_LANES];
 } sipd_tet_lanes;
 
-static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int split)
+static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int split, int grad_only)
 {
     int i;
     for (i = 0; i < SIPD_TET_LANES; i++) {
@@ -344,7 +347,6 @@ static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int spli
         F = tet_F(Bm, v3(T->y[0][i], T->y[1][i], T->y[2][i]), v3(T->y[3][i], T->y[4][i], T->y[5][i]),
                   v3(T->y[6][i], T->y[7][i], T->y[8][i]), v3(T->y[9][i], T->y[10][i], T->y[11][i]));
         T->cc[i] = material_snh_eval_c(T->mu[i], T->la[i], T->al[i], split, F, &C, &P);
-        Kp = s3_axpy(T->cc[i], s3_aat(C), s3_diag(T->mu[i]));
         g1 = v3_scale(m3_mulv(P, v3(Bm[0], Bm[1], Bm[2])), T->vol[i]);
         g2 = v3_scale(m3_mulv(P, v3(Bm[3], Bm[4], Bm[5])), T->vol[i]);
         g3 = v3_scale(m3_mulv(P, v3(Bm[6], Bm[7], Bm[8])), T->vol[i]);
@@ -355,11 +357,14 @@ static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int spli
             T->gr[6 + q][i] = g2.v[q];
             T->gr[9 + q][i] = g3.v[q];
         }
-        T->w[0][i] = kind_tet_weight(Bm, T->vol[i], 0);
-        T->w[1][i] = kind_tet_weight(Bm, T->vol[i], 1);
-        T->w[2][i] = kind_tet_weight(Bm, T->vol[i], 2);
-        T->w[3][i] = kind_tet_weight(Bm, T->vol[i], 3);
-        for (q = 0; q < 6; q++) T->K[q][i] = Kp.s[q];
+        if (!grad_only) {
+            Kp = s3_axpy(T->cc[i], s3_aat(C), s3_diag(T->mu[i]));
+            T->w[0][i] = kind_tet_weight(Bm, T->vol[i], 0);
+            T->w[1][i] = kind_tet_weight(Bm, T->vol[i], 1);
+            T->w[2][i] = kind_tet_weight(Bm, T->vol[i], 2);
+            T->w[3][i] = kind_tet_weight(Bm, T->vol[i], 3);
+            for (q = 0; q < 6; q++) T->K[q][i] = Kp.s[q];
+        }
     }
 }
 
@@ -369,16 +374,11 @@ static inline SIPD_ALWAYS_INLINE void kind_tet_lanes(sipd_tet_lanes *T, int spli
  * gradients, K⁺ and weights out), then summed into acc tet by tet in order.  The arithmetic is
  * tet_element's and kind_tet_weight's operation for operation (no FMA contraction on the targets
  * we build for), so the sums are bit-identical to kind_tet_scatter's; the clamp and abs splits'
- * eigen-fixed tets (c < 0) are redone by kind_tet_scatter after the lane loop. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* a clone for AVX2 (4 doubles or 8 floats a lane loop instruction; not FMA, which would round
-   differently), chosen at load time where the CPU has it */
-__attribute__((target_clones("avx2", "default"), unused)) static
-#else
-static inline
-#endif
-void kind_tet_scatter_chunk(const sipd_view *v, int split, const sipd_group_view *G, int e0, int e1,
-                                   double *acc)
+ * eigen-fixed tets (c < 0) are redone by kind_tet_scatter after the lane loop.  grad_only (a
+ * constant: kind_tet_scatter_chunk has a copy of each): the gradients alone, which no split
+ * changes. */
+static inline SIPD_ALWAYS_INLINE void kind_tet_scatter_lanes(const sipd_view *v, int split, int grad_only,
+                                                             const sipd_group_view *G, int e0, int e1, double *acc)
 {
     enum { L = SIPD_TET_LANES };
     sipd_tet_lanes T;
@@ -406,26 +406,43 @@ void kind_tet_scatter_chunk(const sipd_view *v, int split, const sipd_group_view
                 T.al[i] = mat->alpha;
             }
         }
-        if (split == SIPD_SPLIT_EXPANDED)
-            kind_tet_lanes(&T, SIPD_SPLIT_EXPANDED);
+        if (grad_only || split == SIPD_SPLIT_EXPANDED)   /* (the gradient alone: any split's) */
+            kind_tet_lanes(&T, SIPD_SPLIT_EXPANDED, grad_only);
         else if (split == SIPD_SPLIT_SIGN)
-            kind_tet_lanes(&T, SIPD_SPLIT_SIGN);
+            kind_tet_lanes(&T, SIPD_SPLIT_SIGN, 0);
         else   /* none, clamp, abs: the same c */
-            kind_tet_lanes(&T, SIPD_SPLIT_NONE);
+            kind_tet_lanes(&T, SIPD_SPLIT_NONE, 0);
         for (i = 0; i < n; i++) {   /* out, in tet order */
             const int e = b + i;
             const int *t = G->v + 4 * (size_t)e;
-            if ((split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && T.cc[i] < 0) {
-                kind_tet_scatter(v, &v->mats[G->mat[e]], split, G, e, acc);
+            if (!grad_only && (split == SIPD_SPLIT_CLAMP || split == SIPD_SPLIT_ABS) && T.cc[i] < 0) {
+                kind_tet_scatter(v, &v->mats[G->mat[e]], split, 0, G, e, acc);
                 continue;
             }
             for (l = 0; l < 4; l++) {
                 double *A = acc + 9 * (size_t)t[l];
                 for (q = 0; q < 3; q++) A[q] += T.gr[3 * l + q][i];
-                for (q = 0; q < 6; q++) A[3 + q] += T.w[l][i] * T.K[q][i];
+                if (!grad_only)
+                    for (q = 0; q < 6; q++) A[3 + q] += T.w[l][i] * T.K[q][i];
             }
         }
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* a clone for AVX2 (4 doubles or 8 floats a lane loop instruction; not FMA, which would round
+   differently), chosen at load time where the CPU has it */
+__attribute__((target_clones("avx2", "default"), unused)) static
+#else
+static inline
+#endif
+void kind_tet_scatter_chunk(const sipd_view *v, int split, int grad_only, const sipd_group_view *G, int e0, int e1,
+                            double *acc)
+{
+    if (grad_only)
+        kind_tet_scatter_lanes(v, split, 1, G, e0, e1, acc);
+    else
+        kind_tet_scatter_lanes(v, split, 0, G, e0, e1, acc);
 }
 #endif
 

@@ -7,7 +7,8 @@
  *             on 40 shared vertices, stretched, compressed and some inverted, two materials
  *             (mixed within a chunk; one material, kind_tet_scatter_chunk's lanes filled once;
  *             a chunk of one then a mixed one), every split — the accumulators bit-identical (a reordered sum or a skipped
- *             eigen-fix of the clamp and abs splits fails it)
+ *             eigen-fix of the clamp and abs splits fails it); the gradients alone (the step load's
+ *             pass) likewise, and equal to the full pass's g with D left zero
  *   vertices  cpu_loops.h cpu_vertex_acc_block (8 vertices' 3x3 solves in one loop) against
  *             passes.h pass_vertex_acc vertex by vertex: 21 vertices (blocks of 8, 8 and 5),
  *             two of them fixed, random accumulators of which some blocks are not positive
@@ -27,8 +28,8 @@ static void case_tets(void)
 {
     enum { NV = 40, NE = 61 };
     sipd_real X[3 * NV], y[3 * NV], rest[9 * NE], vol[NE];
-    double a1[9 * NV], a2[9 * NV];
-    int tv[4 * NE], tm[NE], e, i, split, inverted = 0;
+    double a1[9 * NV], a2[9 * NV], full[9 * NV];
+    int tv[4 * NE], tm[NE], e, i, k, split, go, nz = 0, inverted = 0;
     sipd_material mats[2];
     sipd_view v;
     sipd_group_view *G = &v.grp[0];
@@ -69,21 +70,37 @@ static void case_tets(void)
     G->vol = vol;
     CHECK(inverted > 0 && inverted < NE, "the fixture should invert some tets, not all (%d of %d)", inverted, NE);
     for (i = 0; i < 3; i++)   /* the materials mixed in every chunk; one material; the chunk 0 .. 29 of one, 30 .. 60 mixed */
-        for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++) {
-            for (e = 0; e < NE; e++) tm[e] = i == 1 || (i == 2 && e < 30) ? 1 : e % 3 == 0;
-            memset(a1, 0, sizeof a1);
-            memset(a2, 0, sizeof a2);
-            for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, G, e, a1);
-            if (i == 2) {
-                kind_tet_scatter_chunk(&v, split, G, 0, 30, a2);
-                kind_tet_scatter_chunk(&v, split, G, 30, NE, a2);
-            } else
-                kind_tet_scatter_chunk(&v, split, G, 0, NE, a2);
-            CHECK(memcmp(a1, a2, sizeof a1) == 0, "materials %s, split %d: the lanes' sums differ from kind_tet_scatter's",
-                  i == 0 ? "mixed" : i == 1 ? "one" : "one, then mixed", split);
-        }
-    printf("tets (%s): %d tets (%d inverted), 5 splits, materials mixed, one, one then mixed: the lanes' sums against "
-           "tet by tet\n", SIPD_REAL_NAME, NE, inverted);
+        for (split = SIPD_SPLIT_EXPANDED; split <= SIPD_SPLIT_ABS; split++)
+            for (go = 0; go < 2; go++) {   /* the full terms; the gradients alone (the step load's) */
+                for (e = 0; e < NE; e++) tm[e] = i == 1 || (i == 2 && e < 30) ? 1 : e % 3 == 0;
+                memset(a1, 0, sizeof a1);
+                memset(a2, 0, sizeof a2);
+                for (e = 0; e < NE; e++) kind_tet_scatter(&v, &mats[tm[e]], split, go, G, e, a1);
+                if (i == 2) {
+                    kind_tet_scatter_chunk(&v, split, go, G, 0, 30, a2);
+                    kind_tet_scatter_chunk(&v, split, go, G, 30, NE, a2);
+                } else
+                    kind_tet_scatter_chunk(&v, split, go, G, 0, NE, a2);
+                CHECK(memcmp(a1, a2, sizeof a1) == 0,
+                      "materials %s, split %d%s: the lanes' sums differ from kind_tet_scatter's",
+                      i == 0 ? "mixed" : i == 1 ? "one" : "one, then mixed", split, go ? ", gradients only" : "");
+                if (!go) {
+                    memcpy(full, a2, sizeof full);
+                    continue;
+                }
+                for (k = 0; k < NV; k++) {   /* the gradients the full pass's, D untouched */
+                    int q, same = 1, zero = 1;
+                    for (q = 0; q < 3; q++) same &= a2[9 * k + q] == full[9 * k + q];
+                    for (q = 3; q < 9; q++) zero &= a2[9 * k + q] == 0;
+                    CHECK(same && zero, "split %d, vertex %d: the gradient-only pass's g differs from the full pass's "
+                          "or it wrote D", split, k);
+                    nz += a2[9 * k] != 0;
+                }
+            }
+    CHECK(nz > 0, "the gradient-only pass summed nothing");
+    printf("tets (%s): %d tets (%d inverted), 5 splits, materials mixed, one, one then mixed, full and gradients "
+           "only: the lanes' sums against tet by tet, the gradients only against the full pass's g\n",
+           SIPD_REAL_NAME, NE, inverted);
 }
 
 /* The state arrays of case_vertices' view, one set per run. */
@@ -157,7 +174,7 @@ static void case_vertices(void)
         sipd_vertex_out o1[NV], o2[NV];
         s2 = s1;
         vstate_point(&v, &s1);
-        for (a = 0; a < NV; a++) o1[a] = pass_vertex_acc(&v, 1, a, first, s1.acc);
+        for (a = 0; a < NV; a++) o1[a] = pass_vertex_acc(&v, SIPD_PRECOND_SPLIT, 1, a, first, s1.acc);
         vstate_point(&v, &s2);
         for (a = 0; a < NV; a += CPU_VERTEX_LANES)
             cpu_vertex_acc_block(&v, first, s2.acc, a, NV - a < CPU_VERTEX_LANES ? NV - a : CPU_VERTEX_LANES, o2 + a);
