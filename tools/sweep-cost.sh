@@ -50,7 +50,7 @@ bc_opts=(); [ -n "$scratch" ] && bc_opts=(--scratch "$scratch")
 mapfile -t bins < <(bash "$root/tools/bench-compare.sh" --build-only "${bc_opts[@]}" "${revs[@]}")
 [ ${#bins[@]} = ${#revs[@]} ] || { echo "sweep-cost.sh: the builds failed" >&2; exit 1; }
 
-# one run → ns per tet-iteration (wall) of a step of $3 iterations
+# one run → ns per tet-iteration (wall) of a step of $2 iterations
 run1() {   # bin iterations
   local line
   line=$("$1" --threads "$threads" --case "$case_" --iterations "$2" "$size" | grep -E "^\| [0-9]+ \|" | head -1) ||
