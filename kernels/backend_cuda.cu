@@ -150,6 +150,9 @@ struct sipd_backend {
     int *gss_pending;
     unsigned *gss_mask;
     vertex_kernel_p kvert;
+    vertex_kernel_p kfused;   /* SIPD's fused direction kernel of this split (k_vertex_fused), NULL: none */
+    int fused;           /* the direction is kfused (fused_kernel): 1 yes, -1 no, 0 not yet looked at */
+    int gather;          /* SIPD_CUDA_GATHER=1: the element pass and the gather whatever the model */
     gs_kernel_p kgs;
     void *allocs[96];
     int nalloc;
@@ -486,30 +489,52 @@ __global__ void __launch_bounds__(NT) k_element_tet_snh(const __grid_constant__ 
  * last apply's Σ g·s (view gs_prev: apply reduces nothing), into d.red[0..14) (block_reduce). */
 #define VERTEX_NRED 14
 #define VERTEX_MAXMASK 0x83u
+__device__ static __forceinline__ void vertex_out_sums(const sipd_vertex_out &o, double r[VERTEX_NRED])
+{
+    if (o.free) {
+        r[0] = pass_max(r[0], (double)o.dn2);
+        r[1] = pass_max(r[1], (double)o.gn2);
+        r[2] += (double)o.gdy;
+        r[3] += (double)o.gs;
+        r[4] += (double)o.sDs;
+        r[5] += o.nonspd;
+        r[6] += o.contact;
+        r[7] = pass_max(r[7], (double)o.pen);
+        r[8] += (double)o.dnum;
+        r[9] += (double)o.dden;
+        r[10] += (double)o.g.v[0];
+        r[11] += (double)o.g.v[1];
+        r[12] += (double)o.g.v[2];
+        r[13] += (double)o.gs_prev;
+    }
+}
 template <int P, int C>
 __global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, int first)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const int a = blockIdx.x * blockDim.x + threadIdx.x;
-    if (a < d.v.nv) {
-        sipd_vertex_out o = pass_vertex(&d.v, P, C, a, first);
-        if (o.free) {
-            r[0] = pass_max(r[0], (double)o.dn2);
-            r[1] = pass_max(r[1], (double)o.gn2);
-            r[2] += (double)o.gdy;
-            r[3] += (double)o.gs;
-            r[4] += (double)o.sDs;
-            r[5] += o.nonspd;
-            r[6] += o.contact;
-            r[7] = pass_max(r[7], (double)o.pen);
-            r[8] += (double)o.dnum;
-            r[9] += (double)o.dden;
-            r[10] += (double)o.g.v[0];
-            r[11] += (double)o.g.v[1];
-            r[12] += (double)o.g.v[2];
-            r[13] += (double)o.gs_prev;
-        }
-    }
+    if (a < d.v.nv)
+        vertex_out_sums(pass_vertex(&d.v, P, C, a, first), r);
+    block_reduce(r, VERTEX_NRED, VERTEX_MAXMASK, d, 0);
+}
+
+/* SIPD's fused Jacobi direction (docs/gpu.md "The fused Jacobi direction"): k_vertex with each
+ * incident tet evaluated for the vertex's corner in the same thread (passes.h
+ * pass_vertex_fused_fixed with SIPD_FIXED_TET_SNH: kind, corner count and model compile-time
+ * constants), so the direction is one launch and no per-element gradient or K⁺ goes through
+ * memory.  For models without contact whose every element is a tet of a stable neo-Hookean
+ * material, with the expanded, sign or no split (fused_kernel); SIPD_CUDA_GATHER=1 keeps the
+ * element pass and the gather.  Capped at 56 registers (__maxnreg__; 58-59 uncapped, no spills
+ * with the cap, ptxas sm_90: docs/gpu.md#registers); with contact (64-66 uncapped, spills under a
+ * cap of 64) or the eigen-fix splits clamp and abs (spills under 56) the gather stays.
+ * Instantiated per split S; reduces as k_vertex. */
+template <int S>
+__global__ void __maxnreg__(56) k_vertex_fused(const __grid_constant__ dview d, int first)
+{
+    double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const int a = blockIdx.x * blockDim.x + threadIdx.x;
+    if (a < d.v.nv)
+        vertex_out_sums(pass_vertex_fused_fixed(&d.v, SIPD_FIXED_TET_SNH, SIPD_PRECOND_SPLIT, S, 0, a, first), r);
     block_reduce(r, VERTEX_NRED, VERTEX_MAXMASK, d, 0);
 }
 
@@ -1054,6 +1079,10 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
+/* SIPD's fused direction per split (none for clamp and abs: k_vertex_fused) */
+static const vertex_kernel_p k_vertex_fused_table[5] = {k_vertex_fused<SIPD_SPLIT_EXPANDED>, k_vertex_fused<SIPD_SPLIT_SIGN>,
+                                                        k_vertex_fused<SIPD_SPLIT_NONE>, NULL, NULL};
+
 /* the vertex pass without a local solve (g only; not with pairs: create_check) */
 static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
 
@@ -1073,6 +1102,21 @@ static int model_all_snh(sipd_backend *b)
                 b->all_snh = -1;
     }
     return b->all_snh > 0;
+}
+
+/* The fused direction kernel (k_vertex_fused) when it serves the model: SIPD's split (expanded,
+ * sign or none), no contact, every non-empty group tets, every material stable neo-Hookean,
+ * SIPD_CUDA_GATHER unset; else NULL (the element pass, then k_vertex's gather). */
+static vertex_kernel_p fused_kernel(sipd_backend *b)
+{
+    if (b->fused == 0) {
+        int g;
+        b->fused = b->precond == SIPD_PRECOND_SPLIT && b->kfused && !b->gather && model_all_snh(b) ? 1 : -1;
+        for (g = 0; g < b->d.v.ngroups; g++)
+            if (b->d.v.grp[g].ne > 0 && b->d.v.grp[g].kind != SIPD_KIND_TET)
+                b->fused = -1;
+    }
+    return b->fused > 0 ? b->kfused : NULL;
 }
 
 /* SIPD's element kernels per kind (k_element_kind): [kind][split] */
@@ -1436,6 +1480,7 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
                                                                                         : 3];
+    b->kfused = p->contact || p->pairs ? NULL : k_vertex_fused_table[p->split];
     e = cudaFuncGetAttributes(&fa, b->kelem);
     if (e != cudaSuccess) {
         int maj = 0, min = 0;
@@ -1679,6 +1724,7 @@ static int cuda_create(sipd_backend **out, const sipd_model *m, const sipd_backe
     b->want_hessian = p->assemble || p->precond == SIPD_PRECOND_HESSIAN;
     b->sync_each = getenv("SIPD_CUDA_SYNC") && atoi(getenv("SIPD_CUDA_SYNC")) != 0;
     b->gs_generic = getenv("SIPD_CUDA_GS_GENERIC") && atoi(getenv("SIPD_CUDA_GS_GENERIC")) != 0;
+    b->gather = getenv("SIPD_CUDA_GATHER") && atoi(getenv("SIPD_CUDA_GATHER")) != 0;
 
     rc = create_kernels(b, p);                                   /* grid size, the method's kernels */
     if (rc == SIPD_OK)
@@ -2005,16 +2051,21 @@ static int cuda_step_load(sipd_backend *b, double *fmax)
 static int cuda_direction(sipd_backend *b, sipd_dir_stats *st)
 {
     int gv = vertex_grid(b), g;
+    vertex_kernel_p kf;
     memset(st, 0, sizeof *st);
     st->rmax = st->gmax = st->gdy = NAN;   /* what the driver sees if this op fails */
     if (b->failed)
         return SIPD_EFAIL;
-    for (g = 0; g < b->d.v.ngroups; g++)                               /* element pass */
-        if (b->d.v.grp[g].ne > 0) {
-            if (element_pass(b, g) != SIPD_OK)
-                return SIPD_EFAIL;
-        }
-    KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first);   /* vertex pass */
+    if ((kf = fused_kernel(b)) != NULL) {   /* one kernel: the elements per corner, the solve */
+        KLAUNCH(SIPD_PHASE_VERTEX, "direction (fused vertex pass)", kf, gv, b->d, b->first);
+    } else {
+        for (g = 0; g < b->d.v.ngroups; g++)   /* element pass */
+            if (b->d.v.grp[g].ne > 0) {
+                if (element_pass(b, g) != SIPD_OK)
+                    return SIPD_EFAIL;
+            }
+        KLAUNCH(SIPD_PHASE_VERTEX, "direction (vertex pass)", b->kvert, gv, b->d, b->first);   /* the gather */
+    }
     if (b->d.v.npr > 0)   /* its results beside the vertex pass's: one read-back for both */
         KLAUNCH(SIPD_PHASE_VERTEX, "direction (pair statistics)", k_pair_stats, grid_for(b, b->d.v.npr), b->d);
     if (read_reduction(b, VERTEX_NRED + (b->d.v.npr > 0 ? 2 : 0), "direction (reductions)") != SIPD_OK)

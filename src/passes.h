@@ -542,6 +542,38 @@ SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int precond, int con
     return o;
 }
 
+/* pass_vertex (SPLIT, or MASS) with each element term evaluated here for vertex a's corner
+ * alone (pass_element_corner_fixed, as the Gauss–Seidel direction does), instead of read back
+ * from the element pass's per-element arrays: the CUDA backend's fused Jacobi direction
+ * (k_vertex_fused, docs/gpu.md "The fused Jacobi direction").  Nothing per element is written;
+ * every element is evaluated once per corner.  K⁺'s weight is the kind's corner weight from the
+ * rest data (kinds_weight: model.c's inc_w, here in the view's precision, as the CPU's fused pass
+ * computes it), so the incidence weights are not read.  The sums run in incidence order, as the
+ * gather's; the corner's gradient differs from the element pass's in the last bits (corner 0:
+ * V P ∇N_0 against −Σ of the other three). */
+SIPD_HD SIPD_ALWAYS_INLINE sipd_vertex_out pass_vertex_fused_fixed(const sipd_view *v, int fixed, int precond, int split,
+                                                                 int contact, int a, int first)
+{
+    sipd_vertex_out o;
+    vec3 ga;
+    sym3 D;
+    int k;
+    if (!pass_vertex_begin(v, contact, a, &o, &ga, &D))
+        return o;
+    for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
+        const int gi = v->inc_group[k], e = v->inc_elem[k], l = v->inc_corner[k];
+        const sipd_group_view *G = &v->grp[gi];
+        const int kind = pass_kind(G, fixed);
+        const sipd_real w = precond == SIPD_PRECOND_SPLIT
+                                ? kinds_weight(kind, G->rest + (size_t)kind_rest_size(kind) * e, G->vol[e], l)
+                                : 0;
+        sipd_real Ee, sc;
+        ga = v3_add(ga, pass_element_corner_fixed(v, fixed, precond, split, gi, e, l, w, &D, &Ee, &sc));
+    }
+    pass_vertex_end(v, precond, a, first, ga, D, &o);
+    return o;
+}
+
 /* ---- energies --------------------------------------------------------------------------------- */
 
 /* Adds the inertia (and ground) terms of vertex a at y + α dy to *acc, one term at a time (the

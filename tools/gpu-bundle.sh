@@ -100,7 +100,7 @@ python3 - "$build/gpu-tests.json" "$root" "$dest" >"$dest/share/gpu-tests.tsv" <
 import json, os, sys
 tests = json.load(open(sys.argv[1]))["tests"]
 root, dest = sys.argv[2], sys.argv[3]
-first = ["gpu_profile", "gpu_energy", "gpu_methods", "gpu_splits", "gpu_collide", "gpu_coarse_ops"]
+first = ["gpu_profile", "gpu_energy", "gpu_methods", "gpu_splits", "gpu_fused", "gpu_collide", "gpu_coarse_ops"]
 last = ["gpu_coarse_budget", "gpu_big", "gpu_scene_twisted_beams", "gpu_scene_noodles", "gpu_scene_bunny_kinds",
         "gpu_scene_noodles_bench"]
 rows = []

@@ -40,6 +40,8 @@
 /* The bound is checked at launch against the bound the launch macro passes (kernels/launch.h):
  * the attribute itself cannot be read back from a function pointer on the host. */
 #define __launch_bounds__(...)
+/* a register cap for ptxas (the kernel's code is the same): nothing on the host */
+#define __maxnreg__(n)
 
 /* ---- vector types (CUDA's sizes and alignments) ---------------------------------------------- */
 struct uint3 { unsigned x, y, z; };

@@ -19,6 +19,9 @@
  *                a Jacobi step (20 iterations) and a Gauss–Seidel step (5 sweeps) run on the GPU,
  *                stay finite, and agree with the CPU backend's iterates within 1e-3 of the diagonal
  *   methods      vbd, block-jacobi, diag-jacobi and gd on a small box agree with the CPU
+ *   fused        SIPD's fused Jacobi direction (k_vertex_fused) against the element pass + gather
+ *                (SIPD_CUDA_GATHER=1) on a stable neo-Hookean box: no element launches, positions
+ *                within 1e-6 of the diagonal (none: 1e-5) after 1 iteration (test_fused)
  *   materials    neohookean, arap, corotational and stvk (material.h's out-of-line models) on a
  *                small box with SIPD Jacobi (expanded, sign), Gauss–Seidel (expanded) and vbd agree
  *                with the CPU
@@ -34,13 +37,15 @@
  *                5-iteration step, which cancels the per-step work) the element passes + vertex
  *                pass + apply launches and 1 sync (the vertex pass's read-back; issue 29: at most
  *                3 launches and 1 sync on a one-group scene, the folds of the reductions inside
- *                the reducing kernels, apply's Σ g·s summed by the next vertex pass); with
+ *                the reducing kernels, apply's Σ g·s summed by the next vertex pass); on the
+ *                stable neo-Hookean box the fused direction (no element pass: 2 launches), with
+ *                SIPD_CUDA_GATHER=1 the element pass and the gather (3); with
  *                line_search "always" each extra launch comes with one sync (an energy
  *                evaluation: k_energy and its read-back).  In the emulation build the counters of whole
  *                steps equal the emulator's own count of launches and of host copies and
  *                synchronisations (emu_counters), for the box and for the contact scene FILE
  *                (broad and narrow phases of collide_cuda.cu included).  With timing on: no phase
- *                negative, element and vertex > 0, broad and narrow > 0 on FILE, the phases'
+ *                negative, vertex > 0, element > 0 where it was launched, broad and narrow > 0 on FILE, the phases'
  *                sum within the step's wall time (regions do not overlap); with timing off every
  *                time is 0.  With the CPU standing in: launches and syncs are -1, the time checks
  *                apply.
@@ -516,6 +521,90 @@ static void test_splits(void)
     }
 }
 
+/* One step of sc (line search never) on the GPU, the fused direction on (gather 0) or off
+ * (SIPD_CUDA_GATHER=1); x: the positions after it (nv*3), *elem: the element-pass launches the
+ * profile counted (-1 with the CPU standing in).  0 on success. */
+static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x, long *elem)
+{
+    sipd_sim s;
+    sipd_backend_params bp;
+    sipd_solve_result r;
+    sipd_profile pr;
+    int rc;
+    if (gather)
+        setenv("SIPD_CUDA_GATHER", "1", 1);
+    else
+        unsetenv("SIPD_CUDA_GATHER");
+    sim_backend_params(sc, 0, &bp);
+    rc = sim_init(&s, sc, m, gpu_ops, &bp);
+    unsetenv("SIPD_CUDA_GATHER");
+    if (rc != SIPD_OK)
+        return 1;
+    rc = s.ops->profile(s.b, &pr, 1) != SIPD_OK || sim_step(&s, sc->dt / sc->substeps, &r) != SIPD_OK ||
+         s.ops->profile(s.b, &pr, 0) != SIPD_OK || s.ops->download(s.b, x, NULL) != SIPD_OK;
+    *elem = pr.launches[SIPD_PHASE_ELEMENT];
+    sim_free(&s);
+    return rc;
+}
+
+/* SIPD's fused Jacobi direction (k_vertex_fused, docs/gpu.md "The fused Jacobi direction")
+ * against the element pass + gather it replaces (SIPD_CUDA_GATHER=1), on a stretched, pinned
+ * box of stable neo-Hookean tets, for the splits it serves (expanded, sign, none) and clamp (the
+ * gather's): the fused run launches no element pass and the gather run does; after one Jacobi
+ * iteration the two agree within 1e-6 of the box's diagonal (none: 1e-5, its blocks K⁺ not
+ * projected and D near singular in places, which amplifies round-off; over more iterations
+ * without a line search sign and none amplify it further), and not bit for bit where fused:
+ * the same sums in float32, but K⁺'s corner weights computed from the rest data in float, where
+ * the gather reads model.c's, computed in double (with those the fused positions equal the
+ * gather's bit for bit on this box, whose corner gradients round alike).  The splits test
+ * checks both against the CPU over 40 iterations. */
+static void test_fused(void)
+{
+    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_NONE, SIPD_PROJ_CLAMP};
+    static const char *names[] = {"expanded", "sign", "none", "clamp"};
+    const double stretch[3] = {0.8, 1.2, 1.0}, diag = sqrt(3.0) * 0.4;
+    const int cpu = gpu_ops == &sipd_backend_cpu;
+    box_fixture f;
+    double *xf, *xg;
+    int k;
+    if (box_setup(&f, 4, 0.4, 0.4, stretch, 1)) {
+        CHECK(0, "setup failed");
+        return;
+    }
+    xf = malloc(sizeof(double) * 3 * f.m.nv);
+    xg = malloc(sizeof(double) * 3 * f.m.nv);
+    f.sc.sweep = SIPD_SWEEP_JACOBI;
+    f.sc.line_search = SIPD_LS_NEVER;
+    f.sc.iterations = 1;
+    for (k = 0; k < 4 && xf && xg; k++) {
+        const int fused = k < 3;
+        long ef, eg;
+        double d;
+        f.sc.projection = projs[k];
+        if (fused_step(&f.sc, &f.m, 0, xf, &ef) || fused_step(&f.sc, &f.m, 1, xg, &eg)) {
+            CHECK(0, "split %s: run failed", names[k]);
+            continue;
+        }
+        d = max_dist(xf, xg, f.m.nv);
+        printf("split %s: element launches %ld (default) / %ld (SIPD_CUDA_GATHER=1); positions apart by %.3g of the "
+               "diagonal\n", names[k], ef, eg, d / diag);
+        CHECK(d <= (projs[k] == SIPD_PROJ_NONE ? 1e-5 : 1e-6) * diag, "split %s: the default and the gather's positions differ by %g of the diagonal",
+              names[k], d / diag);
+        if (cpu)
+            continue;
+        CHECK(eg >= f.sc.iterations, "split %s, gather: %ld element launches, want at least %d (one per direction)",
+              names[k], eg, f.sc.iterations);
+        CHECK(ef == (fused ? 0 : eg), "split %s: %ld element launches by default, want %ld", names[k], ef,
+              fused ? 0 : eg);
+        if (fused)
+            CHECK(d > 0, "split %s: the fused direction's positions equal the gather's bit for bit", names[k]);
+    }
+    CHECK(xf && xg, "out of memory");
+    free(xf);
+    free(xg);
+    model_free(&f.m);
+}
+
 /* The non-default material models on the GPU against the CPU: their out-of-line evaluations
  * (P, every K⁺ used here, ∂P/∂F for vbd, Ψ for the line search) in float32 kernels. */
 static int test_materials(void)
@@ -624,8 +713,10 @@ static void check_times(const char *what, const sipd_profile *p, double wall, in
                p->syncs[k]);
     }
     printf("%s: phases %.3f ms, step wall %.3f ms\n", what, sum, 1e3 * wall);
-    CHECK(p->ms[SIPD_PHASE_ELEMENT] > 0 && p->ms[SIPD_PHASE_VERTEX] > 0, "%s: element %g ms, vertex %g ms", what,
-          p->ms[SIPD_PHASE_ELEMENT], p->ms[SIPD_PHASE_VERTEX]);
+    /* no element pass launched: the fused direction (k_vertex_fused) */
+    CHECK((p->ms[SIPD_PHASE_ELEMENT] > 0 || p->launches[SIPD_PHASE_ELEMENT] == 0) && p->ms[SIPD_PHASE_VERTEX] > 0,
+          "%s: element %g ms (%ld launches), vertex %g ms", what, p->ms[SIPD_PHASE_ELEMENT],
+          p->launches[SIPD_PHASE_ELEMENT], p->ms[SIPD_PHASE_VERTEX]);
     if (contact)
         CHECK(p->ms[SIPD_PHASE_BROAD] > 0 && p->ms[SIPD_PHASE_NARROW] > 0, "%s: broad %g ms, narrow %g ms", what,
               p->ms[SIPD_PHASE_BROAD], p->ms[SIPD_PHASE_NARROW]);
@@ -667,11 +758,20 @@ static void test_profile(const char *contact_scene)
     }
     for (k = 0; k < f.m.ngroups; k++) ng += f.m.groups[k].ne > 0;
     f.sc.sweep = SIPD_SWEEP_JACOBI;
-    for (ls = 0; ls < 2; ls++) {
-        const char *what = ls ? "box, line search always" : "box, no line search";
+    /* ls 0, 1: the default direction, on this box (stable neo-Hookean tets, no contact) the
+       fused one (k_vertex_fused: no element pass); ls 2: no line search with SIPD_CUDA_GATHER=1,
+       the element pass and the gather */
+    for (ls = 0; ls < 3; ls++) {
+        const char *what = ls == 1 ? "box, line search always" : ls ? "box, no line search, gather" : "box, no line search";
+        const int gather = ls == 2, nel = gather ? ng : 0;   /* element launches per direction */
         long dl, ds;
-        f.sc.line_search = ls ? SIPD_LS_ALWAYS : SIPD_LS_NEVER;
-        if (profiled_step(&f.sc, &f.m, 5, 0, &p5, &w5, &e5) || profiled_step(&f.sc, &f.m, 15, 0, &p15, &w15, &e15)) {
+        int rc;
+        f.sc.line_search = ls == 1 ? SIPD_LS_ALWAYS : SIPD_LS_NEVER;
+        if (gather)
+            setenv("SIPD_CUDA_GATHER", "1", 1);
+        rc = profiled_step(&f.sc, &f.m, 5, 0, &p5, &w5, &e5) || profiled_step(&f.sc, &f.m, 15, 0, &p15, &w15, &e15);
+        unsetenv("SIPD_CUDA_GATHER");
+        if (rc) {
             CHECK(0, "%s: run failed", what);
             break;
         }
@@ -689,25 +789,25 @@ static void test_profile(const char *contact_scene)
         dl = sipd_profile_total(p15.launches) - sipd_profile_total(p5.launches);
         ds = sipd_profile_total(p15.syncs) - sipd_profile_total(p5.syncs);
         printf("%s: per iteration %.1f launches, %.1f syncs (%d element groups)\n", what, dl / 10.0, ds / 10.0, ng);
-        if (!ls) {
-            CHECK(dl == 10L * (ng + 2) && ds == 10, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 10",
-                  what, dl, ds, 10 * (ng + 2));
+        if (ls != 1) {
+            CHECK(dl == 10L * (nel + 2) && ds == 10, "%s: 10 more iterations: %ld launches, %ld syncs; want %d, 10",
+                  what, dl, ds, 10 * (nel + 2));
             CHECK(ng > 1 || (dl <= 30 && ds <= 10), "%s: one element group: %.1f launches and %.1f syncs per iteration; "
                   "want at most 3 and 1 (issue 29)", what, dl / 10.0, ds / 10.0);
-            CHECK(p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT] == 10L * ng &&
+            CHECK(p15.launches[SIPD_PHASE_ELEMENT] - p5.launches[SIPD_PHASE_ELEMENT] == 10L * nel &&
                       p15.launches[SIPD_PHASE_VERTEX] - p5.launches[SIPD_PHASE_VERTEX] == 10 &&
                       p15.launches[SIPD_PHASE_REDUCE] - p5.launches[SIPD_PHASE_REDUCE] == 0 &&
                       p15.launches[SIPD_PHASE_APPLY] - p5.launches[SIPD_PHASE_APPLY] == 10 &&
                       p15.syncs[SIPD_PHASE_COPY] - p5.syncs[SIPD_PHASE_COPY] == 10,
                   "%s: launches per phase differ from direction + apply", what);
         } else {
-            long extra = dl - 10L * (ng + 2);
+            long extra = dl - 10L * (nel + 2);
             CHECK(extra >= 10 && extra == ds - 10 &&
                       extra == p15.launches[SIPD_PHASE_ENERGY] - p5.launches[SIPD_PHASE_ENERGY] &&
                       p15.launches[SIPD_PHASE_REDUCE] == p5.launches[SIPD_PHASE_REDUCE],
                   "%s: 10 more iterations: %ld launches, %ld syncs; want %d + 1 per energy evaluation (at least 10) "
                   "and one sync each",
-                  what, dl, ds, 10 * (ng + 2));
+                  what, dl, ds, 10 * (nel + 2));
         }
     }
     f.sc.line_search = SIPD_LS_ALWAYS;
@@ -1192,6 +1292,7 @@ static const test_case cases[] = {
     {"energy", .run = test_energy},
     {"big", .run = test_big},
     {"splits", .run = test_splits},
+    {"fused", .run = test_fused},
     {"methods", .run = test_methods},
     {"profile", .run_args = case_profile, .args = "[FILE]"},
     {"materials", .run_rc = test_materials},

@@ -11,7 +11,7 @@
 #   env         the device, driver, glibc, the bundle's commit
 #   tests       the gpu tests (each against the CPU backend), cheapest first; the ones that do not
 #               fit the phase's time are listed as not run
-#   throughput  tet-iterations/s at 10k, 100k and 1M tets (jacobi, jacobi+E, gs, jacobi+contact),
+#   throughput  tet-iterations/s at 10k, 100k and 1M tets (jacobi, jacobi (gather), jacobi+E, gs, jacobi+contact),
 #               and where the time goes: each phase's ms per iteration from CUDA events, launches
 #               and blocking host syncs per iteration
 #   ttt         time to tolerance, SIPD vs VBD (GPU only)

@@ -8,7 +8,10 @@
  * TETS; the material and pinning of tools/sipd-bench.c; one time step with a fixed number of
  * iterations, tolerance 0, timed on the host around sim_step, so every launch, reduction and
  * read-back the driver pays is included):
- *   jacobi     element pass + vertex pass + update, no energy evaluation (line_search never)
+ *   jacobi     the direction + update, no energy evaluation (line_search never): on these
+ *              boxes (stable neo-Hookean, no contact) the fused direction, one kernel
+ *              (k_vertex_fused, docs/gpu.md "The fused Jacobi direction")
+ *   jacobi (gather)  the same with SIPD_CUDA_GATHER=1: element pass, then the vertex pass's gather
  *   jacobi+E   the same plus one energy evaluation per iteration (line_search always)
  *   gs         Gauss–Seidel colour sweep (one launch per colour) with the per-vertex line search
  *   jacobi+contact  jacobi with self-contact on (d̂ = a quarter cell, at rest: few pairs, but the
@@ -54,12 +57,17 @@
 static const sipd_backend_ops *gpu_ops = &sipd_backend_cuda;
 static int standin = 0;   /* the CPU backend in the GPU's place */
 
+/* the cells per side of the box closest to ntets_target tets */
+static int box_cells(int ntets_target)
+{
+    int n = (int)floor(cbrt(ntets_target / 6.0) + 0.5);
+    return n < 1 ? 1 : n;
+}
+
 static int build_box(int ntets_target, sipd_scene *sc, sipd_scene_material *mat, sipd_scene_body *body,
                      sipd_model *m, int *cells)
 {
-    int n = (int)floor(cbrt(ntets_target / 6.0) + 0.5);
-    if (n < 1)
-        n = 1;
+    int n = box_cells(ntets_target);
     *cells = n;
     return bench_model_cantilever(n, n, n, 1.0, 1.0, 1.0, sc, mat, body, m) != SIPD_OK;
 }
@@ -127,9 +135,10 @@ static int profile_row(FILE *pf, sipd_scene *sc, const sipd_model *m, const char
 
 static int bench_size(int target, double seconds, FILE *pf)
 {
-    static const char *names[4] = {"jacobi", "jacobi+E", "gs", "jacobi+contact"};
-    static const int sweeps[4] = {SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_GS, SIPD_SWEEP_JACOBI};
-    static const int lss[4] = {SIPD_LS_NEVER, SIPD_LS_ALWAYS, SIPD_LS_ALWAYS, SIPD_LS_NEVER};
+    static const char *names[5] = {"jacobi", "jacobi (gather)", "jacobi+E", "gs", "jacobi+contact"};
+    static const int sweeps[5] = {SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_JACOBI, SIPD_SWEEP_GS,
+                                  SIPD_SWEEP_JACOBI};
+    static const int lss[5] = {SIPD_LS_NEVER, SIPD_LS_NEVER, SIPD_LS_ALWAYS, SIPD_LS_ALWAYS, SIPD_LS_NEVER};
     sipd_scene sc;
     sipd_scene_material mat;
     sipd_scene_body body;
@@ -139,12 +148,16 @@ static int bench_size(int target, double seconds, FILE *pf)
         sipd_error("sipd-bench-gpu: cannot build a %d-tet box", target);
         return 1;
     }
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 5; k++) {
         int done = 0, iters;
         double dt;
         sc.sweep = sweeps[k];
         sc.line_search = lss[k];
-        if (k == 3) {   /* self-contact at rest: detection runs, few pairs */
+        if (k == 1)   /* read when the backend is created: every step below creates one */
+            setenv("SIPD_CUDA_GATHER", "1", 1);
+        else
+            unsetenv("SIPD_CUDA_GATHER");
+        if (k == 4) {   /* self-contact at rest: detection runs, few pairs */
             sc.contact = 1;
             sc.self_contact = 1;
             sc.dhat = 0.25 / cells;
@@ -180,6 +193,23 @@ static int bench_size(int target, double seconds, FILE *pf)
     }
     model_free(&m);
     return 0;
+}
+
+/* Bytes per tet-iteration of plain Jacobi in float32 on a box of n³ cells (docs/gpu.md "The fused
+ * Jacobi direction"; the CPU's model: tools/sipd-bench.c bytes_model): every array read or written
+ * once per pass, caches ignored.  Per tet: 4 vertex indices, a material index, Bm and V (60 B);
+ * per incidence (4 per tet) its element, group and corner (6 B); per vertex the vertex pass's 22
+ * floats (y, y_prev, ỹ, y₀, g₀, g read and written, dy, the mass), the fixed flag and inc_off, and
+ * apply's 18 floats.  The gather adds the element pass's gradients and K⁺ (18 floats per tet,
+ * written) and reads them back per incidence with the incidence weight (10 floats). */
+static void bytes_model(int n)
+{
+    const double R = 4, nt = 6.0 * n * n * n, nv = (n + 1.0) * (n + 1.0) * (n + 1.0), rho = nv / nt;
+    const double tet = 20 + 10 * R, inc = 4 * 6.0, vert = rho * (22 * R + 1 + 4), ap = rho * 18 * R;
+    printf("  %.0f tets: fused %.0f + %.0f + %.0f = %.0f B (tets + incidences and vertices + apply); gather %.0f + %.0f "
+           "+ %.0f = %.0f B (element + vertex + apply pass)\n",
+           nt, tet, inc + vert, ap, tet + inc + vert + ap, tet + 18 * R, vert + 4 * (6 + 10 * R), ap,
+           tet + 18 * R + vert + 4 * (6 + 10 * R) + ap);
 }
 
 #define SCENE_SECONDS 30.0   /* per scene and backend: stop after the frame that passes this */
@@ -354,6 +384,8 @@ int main(int argc, char **argv)
         fflush(pf);
     }
     for (i = 0; i < nsizes; i++) rc |= bench_size(sizes[i], seconds, pf);
+    printf("\nbytes per tet-iteration, plain Jacobi, float32 (a model: bytes_model, docs/gpu.md)\n");
+    for (i = 0; i < nsizes; i++) bytes_model(box_cells(sizes[i]));
     if (pf)
         fclose(pf);
     if (scenes)
