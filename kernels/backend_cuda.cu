@@ -150,7 +150,7 @@ struct sipd_backend {
     int *gss_pending;
     unsigned *gss_mask;
     vertex_kernel_p kvert;
-    vertex_kernel_p kfused;   /* SIPD's fused direction kernel of this split (k_vertex_fused), NULL: none */
+    vertex_kernel_p kfused;   /* SIPD's fused direction kernel of this split and contact (k_vertex_fused), NULL: none */
     int fused;           /* the direction is kfused (fused_kernel): 1 yes, -1 no, 0 not yet looked at */
     int gather;          /* SIPD_CUDA_GATHER=1: the element pass and the gather whatever the model */
     gs_kernel_p kgs;
@@ -522,19 +522,20 @@ __global__ void __launch_bounds__(NT) k_vertex(const __grid_constant__ dview d, 
  * incident tet evaluated for the vertex's corner in the same thread (passes.h
  * pass_vertex_fused_fixed with SIPD_FIXED_TET_SNH: kind, corner count and model compile-time
  * constants), so the direction is one launch and no per-element gradient or K⁺ goes through
- * memory.  For models without contact whose every element is a tet of a stable neo-Hookean
- * material, with the expanded, sign or no split (fused_kernel); SIPD_CUDA_GATHER=1 keeps the
- * element pass and the gather.  Capped at 56 registers (__maxnreg__; 58-59 uncapped, no spills
- * with the cap, ptxas sm_90: docs/gpu.md#registers); with contact (64-66 uncapped, spills under a
- * cap of 64) or the eigen-fix splits clamp and abs (spills under 56) the gather stays.
- * Instantiated per split S; reduces as k_vertex. */
-template <int S>
-__global__ void __maxnreg__(56) k_vertex_fused(const __grid_constant__ dview d, int first)
+ * memory.  For models whose every element is a tet of a stable neo-Hookean material, with the
+ * expanded, sign or no split (fused_kernel); SIPD_CUDA_GATHER=1 keeps the element pass and the
+ * gather.  Capped at 56 registers without contact, 64 with (C = 1: the ground and pair terms,
+ * added after the tets' loop so that fewer values live across it), as the budget allows
+ * (__maxnreg__; 58-59 uncapped, no spills under the caps, ptxas sm_90: docs/gpu.md#registers).
+ * The eigen-fix splits clamp and abs spill under 56: they keep the gather.  Instantiated per
+ * split S and contact C; reduces as k_vertex. */
+template <int S, int C>
+__global__ void __maxnreg__(C ? 64 : 56) k_vertex_fused(const __grid_constant__ dview d, int first)
 {
     double r[VERTEX_NRED] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const int a = blockIdx.x * blockDim.x + threadIdx.x;
     if (a < d.v.nv)
-        vertex_out_sums(pass_vertex_fused_fixed(&d.v, SIPD_FIXED_TET_SNH, SIPD_PRECOND_SPLIT, S, 0, a, first), r);
+        vertex_out_sums(pass_vertex_fused_fixed(&d.v, SIPD_FIXED_TET_SNH, SIPD_PRECOND_SPLIT, S, C, a, first), r);
     block_reduce(r, VERTEX_NRED, VERTEX_MAXMASK, d, 0);
 }
 
@@ -1079,9 +1080,10 @@ static const vertex_kernel_p k_vertex_table[2][4] = {
     {k_vertex<SIPD_PRECOND_SPLIT, 1>, k_vertex<SIPD_PRECOND_BLOCK, 1>, k_vertex<SIPD_PRECOND_DIAG, 1>,
      k_vertex<SIPD_PRECOND_MASS, 1>}};
 
-/* SIPD's fused direction per split (none for clamp and abs: k_vertex_fused) */
-static const vertex_kernel_p k_vertex_fused_table[5] = {k_vertex_fused<SIPD_SPLIT_EXPANDED>, k_vertex_fused<SIPD_SPLIT_SIGN>,
-                                                        k_vertex_fused<SIPD_SPLIT_NONE>, NULL, NULL};
+/* SIPD's fused direction per contact and split, [C][S] (none for clamp and abs: k_vertex_fused) */
+static const vertex_kernel_p k_vertex_fused_table[2][5] = {
+    {k_vertex_fused<SIPD_SPLIT_EXPANDED, 0>, k_vertex_fused<SIPD_SPLIT_SIGN, 0>, k_vertex_fused<SIPD_SPLIT_NONE, 0>, NULL, NULL},
+    {k_vertex_fused<SIPD_SPLIT_EXPANDED, 1>, k_vertex_fused<SIPD_SPLIT_SIGN, 1>, k_vertex_fused<SIPD_SPLIT_NONE, 1>, NULL, NULL}};
 
 /* the vertex pass without a local solve (g only; not with pairs: create_check) */
 static const vertex_kernel_p k_vertex_g_only[2] = {k_vertex<SIPD_PRECOND_HESSIAN, 0>, k_vertex<SIPD_PRECOND_HESSIAN, 1>};
@@ -1105,7 +1107,7 @@ static int model_all_snh(sipd_backend *b)
 }
 
 /* The fused direction kernel (k_vertex_fused) when it serves the model: SIPD's split (expanded,
- * sign or none), no contact, every non-empty group tets, every material stable neo-Hookean,
+ * sign or none), every non-empty group tets, every material stable neo-Hookean,
  * SIPD_CUDA_GATHER unset; else NULL (the element pass, then k_vertex's gather). */
 static vertex_kernel_p fused_kernel(sipd_backend *b)
 {
@@ -1480,7 +1482,7 @@ static int create_kernels(sipd_backend *b, const sipd_backend_params *p)
                                                      : p->precond == SIPD_PRECOND_BLOCK ? 1
                                                      : p->precond == SIPD_PRECOND_DIAG  ? 2
                                                                                         : 3];
-    b->kfused = p->contact || p->pairs ? NULL : k_vertex_fused_table[p->split];
+    b->kfused = k_vertex_fused_table[p->contact || p->pairs][p->split];
     e = cudaFuncGetAttributes(&fa, b->kelem);
     if (e != cudaSuccess) {
         int maj = 0, min = 0;

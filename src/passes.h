@@ -397,6 +397,16 @@ SIPD_HD SIPD_ALWAYS_INLINE void pass_gather_split(const sipd_view *v, int k, vec
     *D = s3_axpy(v->inc_w[k], Kp, *D);
 }
 
+/* The ground and pair terms of free vertex a's direction into g, D and o's contact count and
+ * penetration. */
+SIPD_HD SIPD_ALWAYS_INLINE void pass_vertex_contact(const sipd_view *v, int a, sipd_vertex_out *o, vec3 *ga, sym3 *D)
+{
+    if (v->ground)
+        o->contact += pass_ground(v, a, view_ld(v->y, a), ga, D, &o->pen);
+    if (v->npr)
+        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, ga, D);
+}
+
 /* The part of vertex a's direction before the element terms: o cleared, and for a free vertex
  * g = inertia + contact, D = m/h² I + contact (returns 0 for a fixed vertex: its dy and g are
  * set to 0 and o says not free).  contact = 0 leaves the ground and pair terms out whatever
@@ -417,10 +427,8 @@ SIPD_HD SIPD_ALWAYS_INLINE int pass_vertex_begin(const sipd_view *v, int contact
     o->free = 1;
     *ga = inertia_gradient(m, v->inv_h2, v3_load(v->gq), view_ld(v->y, a), view_ld(v->yt, a));
     *D = s3_diag(m * v->inv_h2);
-    if (contact && v->ground)
-        o->contact += pass_ground(v, a, view_ld(v->y, a), ga, D, &o->pen);
-    if (contact && v->npr)
-        pass_pair_vertex(v, a, -1, v3(0, 0, 0), 0, ga, D);
+    if (contact)
+        pass_vertex_contact(v, a, o, ga, D);
     return 1;
 }
 
@@ -548,9 +556,10 @@ SIPD_HD sipd_vertex_out pass_vertex_acc(const sipd_view *v, int precond, int con
  * (k_vertex_fused, docs/gpu.md "The fused Jacobi direction").  Nothing per element is written;
  * every element is evaluated once per corner.  K⁺'s weight is the kind's corner weight from the
  * rest data (kinds_weight: model.c's inc_w, here in the view's precision, as the CPU's fused pass
- * computes it), so the incidence weights are not read.  The sums run in incidence order, as the
- * gather's; the corner's gradient differs from the element pass's in the last bits (corner 0:
- * V P ∇N_0 against −Σ of the other three). */
+ * computes it), so the incidence weights are not read.  The element sums run in incidence order,
+ * as the gather's, but the contact terms come after them (the gather adds them first): fewer
+ * values live across the loop on the device.  The corner's gradient differs from the element
+ * pass's in the last bits (corner 0: V P ∇N_0 against −Σ of the other three). */
 SIPD_HD SIPD_ALWAYS_INLINE sipd_vertex_out pass_vertex_fused_fixed(const sipd_view *v, int fixed, int precond, int split,
                                                                  int contact, int a, int first)
 {
@@ -558,7 +567,7 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_vertex_out pass_vertex_fused_fixed(const sipd_vi
     vec3 ga;
     sym3 D;
     int k;
-    if (!pass_vertex_begin(v, contact, a, &o, &ga, &D))
+    if (!pass_vertex_begin(v, 0, a, &o, &ga, &D))
         return o;
     for (k = v->inc_off[a]; k < v->inc_off[a + 1]; k++) {
         const int gi = v->inc_group[k], e = v->inc_elem[k], l = v->inc_corner[k];
@@ -570,6 +579,8 @@ SIPD_HD SIPD_ALWAYS_INLINE sipd_vertex_out pass_vertex_fused_fixed(const sipd_vi
         sipd_real Ee, sc;
         ga = v3_add(ga, pass_element_corner_fixed(v, fixed, precond, split, gi, e, l, w, &D, &Ee, &sc));
     }
+    if (contact)   /* after the elements: fewer registers live across their loop */
+        pass_vertex_contact(v, a, &o, &ga, &D);
     pass_vertex_end(v, precond, a, first, ga, D, &o);
     return o;
 }

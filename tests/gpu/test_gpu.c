@@ -20,7 +20,8 @@
  *                stay finite, and agree with the CPU backend's iterates within 1e-3 of the diagonal
  *   methods      vbd, block-jacobi, diag-jacobi and gd on a small box agree with the CPU
  *   fused        SIPD's fused Jacobi direction (k_vertex_fused) against the element pass + gather
- *                (SIPD_CUDA_GATHER=1) on a stable neo-Hookean box: no element launches, positions
+ *                (SIPD_CUDA_GATHER=1) on a stable neo-Hookean box, with and without the ground
+ *                plane: no element launches, the same contacts, positions
  *                within 1e-6 of the diagonal (none: 1e-5) after 1 iteration (test_fused)
  *   materials    neohookean, arap, corotational and stvk (material.h's out-of-line models) on a
  *                small box with SIPD Jacobi (expanded, sign), Gauss–Seidel (expanded) and vbd agree
@@ -523,8 +524,9 @@ static void test_splits(void)
 
 /* One step of sc (line search never) on the GPU, the fused direction on (gather 0) or off
  * (SIPD_CUDA_GATHER=1); x: the positions after it (nv*3), *elem: the element-pass launches the
- * profile counted (-1 with the CPU standing in).  0 on success. */
-static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x, long *elem)
+ * profile counted (-1 with the CPU standing in), *contacts the step's last active contacts.
+ * 0 on success. */
+static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x, long *elem, int *contacts)
 {
     sipd_sim s;
     sipd_backend_params bp;
@@ -543,6 +545,7 @@ static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x
     rc = s.ops->profile(s.b, &pr, 1) != SIPD_OK || sim_step(&s, sc->dt / sc->substeps, &r) != SIPD_OK ||
          s.ops->profile(s.b, &pr, 0) != SIPD_OK || s.ops->download(s.b, x, NULL) != SIPD_OK;
     *elem = pr.launches[SIPD_PHASE_ELEMENT];
+    *contacts = r.contacts;
     sim_free(&s);
     return rc;
 }
@@ -550,7 +553,8 @@ static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x
 /* SIPD's fused Jacobi direction (k_vertex_fused, docs/gpu.md "The fused Jacobi direction")
  * against the element pass + gather it replaces (SIPD_CUDA_GATHER=1), on a stretched, pinned
  * box of stable neo-Hookean tets, for the splits it serves (expanded, sign, none) and clamp (the
- * gather's): the fused run launches no element pass and the gather run does; after one Jacobi
+ * gather's), then with the ground plane through the box's bottom layer (expanded, sign, clamp: the
+ * contact kernels, the contact terms after the tets; the same contacts, at least one): the fused run launches no element pass and the gather run does; after one Jacobi
  * iteration the two agree within 1e-6 of the box's diagonal (none: 1e-5, its blocks K⁺ not
  * projected and D near singular in places, which amplifies round-off; over more iterations
  * without a line search sign and none amplify it further), and not bit for bit where fused:
@@ -560,8 +564,10 @@ static int fused_step(sipd_scene *sc, const sipd_model *m, int gather, double *x
  * checks both against the CPU over 40 iterations. */
 static void test_fused(void)
 {
-    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_NONE, SIPD_PROJ_CLAMP};
-    static const char *names[] = {"expanded", "sign", "none", "clamp"};
+    static const int projs[] = {SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_NONE, SIPD_PROJ_CLAMP,
+                                SIPD_PROJ_EXPANDED, SIPD_PROJ_SIGN, SIPD_PROJ_CLAMP};
+    static const char *names[] = {"expanded", "sign", "none", "clamp", "expanded, ground", "sign, ground",
+                                  "clamp, ground"};
     const double stretch[3] = {0.8, 1.2, 1.0}, diag = sqrt(3.0) * 0.4;
     const int cpu = gpu_ops == &sipd_backend_cpu;
     box_fixture f;
@@ -576,18 +582,30 @@ static void test_fused(void)
     f.sc.sweep = SIPD_SWEEP_JACOBI;
     f.sc.line_search = SIPD_LS_NEVER;
     f.sc.iterations = 1;
-    for (k = 0; k < 4 && xf && xg; k++) {
-        const int fused = k < 3;
+    for (k = 0; k < 7 && xf && xg; k++) {
+        const int fused = projs[k] != SIPD_PROJ_CLAMP;
         long ef, eg;
+        int cf, cg;
         double d;
         f.sc.projection = projs[k];
-        if (fused_step(&f.sc, &f.m, 0, xf, &ef) || fused_step(&f.sc, &f.m, 1, xg, &eg)) {
+        if (k == 4) {   /* the ground plane through the box's bottom layer (contact terms after the tets) */
+            f.sc.contact = 1;
+            f.sc.ground = 1;
+            f.sc.ground_height = 0;
+            f.sc.ground_normal[0] = f.sc.ground_normal[2] = 0;
+            f.sc.ground_normal[1] = 1;
+            f.sc.dhat = 0.01;
+            f.sc.contact_stiffness = 1e4;
+            f.sc.ccd = 0;   /* refused by the CUDA backend */
+        }
+        if (fused_step(&f.sc, &f.m, 0, xf, &ef, &cf) || fused_step(&f.sc, &f.m, 1, xg, &eg, &cg)) {
             CHECK(0, "split %s: run failed", names[k]);
             continue;
         }
         d = max_dist(xf, xg, f.m.nv);
-        printf("split %s: element launches %ld (default) / %ld (SIPD_CUDA_GATHER=1); positions apart by %.3g of the "
-               "diagonal\n", names[k], ef, eg, d / diag);
+        printf("split %s: element launches %ld (default) / %ld (SIPD_CUDA_GATHER=1); contacts %d / %d; positions apart "
+               "by %.3g of the diagonal\n", names[k], ef, eg, cf, cg, d / diag);
+        CHECK(k < 4 ? cf == 0 && cg == 0 : cf > 0 && cf == cg, "split %s: %d / %d contacts", names[k], cf, cg);
         CHECK(d <= (projs[k] == SIPD_PROJ_NONE ? 1e-5 : 1e-6) * diag, "split %s: the default and the gather's positions differ by %g of the diagonal",
               names[k], d / diag);
         if (cpu)
