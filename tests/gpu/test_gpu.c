@@ -19,10 +19,11 @@
  *                a Jacobi step (20 iterations) and a Gauss–Seidel step (5 sweeps) run on the GPU,
  *                stay finite, and agree with the CPU backend's iterates within 1e-3 of the diagonal
  *   methods      vbd, block-jacobi, diag-jacobi and gd on a small box agree with the CPU
- *   fused        SIPD's fused Jacobi direction (k_vertex_fused) against the element pass + gather
+ *   fused [FILE] SIPD's fused Jacobi direction (k_vertex_fused) against the element pass + gather
  *                (SIPD_CUDA_GATHER=1) on a stable neo-Hookean box, with and without the ground
  *                plane: no element launches, the same contacts, positions
- *                within 1e-6 of the diagonal (none: 1e-5) after 1 iteration (test_fused)
+ *                within 1e-6 of the diagonal (none: 1e-5) after 1 iteration (test_fused); with
+ *                FILE, the same for that scene's first step (test_fused_scene)
  *   materials    neohookean, arap, corotational and stvk (material.h's out-of-line models) on a
  *                small box with SIPD Jacobi (expanded, sign), Gauss–Seidel (expanded) and vbd agree
  *                with the CPU
@@ -621,6 +622,44 @@ static void test_fused(void)
     free(xf);
     free(xg);
     model_free(&f.m);
+}
+
+/* test_fused on the scene at `path`, a gmsh or TetGen mesh whose corner gradients round unlike
+ * the box's: its first step with one Jacobi iteration (line search never), fused against the
+ * gather, within 1e-6 of the model's diagonal, with no element launches fused and the same
+ * contacts. */
+static void test_fused_scene(const char *path)
+{
+    sipd_scene sc;
+    sipd_model m;
+    double *xf, *xg, d;
+    long ef, eg;
+    int cf, cg;
+    if (scene_load(path, &sc) != SIPD_OK || model_build(&sc, &m) != SIPD_OK) {
+        CHECK(0, "cannot load %s", path);
+        return;
+    }
+    sc.ccd = 0;   /* refused by the CUDA backend */
+    sc.sweep = SIPD_SWEEP_JACOBI;
+    sc.line_search = SIPD_LS_NEVER;
+    sc.iterations = 1;
+    xf = malloc(sizeof(double) * 3 * m.nv);
+    xg = malloc(sizeof(double) * 3 * m.nv);
+    if (!xf || !xg || fused_step(&sc, &m, 0, xf, &ef, &cf) || fused_step(&sc, &m, 1, xg, &eg, &cg)) {
+        CHECK(0, "%s: run failed", path);
+    } else {
+        d = max_dist(xf, xg, m.nv) / m.bbox_diag;
+        printf("%s: %d tets: element launches %ld (default) / %ld (SIPD_CUDA_GATHER=1); contacts %d / %d; positions "
+               "apart by %.3g of the diagonal\n", path, m.nt, ef, eg, cf, cg, d);
+        CHECK(d <= 1e-6, "%s: the default and the gather's positions differ by %g of the diagonal", path, d);
+        CHECK(cf == cg, "%s: %d / %d contacts", path, cf, cg);
+        if (gpu_ops != &sipd_backend_cpu)
+            CHECK(ef == 0 && eg > 0, "%s: %ld / %ld element launches, want 0 fused", path, ef, eg);
+    }
+    free(xf);
+    free(xg);
+    model_free(&m);
+    scene_free(&sc);
 }
 
 /* The non-default material models on the GPU against the CPU: their out-of-line evaluations
@@ -1278,6 +1317,15 @@ static int case_contact_force(int argc, char **argv)
     return 0;
 }
 
+static int case_fused(int argc, char **argv)
+{
+    if (argc > 2)
+        test_fused_scene(argv[2]);
+    else
+        test_fused();
+    return 0;
+}
+
 static int case_profile(int argc, char **argv)
 {
     test_profile(argc > 2 ? argv[2] : NULL);
@@ -1310,7 +1358,7 @@ static const test_case cases[] = {
     {"energy", .run = test_energy},
     {"big", .run = test_big},
     {"splits", .run = test_splits},
-    {"fused", .run = test_fused},
+    {"fused", .run_args = case_fused, .args = "[FILE]"},
     {"methods", .run = test_methods},
     {"profile", .run_args = case_profile, .args = "[FILE]"},
     {"materials", .run_rc = test_materials},
